@@ -1,0 +1,9 @@
+// Package all links every controller into the registry. Import it for its
+// side effect: import _ "github.com/cclab/cclab/cc/all".
+package all
+
+import (
+	_ "github.com/cclab/cclab/cc/external"
+	_ "github.com/cclab/cclab/cc/fixed"
+	_ "github.com/cclab/cclab/cc/newreno"
+)

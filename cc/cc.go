@@ -1,0 +1,151 @@
+// Package cc defines the congestion-control interface shared by every sender
+// in cclab: the simulator's TCP-like transport, the Mockets-style transport,
+// learning agents and real UDP transports. Controllers live in subpackages
+// (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/fixed, cc/external) and register
+// themselves here; import cc/all to get all of them.
+//
+// The interface is event-named: the transport reports what happened (a
+// segment was sent, an ACK arrived with a rate sample, loss was detected, the
+// retransmission timer fired) with the event time as an argument, and reads
+// back the outputs (congestion window, pacing rate). A controller owns its
+// state and never reaches into the transport; loss detection, recovery, RTT
+// estimation and pacing are the transport's job.
+package cc
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/clock"
+	"github.com/cclab/cclab/units"
+)
+
+// Algorithm is a congestion controller. Methods are called from one goroutine;
+// implementations need no locking and must not read the wall clock.
+type Algorithm interface {
+	// OnPacketSent is called for every segment sent, new or retransmitted.
+	// inFlight is the transport's estimate of bytes in the network after the
+	// send (RFC 6675 "pipe").
+	OnPacketSent(now clock.Time, bytes units.Bytes, inFlight units.Bytes, retransmission bool)
+	// OnAck is called for every ACK that newly acknowledges data, cumulatively
+	// or selectively. The Ack is only valid during the call.
+	OnAck(now clock.Time, ack *Ack)
+	// OnCongestionEvent is called once when the transport detects loss and
+	// enters fast recovery (RFC 6582: at most once per window of data).
+	OnCongestionEvent(now clock.Time, ev *LossEvent)
+	// OnRecoveryEnd is called when fast recovery ends: the recovery point
+	// (the highest sequence sent when loss was detected) is acknowledged.
+	OnRecoveryEnd(now clock.Time)
+	// OnRetransmissionTimeout is called when the retransmission timer fires
+	// and the transport falls back to retransmitting from the first
+	// unacknowledged segment.
+	OnRetransmissionTimeout(now clock.Time)
+	// CongestionWindow is the number of bytes the transport may have in
+	// flight.
+	CongestionWindow() units.Bytes
+	// PacingRate is the rate at which the transport should space segments,
+	// or 0 to send as fast as the window allows.
+	PacingRate() units.Bandwidth
+}
+
+// Ack describes the effect of one arriving ACK, after the transport has
+// updated its scoreboard and RTT estimates.
+type Ack struct {
+	// AckedBytes is the number of bytes newly acknowledged by this ACK,
+	// cumulatively or by SACK.
+	AckedBytes units.Bytes
+	// LostBytes is the number of bytes newly marked lost while processing it.
+	LostBytes units.Bytes
+	// PriorInFlight and InFlight are the bytes in flight before and after
+	// processing the ACK.
+	PriorInFlight, InFlight units.Bytes
+	// RTT is the round-trip sample taken from this ACK, or 0 if it gave none
+	// (Karn's rule: only segments never retransmitted are timed).
+	RTT time.Duration
+	// MinRTT is the smallest RTT sample seen on the connection, SRTT the
+	// RFC 6298 smoothed RTT; both 0 before the first sample.
+	MinRTT, SRTT time.Duration
+	// InRecovery reports whether the transport is in fast recovery after
+	// processing this ACK.
+	InRecovery bool
+	// CwndLimited reports whether sending was limited by the congestion
+	// window (rather than by the application or the receiver) since the
+	// previous ACK. Window-growth rules apply only when it is true (Linux
+	// tcp_is_cwnd_limited; RFC 7661), so an idle or application-limited
+	// sender does not inflate its window.
+	CwndLimited bool
+	// TotalDelivered is the connection's running count of delivered bytes
+	// (draft-cheng-iccrg-delivery-rate-estimation C.delivered).
+	TotalDelivered units.Bytes
+	// Rate is the delivery-rate sample for this ACK.
+	Rate RateSample
+}
+
+// RateSample is a delivery-rate sample as defined by
+// draft-cheng-iccrg-delivery-rate-estimation, section 3.3.
+type RateSample struct {
+	// DeliveryRate is Delivered/Interval, or 0 when the sample is invalid.
+	DeliveryRate units.Bandwidth
+	// Delivered is the number of bytes delivered over Interval.
+	Delivered units.Bytes
+	// Interval is max(send elapsed, ack elapsed) for the sampled packet.
+	Interval time.Duration
+	// PriorDelivered is C.delivered when the most recently sent of the
+	// newly delivered packets was sent; BBR counts rounds with it.
+	PriorDelivered units.Bytes
+	// RTT is the RTT of that packet, 0 if it was retransmitted.
+	RTT time.Duration
+	// IsAppLimited reports whether the sampled packet was sent while the
+	// application had nothing to send, so the rate underestimates capacity.
+	IsAppLimited bool
+}
+
+// Valid reports whether the sample carries a usable rate.
+func (r *RateSample) Valid() bool { return r.Interval > 0 && r.Delivered > 0 }
+
+// LossEvent describes the loss that started a fast recovery episode.
+type LossEvent struct {
+	// PriorInFlight is the bytes in flight when loss was detected.
+	PriorInFlight units.Bytes
+	// LostBytes is the number of bytes marked lost by the detection.
+	LostBytes units.Bytes
+}
+
+// State is a copyable snapshot of a controller's state, for probes, logs,
+// plots and learning observations. Probes must not mutate the controller.
+type State struct {
+	// Cwnd is the congestion window, bytes.
+	Cwnd units.Bytes
+	// Ssthresh is the slow-start threshold, bytes; 0 when not applicable.
+	Ssthresh units.Bytes
+	// PacingRate is the pacing rate, bits/s; 0 when not paced.
+	PacingRate units.Bandwidth
+	// Mode names the controller's phase, e.g. "slow_start",
+	// "congestion_avoidance", "recovery", "startup", "drain", "probe_bw",
+	// "probe_rtt", "fixed".
+	Mode string
+}
+
+// Inspector is implemented by controllers that can report their state.
+type Inspector interface {
+	State() State
+}
+
+// Tunable is implemented by controllers whose parameters can be changed while
+// they run (by a link schedule, an NSGA-II candidate or an RL agent).
+type Tunable interface {
+	// SetParam sets the named parameter; it returns an error naming the
+	// accepted parameters and range if the name or value is not accepted.
+	SetParam(name string, value float64) error
+}
+
+// WindowSetter is implemented by controllers whose window can be set from
+// outside at any time (the fixed window and the external controller).
+type WindowSetter interface {
+	SetCongestionWindow(now clock.Time, w units.Bytes)
+}
+
+// PacingSetter is implemented by controllers whose pacing rate can be set
+// from outside (the external controller).
+type PacingSetter interface {
+	SetPacingRate(now clock.Time, r units.Bandwidth)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/network"
+	"github.com/cclab/cclab/scenario"
+)
+
+const defaultSample = 100 * time.Millisecond
+
+// readFile reads a file with a clear error.
+func readFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a scenario file", path)
+	}
+	if st.Size() > 4<<20 {
+		return nil, fmt.Errorf("%s: %d bytes is too large for a scenario file", path, st.Size())
+	}
+	return os.ReadFile(path)
+}
+
+// runScenario builds, optionally captures, and runs one scenario.
+func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*experiment.Result, *network.Network, error) {
+	n, err := network.Build(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	var closeCapture func() error
+	if pcapPath != "" {
+		if closeCapture, err = attachCapture(n, pcapPath); err != nil {
+			return nil, nil, err
+		}
+	}
+	start := time.Now()
+	runWithContext(ctx, n)
+	wall := time.Since(start)
+	if closeCapture != nil {
+		if err := closeCapture(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("interrupted at simulated %v: %w", n.Now(), err)
+	}
+	return experiment.Summarize(n, wall), n, nil
+}
+
+// runWithContext runs in slices of simulated time so that an interrupt
+// stops a long run promptly.
+func runWithContext(ctx context.Context, n *network.Network) {
+	const slice = 100 * time.Millisecond
+	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
+		if ctx.Err() != nil {
+			return
+		}
+		t = min(t.Add(slice), n.End())
+		n.Sched.RunUntil(t)
+	}
+}

@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BackgroundTypes lists the accepted background source types.
+var BackgroundTypes = []string{"cbr", "poisson", "onoff", "mice", "tcp", "arrivals", "sequence"}
+
+func (s *Scenario) validateBackground(b *Background, p string, depth int) error {
+	if b.Name == "" {
+		b.Name = strings.ReplaceAll(strings.ReplaceAll(p, "[", "-"), "]", "")
+	}
+	if err := parseRate(&b.Rate, p+".rate"); err != nil {
+		return err
+	}
+	if err := parseSize(&b.Size, p+".size", false); err != nil {
+		return err
+	}
+	if err := parseSize(&b.Bytes, p+".bytes", false); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		v    *Duration
+		name string
+	}{{&b.Start, "start"}, {&b.Stop, "stop"}, {&b.On, "on"}, {&b.Off, "off"}, {&b.Interval, "interval"}, {&b.Burst, "burst"}, {&b.ExtraDelay, "extra_delay"}, {&b.Period, "period"}} {
+		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
+			return err
+		}
+	}
+	if b.Stop.IsSet() && b.Stop.V <= b.Start.V {
+		return errf(p+".stop", "must be after start (%v), got %v", b.Start.V, b.Stop.V)
+	}
+	if b.Count == 0 {
+		b.Count = 1
+	}
+	if b.Count < 0 || b.Count > 10000 {
+		return errf(p+".count", "must be in [1, 10000], got %d", b.Count)
+	}
+	if !b.Size.IsSet() && b.Type != "tcp" && b.Type != "arrivals" && b.Type != "sequence" {
+		b.Size = SizeOf(1500)
+	}
+	needRate := func() error {
+		if !b.Rate.IsSet() || b.Rate.V <= 0 {
+			return errf(p+".rate", "a %s source needs a positive rate (e.g. 500kbps)", b.Type)
+		}
+		if b.Size.V < 28 || b.Size.V > 65535 {
+			return errf(p+".size", "UDP packet size must be in [28B, 65535B], got %q", b.Size.Raw)
+		}
+		return nil
+	}
+	switch b.Type {
+	case "cbr", "poisson":
+		return needRate()
+	case "onoff":
+		if err := needRate(); err != nil {
+			return err
+		}
+		if b.On.V <= 0 || b.Off.V < 0 {
+			return errf(p+".on", "an onoff source needs on > 0 and off >= 0 durations")
+		}
+	case "mice":
+		if err := needRate(); err != nil {
+			return err
+		}
+		if b.Interval.V <= 0 {
+			return errf(p+".interval", "a mice source needs the mean time between bursts (interval)")
+		}
+		if b.Burst.V <= 0 {
+			return errf(p+".burst", "a mice source needs the burst duration (burst: 5ms)")
+		}
+	case "tcp":
+		if err := validateCC(&b.CC, p+".cc"); err != nil {
+			return err
+		}
+	case "arrivals":
+		if err := validateCC(&b.CC, p+".cc"); err != nil {
+			return err
+		}
+		if b.Sizes == "" && !b.Size.IsSet() {
+			return errf(p+".sizes", "arrivals need flow sizes: a fixed size, a CDF file, or one of websearch, datamining")
+		}
+		if b.Load < 0 || b.Load >= 1 {
+			return errf(p+".load", "must be in [0, 1), got %g", b.Load)
+		}
+		if b.Load == 0 && b.Interval.V <= 0 {
+			return errf(p+".interval", "arrivals need a mean inter-arrival time (interval) or an offered load (load)")
+		}
+	case "sequence":
+		if depth > 0 {
+			return errf(p+".type", "sequences cannot be nested")
+		}
+		if b.Period.V <= 0 {
+			return errf(p+".period", "a sequence needs a positive period (e.g. 8s)")
+		}
+		if len(b.Sequence) == 0 {
+			return errf(p+".sequence", "a sequence needs parts")
+		}
+		for i := range b.Sequence {
+			q := &b.Sequence[i]
+			qp := fmt.Sprintf("%s.sequence[%d]", p, i)
+			if q.Name == "" {
+				q.Name = fmt.Sprintf("%s/%d", b.Name, i)
+			}
+			if err := s.validateBackground(q, qp, depth+1); err != nil {
+				return err
+			}
+			if q.Type == "arrivals" {
+				return errf(qp+".type", "arrivals cannot be part of a sequence")
+			}
+			if q.Stop.V > b.Period.V || q.Start.V >= b.Period.V {
+				return errf(qp, "part [%v, %v) must lie within the period %v", q.Start.V, q.Stop.V, b.Period.V)
+			}
+		}
+	default:
+		return errf(p+".type", "unknown background type %q (accepted: %s)", b.Type, strings.Join(BackgroundTypes, ", "))
+	}
+	return nil
+}

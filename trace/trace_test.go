@@ -1,0 +1,150 @@
+package trace
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/units"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"", "empty trace"},
+		{"1\n\n2\n", "x:2: empty line"},
+		{"1\nabc\n", `x:2: "abc" is not`},
+		{"5\n3\n", "x:2: time 3 ms is before"},
+		{"0\n", "period and must be positive"},
+		{"-1\n", "x:1:"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(strings.NewReader(tt.in), "x")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) error = %v, want it to contain %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestWired12(t *testing.T) {
+	// One opportunity per ms = 12 Mbit/s.
+	tr, err := Parse(strings.NewReader("1\n"), "wired12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.MeanRate(); got != 12*units.Mbps {
+		t.Errorf("MeanRate = %v, want 12Mbps", got)
+	}
+	c := tr.CursorAt(0)
+	for k := 1; k <= 5; k++ {
+		if got, want := c.Time(), time.Duration(k)*time.Millisecond; got != want {
+			t.Fatalf("opportunity %d at %v, want %v", k, got, want)
+		}
+		c.Next()
+	}
+}
+
+func TestCursorLoopsAndCounts(t *testing.T) {
+	tr, err := Parse(strings.NewReader("2\n2\n2\n7\n10\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tr.CursorAt(3 * time.Millisecond)
+	type opp struct {
+		at time.Duration
+		n  int
+	}
+	want := []opp{{7 * time.Millisecond, 1}, {10 * time.Millisecond, 1}, {12 * time.Millisecond, 3}, {17 * time.Millisecond, 1}, {20 * time.Millisecond, 1}}
+	for _, w := range want {
+		if c.Time() != w.at || c.Count() != w.n {
+			t.Fatalf("cursor at %v x%d, want %v x%d", c.Time(), c.Count(), w.at, w.n)
+		}
+		c.Next()
+	}
+	// Mid-millisecond times round up: the opportunity at 2 ms is not usable
+	// at 2.5 ms.
+	c = tr.CursorAt(2500 * time.Microsecond)
+	if c.Time() != 7*time.Millisecond {
+		t.Errorf("CursorAt(2.5ms) = %v, want 7ms", c.Time())
+	}
+}
+
+func TestWindowRates(t *testing.T) {
+	// 10 s at 1, 2, 3 packets per ms -> 12, 24, 36 Mbit/s per 100 ms window.
+	var b strings.Builder
+	for ms := 1; ms <= 300; ms++ {
+		n := (ms-1)/100 + 1
+		for range n {
+			b.WriteString(strconv.Itoa(ms))
+			b.WriteByte('\n')
+		}
+	}
+	tr, err := Parse(strings.NewReader(b.String()), "steps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates, err := tr.WindowRates(100 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Window k covers [100k, 100k+100), as in the traces README's
+	// statistics method: the opportunity at 100 ms falls in window 1.
+	if got, want := rates[0], units.Bandwidth(99*1500*8*10); got != want {
+		t.Errorf("window 0 rate = %v, want %v", got, want)
+	}
+	if len(rates) != 3 {
+		t.Fatalf("got %d windows, want 3", len(rates))
+	}
+	total := 0.0
+	for _, r := range rates {
+		total += r.Mbps() * 0.1
+	}
+	// Bits conserved: (100*1 + 100*2 + 100*3) * 1500 * 8 bits.
+	if wantMb := 600 * 1500 * 8 / 1e6; total < wantMb-1e-6 || total > wantMb+1e-6 {
+		t.Errorf("window rates carry %g Mbit, want %g", total, wantMb)
+	}
+}
+
+func TestSlice(t *testing.T) {
+	tr, _ := Parse(strings.NewReader("1\n5\n5\n9\n12\n"), "x")
+	s, err := tr.Slice(5*time.Millisecond, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Opportunities() != 3 || s.Period() != 5*time.Millisecond {
+		t.Errorf("slice has %d opportunities, period %v; want 3, 5ms", s.Opportunities(), s.Period())
+	}
+	if _, err := tr.Slice(13*time.Millisecond, time.Millisecond); err == nil {
+		t.Errorf("empty slice accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("1\n")
+	f.Add("2\n2\n7\n")
+	f.Add("0\n0\n")
+	f.Add("1\r\n3\r\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		tr, err := Parse(strings.NewReader(s), "fuzz")
+		if err != nil {
+			return
+		}
+		if tr.Period() <= 0 || tr.Opportunities() <= 0 {
+			t.Fatalf("accepted trace with period %v, %d opportunities", tr.Period(), tr.Opportunities())
+		}
+		c := tr.CursorAt(0)
+		prev := time.Duration(-1)
+		for range 10 {
+			if c.Time() < prev {
+				t.Fatalf("cursor went backwards")
+			}
+			prev = c.Time()
+			c.Next()
+		}
+		if _, err := tr.WindowRates(100 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -30,16 +30,24 @@ type HandlerFunc func(now clock.Time, arg any)
 // Handle implements Handler.
 func (f HandlerFunc) Handle(now clock.Time, arg any) { f(now, arg) }
 
+// entry is a heap element. It holds no pointers, so moving entries costs no
+// GC write barriers; the event's handler lives in slots[id].
 type entry struct {
-	at    clock.Time
-	seq   uint64
-	h     Handler
-	arg   any
-	timer *Timer // non-nil for timer entries; its idx tracks the entry
+	at  clock.Time
+	seq uint64
+	id  int32
 }
 
 func (e *entry) less(o *entry) bool {
 	return e.at < o.at || e.at == o.at && e.seq < o.seq
+}
+
+// slot describes a scheduled event: a timer, or a one-shot handler call.
+type slot struct {
+	timer *Timer
+	h     Handler
+	arg   any
+	pos   int32 // index in the heap, -1 when not scheduled
 }
 
 // Scheduler is the event queue and virtual clock. The zero value is not
@@ -48,6 +56,8 @@ type Scheduler struct {
 	now     clock.Time
 	seq     uint64
 	heap    []entry
+	slots   []slot
+	free    []int32 // one-shot slots available for reuse
 	events  uint64
 	stopped bool
 }
@@ -74,9 +84,24 @@ func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, s.now))
 	}
+	var id int32
+	if n := len(s.free); n > 0 {
+		id = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		id = int32(len(s.slots))
+		s.slots = append(s.slots, slot{})
+	}
+	s.slots[id] = slot{h: h, arg: arg}
 	s.seq++
-	s.heap = append(s.heap, entry{at: t, seq: s.seq, h: h, arg: arg})
-	s.up(len(s.heap) - 1)
+	s.push(t, s.seq, id)
+}
+
+func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
+	s.heap = append(s.heap, entry{at: t, seq: seq, id: id})
+	i := len(s.heap) - 1
+	s.slots[id].pos = int32(i)
+	s.up(i)
 }
 
 // After schedules h.Handle after d.
@@ -85,20 +110,32 @@ func (s *Scheduler) After(d time.Duration, h Handler, arg any) { s.At(s.now.Add(
 // Step executes the earliest event. It returns false if there is none or
 // the scheduler was stopped.
 func (s *Scheduler) Step() bool {
-	if s.stopped || len(s.heap) == 0 {
-		return false
-	}
-	e := s.heap[0]
-	s.removeAt(0)
-	s.now = e.at
-	s.events++
-	if e.timer != nil {
-		e.timer.idx = -1
-		e.timer.f(e.at)
+	for !s.stopped && len(s.heap) > 0 {
+		e := s.heap[0]
+		sl := &s.slots[e.id]
+		if t := sl.timer; t != nil && t.at > e.at {
+			// A deferred re-arm (see Timer.Reset): move the entry to the
+			// real deadline, with the sequence number of the Reset that
+			// set it, without running anything.
+			s.heap[0].at, s.heap[0].seq = t.at, t.seq
+			s.down(0)
+			continue
+		}
+		s.removeAt(0)
+		s.now = e.at
+		s.events++
+		if t := sl.timer; t != nil {
+			t.at = clock.Never
+			t.f(e.at)
+			return true
+		}
+		h, arg := sl.h, sl.arg
+		*sl = slot{pos: -1}
+		s.free = append(s.free, e.id)
+		h.Handle(e.at, arg)
 		return true
 	}
-	e.h.Handle(e.at, e.arg)
-	return true
+	return false
 }
 
 // RunUntil executes events up to and including time t, then sets the clock
@@ -124,15 +161,16 @@ func (s *Scheduler) Stop() { s.stopped = true }
 // Stopped reports whether Stop was called.
 func (s *Scheduler) Stopped() bool { return s.stopped }
 
-// Timer is a re-armable one-shot timer with a fixed callback. It holds at
-// most one heap entry, updated in place on Reset, so a transport can re-arm
-// its retransmission timer on every ACK without filling the heap with stale
-// events.
+// Timer is a re-armable one-shot timer with a fixed callback and a fixed
+// slot in the scheduler. Re-arming to a later time (a retransmission timer
+// pushed back by every ACK) only records the new deadline: the heap entry is
+// moved when it reaches the top, so the common case costs no heap work.
 type Timer struct {
 	s   *Scheduler
 	f   func(now clock.Time)
-	idx int // position in s.heap, -1 when disarmed
-	at  clock.Time
+	id  int32
+	at  clock.Time // deadline, clock.Never when disarmed
+	seq uint64     // sequence number of the last Reset
 }
 
 var _ clock.Timer = (*Timer)(nil)
@@ -142,49 +180,48 @@ func (s *Scheduler) NewTimer(f func(now clock.Time)) clock.Timer { return s.Time
 
 // Timer is NewTimer returning the concrete type.
 func (s *Scheduler) Timer(f func(now clock.Time)) *Timer {
-	return &Timer{s: s, f: f, idx: -1, at: clock.Never}
+	t := &Timer{s: s, f: f, id: int32(len(s.slots)), at: clock.Never}
+	s.slots = append(s.slots, slot{timer: t, pos: -1})
+	return t
 }
 
 // Reset arms the timer at t (clamped to now), replacing any earlier
-// deadline. A re-armed timer is ordered after events already scheduled for
-// the same instant.
+// deadline. A timer re-armed for an instant is ordered after events already
+// scheduled for that instant.
 func (t *Timer) Reset(at clock.Time) {
 	s := t.s
 	if at < s.now {
 		at = s.now
 	}
-	s.seq++
 	t.at = at
-	if t.idx >= 0 {
-		e := &s.heap[t.idx]
-		e.at, e.seq = at, s.seq
-		s.fix(t.idx)
+	s.seq++
+	t.seq = s.seq
+	pos := s.slots[t.id].pos
+	if pos < 0 {
+		s.push(at, t.seq, t.id)
 		return
 	}
-	s.heap = append(s.heap, entry{at: at, seq: s.seq, timer: t})
-	t.idx = len(s.heap) - 1
-	s.up(t.idx)
+	e := &s.heap[pos]
+	if at > e.at {
+		return // deferred: Step moves the entry when it surfaces
+	}
+	e.at, e.seq = at, t.seq
+	s.up(int(pos))
 }
 
 // Stop disarms the timer.
 func (t *Timer) Stop() {
-	if t.idx >= 0 {
-		t.s.removeAt(t.idx)
-		t.idx = -1
+	if pos := t.s.slots[t.id].pos; pos >= 0 {
+		t.s.removeAt(int(pos))
 	}
 	t.at = clock.Never
 }
 
 // Armed reports whether the timer will fire.
-func (t *Timer) Armed() bool { return t.idx >= 0 }
+func (t *Timer) Armed() bool { return t.at != clock.Never }
 
 // Deadline returns the time the timer fires, or clock.Never.
-func (t *Timer) Deadline() clock.Time {
-	if t.idx < 0 {
-		return clock.Never
-	}
-	return t.at
-}
+func (t *Timer) Deadline() clock.Time { return t.at }
 
 // The heap is 4-ary: shallower than binary, and the four children of a node
 // share a cache line or two, which is what dominates at the heap sizes of a
@@ -194,12 +231,8 @@ const arity = 4
 func (s *Scheduler) swap(i, j int) {
 	h := s.heap
 	h[i], h[j] = h[j], h[i]
-	if h[i].timer != nil {
-		h[i].timer.idx = i
-	}
-	if h[j].timer != nil {
-		h[j].timer.idx = j
-	}
+	s.slots[h[i].id].pos = int32(i)
+	s.slots[h[j].id].pos = int32(j)
 }
 
 func (s *Scheduler) up(i int) {
@@ -249,7 +282,7 @@ func (s *Scheduler) removeAt(i int) {
 	if i != last {
 		s.swap(i, last)
 	}
-	s.heap[last] = entry{} // drop references for the GC
+	s.slots[s.heap[last].id].pos = -1
 	s.heap = s.heap[:last]
 	if i < last {
 		s.fix(i)

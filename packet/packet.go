@@ -19,6 +19,10 @@ const (
 	Ack
 	// Datagram is an unacknowledged datagram (background UDP traffic).
 	Datagram
+	// Syn opens a transport connection.
+	Syn
+	// SynAck answers a Syn.
+	SynAck
 )
 
 // MaxSACK is the number of SACK blocks an ACK carries: three, as TCP with

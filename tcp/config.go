@@ -46,6 +46,11 @@ type Config struct {
 	// RecvWindow caps the bytes in flight, as an advertised receive window
 	// would [0: unlimited].
 	RecvWindow units.Bytes
+	// NoHandshake starts sending data at once instead of after a SYN /
+	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
+	// ns-3, and gives the first RTT sample, without which a path whose RTT
+	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
+	NoHandshake bool
 }
 
 // WithDefaults returns c with zero fields set to their defaults.

@@ -63,6 +63,15 @@ func (r *Receiver) RcvNxt() int64 { return r.rcvNxt }
 
 // Receive implements packet.Receiver for data segments.
 func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
+	if p.Kind == packet.Syn {
+		// Answer every SYN, duplicates included: the SYN-ACK may have been
+		// lost.
+		p.Kind = packet.SynAck
+		p.EchoAt, p.SentAt = p.SentAt, now
+		p.Size = r.cfg.Header + 8
+		r.out.Receive(now, p)
+		return
+	}
 	seq, end := p.Seq, p.Seq+int64(p.Len)
 	r.lastEcho = p.SentAt
 	r.pool.Put(p)

@@ -93,6 +93,9 @@ type Sender struct {
 	backoff int
 
 	started, done bool
+	established   bool
+	synSentAt     clock.Time
+	synRetries    int
 	una, nxt      int64
 	total         int64 // transfer end; math.MaxInt64 for bulk
 
@@ -179,6 +182,39 @@ func (s *Sender) Start(now clock.Time) {
 	}
 	s.started = true
 	s.deliveredTime, s.firstSentTime = now, now
+	if s.cfg.NoHandshake {
+		s.established = true
+		s.trySend(now)
+		return
+	}
+	s.sendSyn(now)
+}
+
+// sendSyn sends (or resends) the SYN: headers plus 8 bytes for the MSS,
+// SACK-permitted and window-scale options, and arms the timer for it.
+func (s *Sender) sendSyn(now clock.Time) {
+	p := s.pool.Get()
+	p.Flow = s.flow
+	p.Kind = packet.Syn
+	p.Size = s.cfg.Header + 8
+	p.SentAt = now
+	p.Retransmission = s.synRetries > 0
+	s.synSentAt = now
+	s.rtoT.Reset(now.Add(s.currentRTO()))
+	s.out.Receive(now, p)
+}
+
+func (s *Sender) onSynAck(now, echo clock.Time) {
+	if s.established {
+		return
+	}
+	s.established = true
+	// The timestamp echo says which SYN this answers, so even a
+	// retransmitted SYN gives a sample (RFC 7323 §4; Linux does the same).
+	s.rtt.Update(now.Sub(echo))
+	s.backoff = 0
+	s.rtoT.Stop()
+	s.deliveredTime, s.firstSentTime = now, now
 	s.trySend(now)
 }
 
@@ -236,7 +272,7 @@ func (s *Sender) currentRTO() time.Duration {
 
 // trySend sends as much as the window, the pacing rate and the data allow.
 func (s *Sender) trySend(now clock.Time) {
-	if !s.started || s.done {
+	if !s.established || s.done {
 		return
 	}
 	mss := s.cfg.MSS
@@ -341,13 +377,22 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 // Receive implements packet.Receiver for ACKs.
 func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	ackNo := p.AckNo
+	kind := p.Kind
+	echo := p.EchoAt
 	var blocks [packet.MaxSACK]packet.Block
 	nb := copy(blocks[:], p.SACK[:p.NSACK])
 	s.pool.Put(p)
 	if s.done || !s.started {
 		return
 	}
-	s.onAck(now, ackNo, blocks[:nb])
+	if kind == packet.SynAck {
+		s.onSynAck(now, echo)
+		return
+	}
+	if !s.established {
+		return
+	}
+	s.onAck(now, ackNo, echo, blocks[:nb])
 }
 
 // rateSample accumulates draft-cheng §3.3 state over one ACK.
@@ -388,7 +433,7 @@ func (s *Sender) deliver(now clock.Time, g *segment, rs *rateSample) {
 	}
 }
 
-func (s *Sender) onAck(now clock.Time, ackNo int64, blocks []packet.Block) {
+func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, blocks []packet.Block) {
 	priorInFlight := s.InFlight()
 	priorLost := s.stats.MarkedLost
 	var rs rateSample
@@ -443,7 +488,14 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, blocks []packet.Block) {
 		s.detectLostRetransmissions()
 	}
 
-	if rs.ok && rs.rtt > 0 {
+	if rs.rtt == 0 && advanced && echo > 0 {
+		// Every newly acknowledged segment was retransmitted: Karn's rule
+		// gives no sample, but the timestamp echo does (RFC 7323 §4.1;
+		// Linux tcp_rtt_tsopt_us). Without it, a spurious timeout on a
+		// long-RTT path would repeat forever.
+		rs.rtt = now.Sub(echo)
+	}
+	if rs.rtt > 0 {
 		s.rtt.Update(rs.rtt)
 		if s.OnRTT != nil {
 			s.OnRTT(now, rs.rtt)
@@ -628,7 +680,20 @@ func (s *Sender) detectLostRetransmissions() {
 // like Linux's tcp_enter_loss, every un-SACKed outstanding segment is marked
 // lost, SACK information is kept).
 func (s *Sender) onRTO(now clock.Time) {
-	if s.done || s.n == 0 {
+	if s.done {
+		return
+	}
+	if !s.established {
+		// RFC 6298 §5.5 applies to the SYN as to data.
+		s.synRetries++
+		s.stats.RTOs++
+		if s.currentRTO() < s.cfg.MaxRTO {
+			s.backoff++
+		}
+		s.sendSyn(now)
+		return
+	}
+	if s.n == 0 {
 		return
 	}
 	s.stats.RTOs++

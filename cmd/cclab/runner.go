@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -66,3 +67,5 @@ func runWithContext(ctx context.Context, n *network.Network) {
 		n.Sched.RunUntil(t)
 	}
 }
+
+func nan() float64 { return math.NaN() }

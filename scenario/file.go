@@ -132,8 +132,14 @@ func Locate(err error, file *ast.File, name string) error {
 
 var lastSeg = regexp.MustCompile(`(\.[^.\[]+|\[\d+\])$`)
 
+// parentPath drops the last segment: "flows[0].cc" -> "flows[0]" ->
+// "flows" -> "".
 func parentPath(p string) string {
-	return lastSeg.ReplaceAllString(p, "")
+	q := lastSeg.ReplaceAllString(p, "")
+	if q == p {
+		return ""
+	}
+	return q
 }
 
 // Marshal writes the scenario back as YAML (used to record the exact

@@ -13,12 +13,14 @@ package trace
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/units"
@@ -43,14 +45,24 @@ type Trace struct {
 	period int64
 }
 
-// Load reads a trace file.
+// Load reads a trace file; a name ending in .gz is decompressed, so large
+// traces can ship compressed.
 func Load(path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(f, path)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return Parse(r, path)
 }
 
 // maxLines bounds a trace to keep a malformed input from exhausting memory:

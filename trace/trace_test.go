@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,4 +150,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestLoadGzip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte("1\n2\n2\n4\n"))
+	zw.Close()
+	f.Close()
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Opportunities() != 4 || tr.Period() != 4*time.Millisecond {
+		t.Errorf("got %d opportunities, period %v; want 4, 4ms", tr.Opportunities(), tr.Period())
+	}
 }

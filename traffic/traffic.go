@@ -162,9 +162,14 @@ func (p *Process) MeanRate() units.Bandwidth {
 		}
 		f *= float64(to-p.Window.From) / float64(p.Window.Period)
 	}
-	if p.MiceGap > 0 {
-		// Bursts start MiceGap (mean) after the previous one ends.
-		f *= float64(p.BurstLen) / float64(p.BurstLen+p.MiceGap)
+	if p.MiceGap > 0 && p.Rate > 0 {
+		// A burst sends the packets that start within BurstLen at Rate
+		// (ceil(BurstLen/gap), at least one), and the next burst starts
+		// MiceGap (mean) after the previous one ends.
+		gap := p.Rate.TxTime(p.Size)
+		n := (p.BurstLen + gap - 1) / gap
+		bits := float64(n) * float64(p.Size) * 8
+		return units.Bandwidth(f * bits / (p.BurstLen + p.MiceGap).Seconds())
 	}
 	return units.Bandwidth(float64(p.Rate) * f)
 }

@@ -133,6 +133,9 @@ type Transport struct {
 	InitialRTO    Duration `yaml:"initial_rto"`
 	MaxRTO        Duration `yaml:"max_rto"`
 	DupThresh     int      `yaml:"dupthresh"`
+	// SACKTimeout makes the receiver acknowledge on a timer only (the
+	// Mockets policy); flows with protocol mockets default to 20ms.
+	SACKTimeout Duration `yaml:"sack_timeout"`
 	RecvWindow    Size     `yaml:"recv_window"`
 }
 
@@ -159,8 +162,11 @@ type Flow struct {
 	Transport *Transport `yaml:"transport"`
 	// Coding enables TCP/NC (network coding below TCP).
 	Coding *Coding `yaml:"coding"`
-	// Protocol is "tcp" (default) or "mockets" (the MARLIN partnering
-	// protocol).
+	// Protocol is "tcp" (default) or "mockets": the MARLIN partnering
+	// protocol, a message transport whose receiver sends selective
+	// acknowledgements on a timeout (transport.sack_timeout, default 20ms)
+	// and whose window is set by its controller (fixed or external), never
+	// by slow start.
 	Protocol string `yaml:"protocol"`
 }
 

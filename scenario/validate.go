@@ -285,7 +285,7 @@ func validateTransport(t *Transport, p string) error {
 	for _, d := range []struct {
 		v    *Duration
 		name string
-	}{{&t.DelAckTimeout, "delack_timeout"}, {&t.MinRTO, "min_rto"}, {&t.InitialRTO, "initial_rto"}, {&t.MaxRTO, "max_rto"}} {
+	}{{&t.DelAckTimeout, "delack_timeout"}, {&t.MinRTO, "min_rto"}, {&t.InitialRTO, "initial_rto"}, {&t.MaxRTO, "max_rto"}, {&t.SACKTimeout, "sack_timeout"}} {
 		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
 			return err
 		}

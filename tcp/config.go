@@ -46,6 +46,11 @@ type Config struct {
 	// RecvWindow caps the bytes in flight, as an advertised receive window
 	// would [0: unlimited].
 	RecvWindow units.Bytes
+	// AckInterval, if positive, makes the receiver acknowledge on a timer
+	// only: a selective acknowledgement every AckInterval while new data
+	// keeps arriving, never per segment. This is the Mockets style ("SACK
+	// transmission timeout"), used by the MARLIN partnering protocol.
+	AckInterval time.Duration
 	// NoHandshake starts sending data at once instead of after a SYN /
 	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
 	// ns-3, and gives the first RTT sample, without which a path whose RTT

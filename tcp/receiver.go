@@ -76,6 +76,10 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	r.lastEcho = p.SentAt
 	r.pool.Put(p)
 	r.Segments++
+	if r.cfg.AckInterval > 0 {
+		r.receiveTimed(now, seq, end)
+		return
+	}
 	switch {
 	case end <= r.rcvNxt:
 		// Duplicate: ACK at once so the sender learns its state (RFC 5681
@@ -101,6 +105,27 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		}
 		r.noteRecent(seq)
 		r.sendAck(now)
+	}
+}
+
+// receiveTimed handles a segment under the timer-driven acknowledgement
+// policy: record it, and make sure an acknowledgement goes out within
+// AckInterval.
+func (r *Receiver) receiveTimed(now clock.Time, seq, end int64) {
+	switch {
+	case end <= r.rcvNxt:
+		r.Duplicates++
+	case seq <= r.rcvNxt:
+		r.advance(now, end)
+	default:
+		if !r.insert(seq, end) {
+			r.Duplicates++
+		}
+		r.noteRecent(seq)
+	}
+	r.pending++
+	if !r.delackT.Armed() {
+		r.delackT.Reset(now.Add(r.cfg.AckInterval))
 	}
 }
 

@@ -288,3 +288,33 @@ func BenchmarkTransfer(b *testing.B) {
 		s.Run()
 	}
 }
+
+// TestTimedAcks checks the Mockets acknowledgement policy: one ACK per
+// interval while data arrives, carrying SACK blocks, and a complete,
+// exactly-once transfer under loss.
+func TestTimedAcks(t *testing.T) {
+	cfg := Config{Bytes: 300 * 1448, AckInterval: 20 * time.Millisecond}
+	h := newHarness(t, cfg, fixedWindow(60*1448), 10*units.Mbps, 20*time.Millisecond)
+	rnd := rand.New(rand.NewPCG(5, 5))
+	h.fwd.drop = func(p *packet.Packet) bool { return p.Kind == packet.Data && rnd.Float64() < 0.05 }
+	h.run(t, 30*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	// 300 segments at 10 Mbit/s take about 0.35 s: a few dozen ACKs at one
+	// per 20 ms, far fewer than one per segment or per two.
+	if acks := h.rev.n; acks > 60 {
+		t.Errorf("%d ACKs for %d segments with a 20 ms SACK timer, want at most 60", acks, h.fwd.n)
+	}
+}
+
+// fixedWindow is a controller with a constant window, as Mockets uses.
+type fixedWindow units.Bytes
+
+func (w fixedWindow) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
+func (w fixedWindow) OnAck(clock.Time, *cc.Ack)                               {}
+func (w fixedWindow) OnCongestionEvent(clock.Time, *cc.LossEvent)             {}
+func (w fixedWindow) OnRecoveryEnd(clock.Time)                                {}
+func (w fixedWindow) OnRetransmissionTimeout(clock.Time)                      {}
+func (w fixedWindow) CongestionWindow() units.Bytes                           { return units.Bytes(w) }
+func (w fixedWindow) PacingRate() units.Bandwidth                             { return 0 }

@@ -136,7 +136,7 @@ type Transport struct {
 	// SACKTimeout makes the receiver acknowledge on a timer only (the
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`
-	RecvWindow    Size     `yaml:"recv_window"`
+	RecvWindow  Size     `yaml:"recv_window"`
 }
 
 // Flow is a measured transport flow (or Count identical ones).

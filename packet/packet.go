@@ -4,6 +4,8 @@
 package packet
 
 import (
+	"time"
+
 	"github.com/cclab/cclab/clock"
 	"github.com/cclab/cclab/units"
 )
@@ -63,6 +65,10 @@ type Packet struct {
 	SentAt clock.Time
 	// EchoAt echoes the SentAt of the segment that triggered an ACK (TSecr).
 	EchoAt clock.Time
+	// AckDelay is how long the receiver held the newest segment before this
+	// ACK (timer-driven acknowledgements only), which the sender removes
+	// from its RTT sample, as QUIC does with its ack_delay field.
+	AckDelay time.Duration
 	// EnqueuedAt is when the packet entered the queue it is in.
 	EnqueuedAt clock.Time
 	// Ext carries payload-layer state such as a network-coding header. It

@@ -25,9 +25,10 @@ type Receiver struct {
 	recent  [packet.MaxSACK]int64
 	nRecent int
 
-	pending  int // segments received and not yet acknowledged
-	delackT  clock.Timer
-	lastEcho clock.Time
+	pending     int // segments received and not yet acknowledged
+	delackT     clock.Timer
+	lastEcho    clock.Time
+	lastArrival clock.Time
 
 	// DeliveredBytes is the payload delivered in order to the application.
 	DeliveredBytes units.Bytes
@@ -74,6 +75,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	}
 	seq, end := p.Seq, p.Seq+int64(p.Len)
 	r.lastEcho = p.SentAt
+	r.lastArrival = now
 	r.pool.Put(p)
 	r.Segments++
 	if r.cfg.AckInterval > 0 {
@@ -210,6 +212,9 @@ func (r *Receiver) sendAck(now clock.Time) {
 	p.AckNo = r.rcvNxt
 	p.EchoAt = r.lastEcho
 	p.SentAt = now
+	if r.cfg.AckInterval > 0 {
+		p.AckDelay = now.Sub(r.lastArrival)
+	}
 	// RFC 2018 §4: the first block holds the most recently received
 	// segment, then the most recent others; fill any room with the highest
 	// remaining blocks so the sender learns of every hole eventually.

@@ -41,6 +41,8 @@ const (
 type Stats struct {
 	// SegmentsSent counts data segments sent, retransmissions included.
 	SegmentsSent int64
+	// BytesSent counts payload bytes sent, retransmissions included.
+	BytesSent units.Bytes
 	// Retransmissions counts retransmitted segments.
 	Retransmissions int64
 	// RTOs counts retransmission timeouts.
@@ -354,6 +356,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	g.delivered, g.deliveredTime, g.firstSentTime = s.delivered, s.deliveredTime, s.firstSentTime
 	g.appLimited = s.appLimited != 0
 	s.stats.SegmentsSent++
+	s.stats.BytesSent += g.len
 
 	p := s.pool.Get()
 	p.Flow = s.flow
@@ -379,6 +382,7 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	ackNo := p.AckNo
 	kind := p.Kind
 	echo := p.EchoAt
+	ackDelay := p.AckDelay
 	var blocks [packet.MaxSACK]packet.Block
 	nb := copy(blocks[:], p.SACK[:p.NSACK])
 	s.pool.Put(p)
@@ -392,7 +396,7 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	if !s.established {
 		return
 	}
-	s.onAck(now, ackNo, echo, blocks[:nb])
+	s.onAck(now, ackNo, echo, ackDelay, blocks[:nb])
 }
 
 // rateSample accumulates draft-cheng §3.3 state over one ACK.
@@ -433,7 +437,7 @@ func (s *Sender) deliver(now clock.Time, g *segment, rs *rateSample) {
 	}
 }
 
-func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, blocks []packet.Block) {
+func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay time.Duration, blocks []packet.Block) {
 	priorInFlight := s.InFlight()
 	priorLost := s.stats.MarkedLost
 	var rs rateSample
@@ -494,6 +498,12 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, blocks []pa
 		// Linux tcp_rtt_tsopt_us). Without it, a spurious timeout on a
 		// long-RTT path would repeat forever.
 		rs.rtt = now.Sub(echo)
+	}
+	if ackDelay > 0 && rs.rtt > ackDelay {
+		// A timer-driven ACK held the newest segment: remove the hold
+		// time, never below a plausible path RTT (QUIC's rule, RFC 9002
+		// §5.3, uses the minimum RTT as the floor).
+		rs.rtt = max(rs.rtt-ackDelay, min(rs.rtt, s.rtt.Min()))
 	}
 	if rs.rtt > 0 {
 		s.rtt.Update(rs.rtt)

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/network"
 	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/scenarios"
 )
 
 const defaultSample = 100 * time.Millisecond
@@ -17,6 +21,13 @@ const defaultSample = 100 * time.Millisecond
 // readFile reads a file with a clear error.
 func readFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Not a file: maybe a built-in scenario ("cclab run satcom-uhf").
+		if b, berr := scenarios.Bytes(path); berr == nil {
+			return b, nil
+		}
+		return nil, fmt.Errorf("%w (built-in scenarios: %s)", err, strings.Join(scenarios.Names(), ", "))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,11 @@ import (
 
 // Algorithm is a congestion controller. Methods are called from one goroutine;
 // implementations need no locking and must not read the wall clock.
+//
+// For each ACK the transport calls, in order: OnRecoveryEnd (if the ACK ends
+// fast recovery), OnCongestionEvent (if it reveals a new loss outside
+// recovery), then OnAck (if it acknowledges data). OnPacketSent follows for
+// each segment the ACK lets it send.
 type Algorithm interface {
 	// OnPacketSent is called for every segment sent, new or retransmitted.
 	// inFlight is the transport's estimate of bytes in the network after the
@@ -65,7 +70,8 @@ type Ack struct {
 	// RFC 6298 smoothed RTT; both 0 before the first sample.
 	MinRTT, SRTT time.Duration
 	// InRecovery reports whether the transport is in fast recovery after
-	// processing this ACK.
+	// processing this ACK (not after a retransmission timeout, when the
+	// window grows again by slow start).
 	InRecovery bool
 	// CwndLimited reports whether sending was limited by the congestion
 	// window (rather than by the application or the receiver) since the

@@ -33,6 +33,10 @@ type Config struct {
 	// Params holds every parameter of the Spec, defaults filled in and
 	// validated by Spec.Resolve.
 	Params map[string]float64
+	// Seed is a per-flow seed for controllers that randomise (BBR's
+	// PROBE_BW start phase): the simulator derives it from the scenario
+	// seed and the flow's name; 0 means none was given.
+	Seed uint64
 }
 
 // Spec describes a registered controller.
@@ -153,6 +157,11 @@ func (s Spec) Resolve(given map[string]float64) (map[string]float64, error) {
 // New constructs the named controller with the given MSS and parameters
 // (missing ones take their defaults).
 func New(name string, mss units.Bytes, params map[string]float64) (Algorithm, error) {
+	return NewSeeded(name, mss, params, 0)
+}
+
+// NewSeeded is New with a per-flow seed (see Config.Seed).
+func NewSeeded(name string, mss units.Bytes, params map[string]float64, seed uint64) (Algorithm, error) {
 	s, err := Lookup(name)
 	if err != nil {
 		return nil, err
@@ -164,7 +173,7 @@ func New(name string, mss units.Bytes, params map[string]float64) (Algorithm, er
 	if err != nil {
 		return nil, err
 	}
-	return s.New(Config{MSS: mss, Params: p})
+	return s.New(Config{MSS: mss, Params: p, Seed: seed})
 }
 
 // SetParamChecked validates value against spec and, if valid, calls set.

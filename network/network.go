@@ -357,7 +357,7 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	if err := tc.Validate(); err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 	}
-	alg, err := cc.New(spec.CC.Name, tc.MSS, spec.CC.Params)
+	alg, err := cc.NewSeeded(spec.CC.Name, tc.MSS, spec.CC.Params, n.rnd.Stream("flow/"+spec.Name+"/cc").Uint64()|1)
 	if err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 	}

@@ -542,7 +542,10 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 			RTT:            rs.rtt,
 			MinRTT:         s.rtt.Min(),
 			SRTT:           s.rtt.SRTT(),
-			InRecovery:     s.phase != open,
+			// Only fast recovery reduces the window; after a timeout the
+			// controller slow-starts (Linux: CA_Loss is not a cwnd
+			// reduction state).
+			InRecovery:     s.phase == recovery,
 			CwndLimited:    s.cwndLimited,
 			TotalDelivered: s.delivered,
 		}

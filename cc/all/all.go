@@ -3,7 +3,10 @@
 package all
 
 import (
+	_ "github.com/cclab/cclab/cc/bbr"
+	_ "github.com/cclab/cclab/cc/cubic"
 	_ "github.com/cclab/cclab/cc/external"
 	_ "github.com/cclab/cclab/cc/fixed"
 	_ "github.com/cclab/cclab/cc/newreno"
+	_ "github.com/cclab/cclab/cc/vegas"
 )

@@ -41,6 +41,7 @@ type Reno struct {
 	// cwnd's worth grows the window by one MSS (RFC 5681 eq. 3, byte form).
 	acked      units.Bytes
 	inRecovery bool
+	sawAck     bool // the initial window no longer applies
 }
 
 // New returns a NewReno controller; params holds "iw" and "beta".
@@ -61,6 +62,7 @@ func (r *Reno) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 
 // OnAck implements cc.Algorithm.
 func (r *Reno) OnAck(_ clock.Time, a *cc.Ack) {
+	r.sawAck = true
 	if a.InRecovery || !a.CwndLimited {
 		return
 	}
@@ -164,7 +166,9 @@ func (r *Reno) SetParam(name string, v float64) error {
 		case "beta":
 			r.beta = v
 		case "iw":
-			r.cwnd = units.Bytes(v) * r.mss
+			if !r.sawAck {
+				r.cwnd = units.Bytes(v) * r.mss
+			}
 		}
 	})
 }

@@ -535,13 +535,13 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	if acked > 0 {
 		a := &s.ack
 		*a = cc.Ack{
-			AckedBytes:     acked,
-			LostBytes:      units.Bytes(newlyLost) * s.cfg.MSS,
-			PriorInFlight:  priorInFlight,
-			InFlight:       s.InFlight(),
-			RTT:            rs.rtt,
-			MinRTT:         s.rtt.Min(),
-			SRTT:           s.rtt.SRTT(),
+			AckedBytes:    acked,
+			LostBytes:     units.Bytes(newlyLost) * s.cfg.MSS,
+			PriorInFlight: priorInFlight,
+			InFlight:      s.InFlight(),
+			RTT:           rs.rtt,
+			MinRTT:        s.rtt.Min(),
+			SRTT:          s.rtt.SRTT(),
 			// Only fast recovery reduces the window; after a timeout the
 			// controller slow-starts (Linux: CA_Loss is not a cwnd
 			// reduction state).

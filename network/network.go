@@ -115,6 +115,8 @@ type Flow struct {
 	Drops, Losses, LastHopLosses int64
 	// BottleneckBytes counts the flow's bytes the bottleneck transmitted.
 	BottleneckBytes units.Bytes
+	// Coding is the flow's TCP/NC layer, nil for plain TCP.
+	Coding *Coding
 
 	fwd, rev *link.DelayLine
 	lastHop  loss.Model
@@ -320,6 +322,7 @@ type FlowSpec struct {
 	ExtraDelay  time.Duration
 	Loss        *scenario.Loss
 	Transport   tcp.Config
+	Coding      *scenario.Coding
 }
 
 func (n *Network) addFlows(sf *scenario.Flow) error {
@@ -336,7 +339,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 		f, err := n.NewFlow(FlowSpec{
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
 			Start: sf.Start.V, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss,
-			Transport: tc,
+			Transport: tc, Coding: sf.Coding,
 		})
 		if err != nil {
 			return err
@@ -374,9 +377,17 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 			return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 		}
 	}
-	f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
-	f.rev = link.NewDelayLine(n.Sched, f.Sender)
 	f.Receiver = tcp.NewReceiver(tc, f.Index, n.Sched, n.Pool, (*reversePath)(f))
+	if spec.Coding != nil {
+		if err := n.addCoding(f, spec.Coding, tc.MSS, tc.Header); err != nil {
+			return nil, err
+		}
+		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, (*encoderSide)(f.Coding), alg)
+		f.rev = link.NewDelayLine(n.Sched, (*ackSide)(f.Coding))
+	} else {
+		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
+		f.rev = link.NewDelayLine(n.Sched, f.Sender)
+	}
 	f.fwd = link.NewDelayLine(n.Sched, (*forwardSink)(f))
 	f.Sender.OnRTT = f.onRTT
 	if !spec.Background {
@@ -418,6 +429,10 @@ func (s *forwardSink) Receive(now clock.Time, p *packet.Packet) {
 	if f.lastHop.Lose() {
 		f.LastHopLosses++
 		f.net.Pool.Put(p)
+		return
+	}
+	if f.Coding != nil {
+		(*decoderSide)(f.Coding).Receive(now, p)
 		return
 	}
 	f.Receiver.Receive(now, p)

@@ -71,9 +71,14 @@ type Packet struct {
 	AckDelay time.Duration
 	// EnqueuedAt is when the packet entered the queue it is in.
 	EnqueuedAt clock.Time
-	// Ext carries payload-layer state such as a network-coding header. It
-	// is owned by whoever set it and cleared when the packet is freed.
-	Ext any
+	// CodeStart, Coeffs and Payload are a network-coding header (TCP/NC):
+	// the first packet of the combination's window, its coefficients, and
+	// (in the payload-checking mode) the coded bytes. On an ACK, CodeStart
+	// carries the decoder's limit. The pool keeps the slices' storage, so
+	// coded traffic allocates nothing in steady state.
+	CodeStart uint64
+	Coeffs    []byte
+	Payload   []byte
 
 	next *Packet // free-list link
 }
@@ -100,7 +105,7 @@ func (p *Pool) Get() *Packet {
 
 // Put returns a packet to the pool. The caller must not use it afterwards.
 func (p *Pool) Put(pk *Packet) {
-	*pk = Packet{next: p.free}
+	*pk = Packet{next: p.free, Coeffs: pk.Coeffs[:0], Payload: pk.Payload[:0]}
 	p.free = pk
 	p.live--
 }

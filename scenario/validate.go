@@ -351,8 +351,8 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 		if c.Window == 0 {
 			c.Window = 1000
 		}
-		if c.Window < 1 || c.Window > 1<<16 {
-			return errf(p+".coding.window", "must be in [1, 65536] packets, got %d", c.Window)
+		if c.Window < 1 || c.Window > 4096 {
+			return errf(p+".coding.window", "must be in [1, 4096] packets, got %d", c.Window)
 		}
 	}
 	return nil

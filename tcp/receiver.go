@@ -40,6 +40,10 @@ type Receiver struct {
 	// clock.Never.
 	DoneAt clock.Time
 
+	// Silent suppresses acknowledgements (the SYN-ACK excepted): a coding
+	// layer below acknowledges on the receiver's behalf.
+	Silent bool
+
 	// OnDeliver, if set, is called when in-order data reaches the
 	// application.
 	OnDeliver func(now clock.Time, n units.Bytes)
@@ -206,6 +210,9 @@ func (r *Receiver) block(seq int64) (packet.Block, bool) {
 func (r *Receiver) sendAck(now clock.Time) {
 	r.pending = 0
 	r.delackT.Stop()
+	if r.Silent {
+		return
+	}
 	p := r.pool.Get()
 	p.Flow = r.flow
 	p.Kind = packet.Ack

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/cclab/cclab/ncstudy"
+	"github.com/cclab/cclab/plot"
+	"github.com/cclab/cclab/report"
+)
+
+func init() {
+	register(&command{name: "nc study", summary: "reproduce the TCP/NC throughput study (simulation next to the models)", run: runNCStudy})
+}
+
+func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("nc study", stderr)
+	seeds := fs.Int("seeds", 10, "runs per point (the slides average 100 runs)")
+	dur := fs.Duration("duration", 0, "length of each run (default 200s; the slides use 1000s)")
+	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	out := fs.String("out", "", "write study.json, plots and report.html to this directory")
+	quick := fs.Bool("quick", false, "3 seeds of 100 s and fewer points (about a second)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("nc study takes no arguments, got %q", pos)
+	}
+	cfg := ncstudy.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs}
+	if *quick {
+		cfg.Seeds = 3
+		cfg.Duration = 100e9
+		cfg.Redundancies = []float64{1, 1.04, 1.08, 1.1, 1.11, 1.12, 1.13, 1.15, 1.2, 1.25, 1.3}
+	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	bar := newProgress(stderr, "nc study")
+	cfg.Progress = bar.update
+	res, err := ncstudy.Run(ctx, cfg)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeNCOutputs(*out, res); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printNC(stdout, res)
+	return nil
+}
+
+func printNC(w io.Writer, r *ncstudy.Result) {
+	c := r.Config
+	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
+		c.Rate, c.Delay, c.Queue, c.CC, c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "p\tTCP Mbit/s\tPadhye\tMathis\tR\tTCP/NC Mbit/s\tTCP/NC model\t")
+	for _, x := range r.LossSweep {
+		fmt.Fprintf(tw, "%.4g\t%.3f ±%.3f\t%.3f\t%.3f\t%.2f\t%.3f ±%.3f\t%.3f\t\n", x.P, x.TCP, x.TCPCI, x.Padhye, x.Mathis, x.R, x.TCPNC, x.TCPNCCI, x.ModelTCPNC)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nRedundancy sweep at p = %.4g (1/(1-p) = %.3f): knee at R = %.2f\n", c.SweepLoss, r.OptimalR, r.KneeR)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "R\tTCP/NC Mbit/s\tmodel\t")
+	for _, x := range r.RedundancySweep {
+		fmt.Fprintf(tw, "%.2f\t%.3f ±%.3f\t%.3f\t\n", x.R, x.TCPNC, x.TCPNCCI, x.Model)
+	}
+	tw.Flush()
+	s := r.Sharing
+	fmt.Fprintf(w, "\nSharing %.2f Mbit/s at p = %.4g, R = %.2f: %s %.3f, %s %.3f Mbit/s, Jain %.4f\n",
+		s.CapacityMbps, s.P, s.R, s.Flows[0].Name, s.Flows[0].Mbps, s.Flows[1].Name, s.Flows[1].Mbps, s.Jain)
+	fmt.Fprintln(w, "\nModel against simulation over the lossy points (|model-sim|/sim):")
+	for _, a := range r.Agreement {
+		fmt.Fprintf(w, "  %-7s mean %.1f%%, worst %.1f%% at p = %.4g (%d points)\n", a.Model, 100*a.Mean, 100*a.Max, a.WorstAt, a.Points)
+	}
+}
+
+func writeNCOutputs(dir string, r *ncstudy.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "study.json"), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	var tcpPts, ncPts []plot.Point
+	padhye, mathis, ncm := plot.Series{Name: "Padhye et al. (model)"}, plot.Series{Name: "Mathis et al. (model)"}, plot.Series{Name: "TCP/NC, Kim et al. (model)"}
+	for _, x := range r.LossSweep {
+		padhye.X, padhye.Y = append(padhye.X, x.P), append(padhye.Y, x.Padhye)
+		mathis.X, mathis.Y = append(mathis.X, x.P), append(mathis.Y, x.Mathis)
+		ncm.X, ncm.Y = append(ncm.X, x.P), append(ncm.Y, x.ModelTCPNC)
+		tcpPts = append(tcpPts, plot.Point{X: x.P, Y: x.TCP, YErr: x.TCPCI})
+		ncPts = append(ncPts, plot.Point{X: x.P, Y: x.TCPNC, YErr: x.TCPNCCI})
+	}
+	lossFig := plot.ModelCurves{
+		Title:    "Throughput against erasure probability: simulation (points, 95% CI) and models (lines)",
+		X:        plot.Axis{Label: "erasure probability p on the last hop"},
+		Y:        plot.Axis{Label: "goodput (Mbit/s)", IncludeZero: true},
+		Curves:   []plot.Series{padhye, ncm, mathis},
+		Measured: []plot.PointSeries{{Name: "TCP (simulated)", Points: tcpPts}, {Name: "TCP/NC, R just above 1/(1-p) (simulated)", Points: ncPts}},
+	}
+	model := plot.Series{Name: "TCP/NC model"}
+	var rPts []plot.Point
+	for _, x := range r.RedundancySweep {
+		model.X, model.Y = append(model.X, x.R), append(model.Y, x.Model)
+		rPts = append(rPts, plot.Point{X: x.R, Y: x.TCPNC, YErr: x.TCPNCCI})
+	}
+	rFig := plot.ModelCurves{
+		Title:    fmt.Sprintf("TCP/NC throughput against redundancy R at p = %.4g (knee at R = %.2f, 1/(1-p) = %.3f)", r.Config.SweepLoss, r.KneeR, r.OptimalR),
+		X:        plot.Axis{Label: "redundancy factor R (coded packets per TCP packet)"},
+		Y:        plot.Axis{Label: "goodput (Mbit/s)", IncludeZero: true},
+		Curves:   []plot.Series{model},
+		Measured: []plot.PointSeries{{Name: "TCP/NC (simulated)", Points: rPts}},
+	}
+	if _, err := plot.SaveAll(lossFig, filepath.Join(dir, "loss_sweep"), "png", "svg"); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if _, err := plot.SaveAll(rFig, filepath.Join(dir, "redundancy_sweep"), "png", "svg"); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	rep := report.New("TCP/NC throughput study")
+	rep.Paragraph("Kim, Médard and Barros, \"Modeling Network Coded TCP Throughput: A Simple Model and its Validation\", reproduced in simulation next to the Padhye, Mathis and TCP/NC models.")
+	rep.Plot("Throughput against erasure probability", lossFig)
+	rep.Plot("Redundancy sweep", rFig)
+	var rows [][]any
+	for _, f := range r.Sharing.Flows {
+		rows = append(rows, []any{f.Name, report.MeanCI{Mean: f.Mbps, CI: f.CI}})
+	}
+	rows = append(rows, []any{"Jain's index", r.Sharing.Jain})
+	rep.Table(fmt.Sprintf("Two TCP/NC flows sharing %.2f Mbit/s (p = %.4g, R = %.2f)", r.Sharing.CapacityMbps, r.Sharing.P, r.Sharing.R), []string{"flow", "goodput (Mbit/s)"}, rows)
+	return rep.WriteFile(filepath.Join(dir, "report.html"))
+}

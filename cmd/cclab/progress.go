@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// progress reports the advance of a batch of runs: a bar with ETA on a
+// terminal, plain lines at most every few seconds otherwise (logs, CI).
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	label string
+	bar   *progressbar.ProgressBar
+	start time.Time
+	last  time.Time
+	done  int
+	total int
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func newProgress(w io.Writer, label string) *progress {
+	return &progress{w: w, label: label, start: time.Now()}
+}
+
+// update records that done of total runs are finished; safe for concurrent
+// use.
+func (p *progress) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	if isTerminal(p.w) {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription(p.label),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionSetItsString("runs"),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish())
+		}
+		p.bar.Set(done)
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 5*time.Second || done == total {
+		p.last = now
+		el := now.Sub(p.start)
+		eta := "?"
+		if done > 0 {
+			eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
+		}
+		fmt.Fprintf(p.w, "%s: %d/%d runs, %s elapsed, ETA %s\n", p.label, done, total, el.Round(time.Second), eta)
+	}
+}
+
+// finish clears the bar.
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

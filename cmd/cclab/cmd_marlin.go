@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cclab/cclab/marlin"
+	"github.com/cclab/cclab/plot"
+	"github.com/cclab/cclab/report"
+	"github.com/cclab/cclab/rl/policy"
+	"github.com/cclab/cclab/scenario"
+)
+
+func init() {
+	register(&command{name: "marlin train", summary: "train the MARLIN agent (SAC) on the SATCOM-to-UHF scenario", run: runMarlinTrain})
+	register(&command{name: "marlin eval", summary: "evaluate MARLIN against CUBIC, Mockets, a random agent and the ideal (paper figures 3 and 4)", run: runMarlinEval})
+}
+
+// DefaultMarlinPolicy is the trained policy shipped with cclab.
+const DefaultMarlinPolicy = "marlin/policy/marlin.policy"
+
+// marlinScenario loads the training/evaluation scenario: a file, or the
+// built-in satcom-uhf.
+func marlinScenario(path string, sets []string) (*scenario.Scenario, error) {
+	if path == "" {
+		path = "satcom-uhf"
+	}
+	return loadScenario(path, "", -1, sets)
+}
+
+func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("marlin train", stderr)
+	steps := fs.Int64("steps", 200_000, "environment steps (100 ms each)")
+	envs := fs.Int("envs", 8, "parallel environments")
+	seed := fs.Uint64("seed", 1, "seed of networks, exploration and episodes")
+	out := fs.String("out", "marlin.policy", "where to write the trained policy")
+	scn := fs.String("scenario", "", "training scenario (default: built-in satcom-uhf)")
+	var sets stringList
+	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
+	loss := fs.Float64("loss", 0.03, "UHF random loss during training")
+	randomize := fs.Bool("randomize", true, "randomise switch time (5-15 s) and background intensity (x0.8-1.2) per episode")
+	batch := fs.Int("batch", 512, "SAC minibatch")
+	gsteps := fs.Int("gradient-steps", 1, "gradient steps per vectorised step")
+	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
+	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
+	resume := fs.Bool("resume", false, "continue from the checkpoint")
+	csvPath := fs.String("csv", "", "learning-curve CSV (default: OUT.csv)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("marlin train takes no arguments, got %q", pos)
+	}
+	if *steps < 1 || *envs < 1 || *batch < 1 || *gsteps < 1 {
+		return usagef("--steps, --envs, --batch and --gradient-steps must be positive")
+	}
+	if !(*loss >= 0 && *loss < 1) {
+		return usagef("--loss must be in [0, 1), got %g", *loss)
+	}
+	base, err := marlinScenario(*scn, sets)
+	if err != nil {
+		return err
+	}
+	if *ck == "" {
+		*ck = *out + ".ckpt"
+	}
+	if *csvPath == "" {
+		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
+	}
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if *resume {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	csvf, err := os.OpenFile(*csvPath, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	defer csvf.Close()
+	var progress io.Writer
+	if isTerminal(stderr) {
+		progress = stderr
+	}
+	cmdline := "cclab marlin train " + strings.Join(args, " ")
+	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, *ck, *csvPath)
+	res, err := marlin.Train(ctx, marlin.TrainConfig{
+		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize,
+		BatchSize: *batch, GradientSteps: *gsteps,
+		Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
+		CSV: csvf, Progress: progress, Command: cmdline,
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; checkpoint in %s, continue with the same command and --resume", *ck)
+		}
+		return err
+	}
+	if err := res.Policy.Save(*out); err != nil {
+		return err
+	}
+	if err := plotLearningCurve(*csvPath, strings.TrimSuffix(*csvPath, ".csv")); err != nil {
+		fmt.Fprintf(stderr, "learning-curve plot: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "trained %d steps in %.0f s of wall time; policy written to %s\n", res.Steps, res.Run.WallSeconds, *out)
+	return nil
+}
+
+func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("marlin eval", stderr)
+	pol := fs.String("policy", DefaultMarlinPolicy, "trained policy file")
+	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
+	seed := fs.Uint64("seed", 0, "seed offset of the runs")
+	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
+	scn := fs.String("scenario", "", "evaluation scenario (default: built-in satcom-uhf)")
+	var sets stringList
+	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	out := fs.String("out", "", "write results, plots and report.html to this directory")
+	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("marlin eval takes no arguments, got %q", pos)
+	}
+	if *runs < 1 {
+		return usagef("--runs must be at least 1")
+	}
+	base, err := marlinScenario(*scn, sets)
+	if err != nil {
+		return err
+	}
+	p, err := policy.Load(*pol)
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	if err := p.Check(marlin.PolicySpaces()); err != nil {
+		return fmt.Errorf("--policy %s: %w", *pol, err)
+	}
+	bar := newProgress(stderr, "marlin eval")
+	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.update}, *unseen)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeMarlinOutputs(*out, res); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printMarlin(stdout, res)
+	return nil
+}
+
+func printMarlin(w io.Writer, r *marlin.Report) {
+	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
+	table := func(rows []marlin.Row) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scheme\tUHF loss\ttransfer time s\tretransmissions\tRTI\tunfinished\t")
+		for _, x := range rows {
+			fmt.Fprintf(tw, "%s\t%.0f%%\t%.2f ±%.2f\t%.1f ±%.1f\t%.3f ±%.3f\t%d\t\n", x.Scheme, 100*x.Loss, x.TransferTime, x.TransferTimeCI, x.Retrans, x.RetransCI, x.RTI, x.RTICI, x.Unfinished)
+		}
+		tw.Flush()
+	}
+	table(r.Results)
+	if g := r.Goals; g != nil {
+		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %.2f (goal <= 0.70, paper 0.87), retransmissions %.2f (goal <= 0.20, paper 0.23), MARLIN/Mockets time %.2f (goal <= 1.4); lowest RTI at every loss level: %v\n",
+			g.TimeVsCubic, g.RetransVsCubic, g.TimeVsMockets, g.LowestRTI)
+	}
+	for _, u := range r.Unseen {
+		fmt.Fprintf(w, "\nUnseen condition: %s\n", u.Name)
+		table(u.Results)
+	}
+}
+
+func writeMarlinOutputs(dir string, r *marlin.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	js, _ := json.MarshalIndent(r, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "marlin.json"), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	figs, err := marlinFigures(r)
+	if err != nil {
+		return err
+	}
+	rep := report.New("MARLIN evaluation")
+	rep.Paragraph(fmt.Sprintf("%d transfers of %s per scheme and loss level on the SATCOM-to-UHF scenario; policy %s.", r.Runs, r.Bytes, r.Policy))
+	for _, f := range figs {
+		if _, err := plot.SaveAll(f.fig, filepath.Join(dir, f.name), "png", "svg"); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		rep.Plot(f.caption, f.fig)
+	}
+	return rep.WriteFile(filepath.Join(dir, "report.html"))
+}
+
+type namedFigure struct {
+	name, caption string
+	fig           plot.Figure
+}
+
+// marlinFigures draws the paper's figures 3 (transfer time and RTI per
+// loss level) and 4 (retransmissions at the highest loss).
+func marlinFigures(r *marlin.Report) ([]namedFigure, error) {
+	var losses []float64
+	schemes := []marlin.Scheme{}
+	seen := map[marlin.Scheme]bool{}
+	for _, x := range r.Results {
+		if !seen[x.Scheme] {
+			seen[x.Scheme] = true
+			schemes = append(schemes, x.Scheme)
+		}
+		found := false
+		for _, l := range losses {
+			found = found || l == x.Loss
+		}
+		if !found {
+			losses = append(losses, x.Loss)
+		}
+	}
+	get := func(s marlin.Scheme, l float64) (marlin.Row, bool) {
+		for _, x := range r.Results {
+			if x.Scheme == s && x.Loss == l {
+				return x, true
+			}
+		}
+		return marlin.Row{}, false
+	}
+	groups := make([]string, len(losses))
+	for i, l := range losses {
+		groups[i] = fmt.Sprintf("%.0f%% UHF loss", 100*l)
+	}
+	cats := make([]string, len(schemes))
+	for i, s := range schemes {
+		cats[i] = string(s)
+	}
+	bars := func(v func(marlin.Row) plot.Estimate) [][]plot.Estimate {
+		out := make([][]plot.Estimate, len(losses))
+		for i, l := range losses {
+			out[i] = make([]plot.Estimate, len(schemes))
+			for j, s := range schemes {
+				if x, ok := get(s, l); ok {
+					out[i][j] = v(x)
+				} else {
+					out[i][j] = plot.Estimate{Mean: math.NaN()}
+				}
+			}
+		}
+		return out
+	}
+	tt := plot.Bars{Title: "Mean transfer time of 600 KB (95% CI)", Y: plot.Axis{Label: "transfer time (s)", IncludeZero: true},
+		Groups: groups, Categories: cats, Values: bars(func(x marlin.Row) plot.Estimate { return plot.Estimate{Mean: x.TransferTime, CI: x.TransferTimeCI} })}
+	rti := plot.Bars{Title: "RTT Transition Impact (95% CI; 0 is flawless)", Y: plot.Axis{Label: "RTI", IncludeZero: true},
+		Groups: groups, Categories: cats, Values: bars(func(x marlin.Row) plot.Estimate { return plot.Estimate{Mean: x.RTI, CI: x.RTICI} })}
+	hi := losses[len(losses)-1]
+	var rcats []string
+	var rvals []plot.Estimate
+	for _, s := range schemes {
+		if x, ok := get(s, hi); ok {
+			rcats = append(rcats, string(s))
+			rvals = append(rvals, plot.Estimate{Mean: x.Retrans, CI: x.RetransCI})
+		}
+	}
+	rx := plot.Bars{Title: fmt.Sprintf("Retransmissions per transfer at %.0f%% UHF loss (95%% CI)", 100*hi), Y: plot.Axis{Label: "retransmissions", IncludeZero: true},
+		Groups: []string{fmt.Sprintf("%.0f%% loss", 100*hi)}, Categories: rcats, Values: [][]plot.Estimate{rvals}}
+	return []namedFigure{
+		{"fig3_transfer_time", "Figure 3 (left): mean transfer time", tt},
+		{"fig3_rti", "Figure 3 (right): RTT Transition Impact", rti},
+		{"fig4_retransmissions", "Figure 4: retransmissions", rx},
+	}, nil
+}
+
+// plotLearningCurve draws a training CSV's episode return against steps.
+func plotLearningCurve(csvPath, stem string) error {
+	xs, ys, err := readCurve(csvPath)
+	if err != nil {
+		return err
+	}
+	fig := plot.TimeSeries{Title: "MARLIN training: mean episode return", X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: "episode return (200 steps)"},
+		Series: []plot.Series{{Name: "SAC", X: xs, Y: ys}}}
+	_, err = plot.SaveAll(fig, stem, "png", "svg")
+	return err
+}
+
+// readCurve reads the step and ep_rew_mean columns of a training CSV.
+func readCurve(path string) (xs, ys []float64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	si, ri := -1, -1
+	for _, row := range rows {
+		if len(row) > 0 && row[0] == "step" {
+			for i, h := range row {
+				switch h {
+				case "step":
+					si = i
+				case "ep_rew_mean":
+					ri = i
+				}
+			}
+			continue
+		}
+		if si < 0 || ri < 0 || len(row) <= max(si, ri) {
+			continue
+		}
+		x, e1 := strconv.ParseFloat(row[si], 64)
+		y, e2 := strconv.ParseFloat(row[ri], 64)
+		if e1 == nil && e2 == nil && !math.IsNaN(y) {
+			xs, ys = append(xs, x), append(ys, y)
+		}
+	}
+	if len(xs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no step/ep_rew_mean rows", path)
+	}
+	return xs, ys, nil
+}

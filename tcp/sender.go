@@ -488,6 +488,20 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	if s.sacked > 0 {
 		s.detectLoss()
 	}
+	if advanced && s.phase == recovery && s.una < s.recoveryPoint && s.n > 0 {
+		// RFC 6582 §3.2 step 5, the partial ACK: the first unacknowledged
+		// segment is lost too. Without it, a hole with fewer than DupThresh
+		// SACKed segments above it (the tail of a window) waits for the
+		// retransmission timer; ns-3 does the same, Linux gets there by
+		// RACK's time order.
+		if g := s.seg(s.unaSeg); !g.sacked && !g.lost && !g.retrans {
+			g.lost = true
+			s.lost += g.len
+			s.stats.MarkedLost++
+			s.retxHint = min(s.retxHint, s.unaSeg)
+			s.lostFront = max(s.lostFront, s.unaSeg+1)
+		}
+	}
 	if s.retransOut > 0 && s.rackXmit > 0 {
 		s.detectLostRetransmissions()
 	}

@@ -11,6 +11,7 @@ package network
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/cclab/cclab/cc"
@@ -326,10 +327,18 @@ type FlowSpec struct {
 }
 
 func (n *Network) addFlows(sf *scenario.Flow) error {
+	var spread *rand.Rand
+	if sf.StartSpread.V > 0 {
+		spread = n.rnd.Stream("flows/" + sf.Name + "/start")
+	}
 	for k := range sf.Count {
 		name := sf.Name
 		if sf.Count > 1 {
 			name = fmt.Sprintf("%s-%d", sf.Name, k+1)
+		}
+		start := sf.Start.V
+		if spread != nil {
+			start += time.Duration(spread.Int64N(int64(sf.StartSpread.V) + 1))
 		}
 		stop := sf.Stop.V
 		tc := transportConfig(n.scn.Transport, sf.Transport)
@@ -338,7 +347,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 		}
 		f, err := n.NewFlow(FlowSpec{
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
-			Start: sf.Start.V, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss,
+			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss,
 			Transport: tc, Coding: sf.Coding,
 		})
 		if err != nil {

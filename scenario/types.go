@@ -152,6 +152,12 @@ type Flow struct {
 	Stop  Duration `yaml:"stop"`
 	// Count replicates the flow [1].
 	Count int `yaml:"count"`
+	// StartSpread spreads the replicas' start times uniformly at random
+	// over [Start, Start+StartSpread] [0: all start together]. Replicas
+	// that start in the same nanosecond send their SYNs and initial
+	// windows in one burst and then time out in lockstep, which real
+	// hosts never do.
+	StartSpread Duration `yaml:"start_spread"`
 	// ExtraDelay is added to the flow's one-way delay in each direction (a
 	// receiver-side access link), so flows can have different RTTs.
 	ExtraDelay Duration `yaml:"extra_delay"`

@@ -315,7 +315,7 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	for _, d := range []struct {
 		v    *Duration
 		name string
-	}{{&f.Start, "start"}, {&f.Stop, "stop"}, {&f.ExtraDelay, "extra_delay"}} {
+	}{{&f.Start, "start"}, {&f.Stop, "stop"}, {&f.ExtraDelay, "extra_delay"}, {&f.StartSpread, "start_spread"}} {
 		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
 			return err
 		}

@@ -209,22 +209,19 @@ func (n *Network) buildBottleneck() error {
 	b := n.scn.Bottleneck
 	cfg := link.Config{Rate: b.Rate.V, Delay: b.Delay.V}
 	if b.Trace != "" {
+		// Parsed traces, pieces and window rates are cached process-wide:
+		// sweeps and tuners build the same link thousands of times.
 		path := n.scn.Path(b.Trace)
-		tr, err := trace.Load(path)
+		tr, err := trace.Shared.Piece(path, b.TraceStart.V, b.TraceLength.V)
 		if err != nil {
 			return fmt.Errorf("bottleneck.trace: %w", err)
-		}
-		if b.TraceLength.V > 0 {
-			if tr, err = tr.Slice(b.TraceStart.V, b.TraceLength.V); err != nil {
-				return fmt.Errorf("bottleneck.trace: %w", err)
-			}
 		}
 		offset := b.TraceStart.V
 		if b.TraceLength.V > 0 {
 			offset = 0 // the slice already starts there
 		}
 		if b.TraceMode == "average" {
-			rates, err := tr.WindowRates(b.TraceWindow.V)
+			rates, err := trace.Shared.WindowRates(path, b.TraceStart.V, b.TraceLength.V, b.TraceWindow.V)
 			if err != nil {
 				return fmt.Errorf("bottleneck.trace_window: %w", err)
 			}

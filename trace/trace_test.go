@@ -171,3 +171,33 @@ func TestLoadGzip(t *testing.T) {
 		t.Errorf("got %d opportunities, period %v; want 4, 4ms", tr.Opportunities(), tr.Period())
 	}
 }
+
+func TestCacheReturnsSameAndReloadsEdits(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t")
+	if err := os.WriteFile(path, []byte("1\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	a, err := c.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.Load(path)
+	if a != b {
+		t.Errorf("second Load parsed again")
+	}
+	p1, _ := c.Piece(path, time.Millisecond, 2*time.Millisecond)
+	p2, _ := c.Piece(path, time.Millisecond, 2*time.Millisecond)
+	if p1 != p2 || p1.Opportunities() != 2 {
+		t.Errorf("pieces %p %p with %d opportunities, want one shared piece of 2", p1, p2, p1.Opportunities())
+	}
+	// An edited file (new size) is read again.
+	if err := os.WriteFile(path, []byte("1\n2\n3\n4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := c.Load(path)
+	if d == a || d.Opportunities() != 4 {
+		t.Errorf("edited file not reloaded: %d opportunities", d.Opportunities())
+	}
+}

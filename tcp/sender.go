@@ -128,6 +128,16 @@ type Sender struct {
 	nextSend    clock.Time
 	cwndLimited bool
 
+	// Proportional rate reduction (RFC 6937) during fast recovery, for
+	// controllers that expose a slow-start threshold (the loss-based ones;
+	// BBR runs its own recovery, as in Linux where PRR applies only when
+	// the module has no cong_control).
+	prr          prrTarget
+	prrDelivered int64 // segments delivered since recovery began
+	prrOut       int64 // segments sent since recovery began
+	prrRecoverFS int64 // segments in flight when recovery began
+	prrAllow     int64 // segments PRR lets the sender send now
+
 	ack   cc.Ack // reused per ACK: no allocation
 	stats Stats
 
@@ -159,7 +169,41 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 	}
 	s.rtoT = clk.NewTimer(s.onRTO)
 	s.pacerT = clk.NewTimer(s.trySend)
+	s.prr, _ = alg.(prrTarget)
 	return s
+}
+
+// prrTarget is implemented by controllers whose window reduction the
+// transport paces with PRR: the target is their slow-start threshold.
+type prrTarget interface {
+	Ssthresh() units.Bytes
+}
+
+// segs converts bytes to whole segments, rounding up.
+func (s *Sender) segs(b units.Bytes) int64 {
+	return (int64(b) + int64(s.cfg.MSS) - 1) / int64(s.cfg.MSS)
+}
+
+// prrUpdate computes how many segments may be sent in reaction to an ACK
+// that delivered delivered bytes during fast recovery (RFC 6937 §3.1 with
+// Slow Start Reduction Bound, in packets as Linux tcp_cwnd_reduction).
+func (s *Sender) prrUpdate(delivered units.Bytes) {
+	d := s.segs(delivered)
+	s.prrDelivered += d
+	pipe := s.segs(s.InFlight())
+	ssth := max(int64(s.prr.Ssthresh())/int64(s.cfg.MSS), 1)
+	var sndcnt int64
+	if pipe > ssth {
+		// Reduce proportionally: prr_delivered * ssthresh / RecoverFS.
+		sndcnt = (s.prrDelivered*ssth+s.prrRecoverFS-1)/max(s.prrRecoverFS, 1) - s.prrOut
+	} else {
+		// Slow-start back up to ssthresh, at most one more than delivered.
+		sndcnt = min(ssth-pipe, max(s.prrDelivered-s.prrOut, d)+1)
+	}
+	if s.prrOut == 0 {
+		sndcnt = max(sndcnt, 1) // the fast retransmission goes at once
+	}
+	s.prrAllow = max(sndcnt, 0)
 }
 
 // CC returns the congestion controller.
@@ -284,9 +328,15 @@ func (s *Sender) trySend(now clock.Time) {
 		if s.cfg.RecvWindow > 0 {
 			cwnd = min(cwnd, s.cfg.RecvWindow)
 		}
-		// Send a segment only if a whole one fits (RFC 6675 "cwnd - pipe >=
-		// 1 SMSS"; Linux counts in packets, the same for full segments).
-		if pipe+mss > cwnd {
+		if s.phase == recovery && s.prr != nil {
+			if s.prrAllow <= 0 {
+				s.cwndLimited = true
+				return
+			}
+		} else if pipe+mss > cwnd {
+			// Send a segment only if a whole one fits (RFC 6675 "cwnd -
+			// pipe >= 1 SMSS"; Linux counts in packets, the same for full
+			// segments).
 			s.cwndLimited = true
 			return
 		}
@@ -353,6 +403,10 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 		s.outBytes += g.len
 	}
 	g.sentAt = now
+	if s.phase == recovery && s.prr != nil {
+		s.prrAllow--
+		s.prrOut++
+	}
 	g.delivered, g.deliveredTime, g.firstSentTime = s.delivered, s.deliveredTime, s.firstSentTime
 	g.appLimited = s.appLimited != 0
 	s.stats.SegmentsSent++
@@ -543,7 +597,11 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.phase = recovery
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++
+		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
 		s.cc.OnCongestionEvent(now, &cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS})
+	}
+	if s.phase == recovery && s.prr != nil {
+		s.prrUpdate(acked)
 	}
 
 	if acked > 0 {

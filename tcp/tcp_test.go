@@ -318,3 +318,53 @@ func (w fixedWindow) OnRecoveryEnd(clock.Time)                                {}
 func (w fixedWindow) OnRetransmissionTimeout(clock.Time)                      {}
 func (w fixedWindow) CongestionWindow() units.Bytes                           { return units.Bytes(w) }
 func (w fixedWindow) PacingRate() units.Bandwidth                             { return 0 }
+
+// TestPRRSpreadsTheReduction checks RFC 6937: during fast recovery a Reno
+// sender keeps sending, about one segment for every two delivered, instead
+// of falling silent until half the window has drained.
+func TestPRRSpreadsTheReduction(t *testing.T) {
+	cfg := Config{Bytes: 400 * 1448, NoDelayedAck: true}
+	h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+	dropped := false
+	var sends []clock.Time
+	var recStart clock.Time
+	h.snd.OnAck = func(now clock.Time, s *Sender) {
+		if s.phase == recovery && recStart == 0 {
+			recStart = now
+		}
+	}
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if h.snd.phase == recovery {
+			sends = append(sends, h.s.Now())
+		}
+		if p.Seq == 60*1448 && !dropped {
+			dropped = true
+			return true
+		}
+		return false
+	}
+	h.run(t, 10*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	if h.snd.Stats().FastRecoveries != 1 {
+		t.Fatalf("%d recoveries, want 1", h.snd.Stats().FastRecoveries)
+	}
+	// The window at the loss is about 70 segments; recovery lasts one RTT,
+	// in which PRR sends one segment for every two delivered, from the
+	// start.
+	if len(sends) < 8 {
+		t.Fatalf("only %d segments sent during recovery", len(sends))
+	}
+	// Without PRR nothing, not even the fast retransmission, goes out
+	// until half the window has drained, half an RTT (20 ms) later.
+	early := 0
+	for _, at := range sends {
+		if at.Sub(recStart) < 8*time.Millisecond {
+			early++
+		}
+	}
+	if early < 3 {
+		t.Errorf("%d of %d recovery segments sent in the first 8 ms of the 40 ms RTT, want the reduction spread (>= 3)", early, len(sends))
+	}
+}

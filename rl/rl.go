@@ -41,7 +41,9 @@ type Agent interface {
 	Kind() string
 	// Iterate runs one iteration: collect experience and update (SAC and
 	// DDPG: TrainFreq steps then gradient steps; PPO/A2C: one rollout and
-	// its epochs).
+	// its epochs). If ctx is already cancelled it returns ctx.Err() and
+	// changes nothing; otherwise it completes the iteration, so the state
+	// between iterations is always consistent for a checkpoint.
 	Iterate(ctx context.Context) error
 	// Steps returns the environment steps taken so far (transitions summed
 	// over environments).
@@ -118,6 +120,12 @@ func Train(ctx context.Context, a Agent, cfg TrainConfig, resume bool) (Run, err
 			return run, errors.Join(err, save())
 		}
 		if err := a.Iterate(ctx); err != nil {
+			run.WallSeconds = base + now().Sub(start).Seconds()
+			if ctx.Err() != nil {
+				// Iterate refuses to start once ctx is cancelled, leaving the
+				// state as after the previous iteration: save it.
+				return run, errors.Join(err, save())
+			}
 			return run, err
 		}
 		if cfg.AfterIteration != nil {

@@ -106,7 +106,7 @@ func New(venv env.VecEnv, cfg Config, logger *trainlog.Logger) (*A2C, error) {
 		return nil, fmt.Errorf("a2c: EntCoef %g, VFCoef %g must be >= 0 and MaxGradNorm %g > 0", cfg.EntCoef, cfg.VFCoef, cfg.MaxGradNorm)
 	}
 	obs, act := venv.ObservationSpace(), venv.ActionSpace()
-	ac, err := onpolicy.NewActorCritic(obs, act, cfg.Hidden, cfg.Activation, true, cfg.LogStdInit, agentutil.NewRNG(cfg.Seed, 0))
+	ac, err := onpolicy.NewActorCritic(obs, act, cfg.Hidden, cfg.Activation, true, cfg.LogStdInit, false, agentutil.NewRNG(cfg.Seed, 0))
 	if err != nil {
 		return nil, fmt.Errorf("a2c: %w", err)
 	}
@@ -152,7 +152,7 @@ func (a *A2C) Iterate(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	a.steps += a.coll.Collect(a.rng, a.roll, a.cfg.GAELambda)
+	a.steps += a.coll.Collect(a.rng, a.roll, a.cfg.GAELambda, 0)
 	r := a.roll
 	n := r.Len()
 	copy(a.adv, r.Adv[:n])

@@ -369,6 +369,9 @@ func Save(path, kind string, write func(*Encoder) error) (err error) {
 	if _, err := f.Write(sum[:]); err != nil {
 		return fmt.Errorf("checkpoint: writing %s: %w", tmp, err)
 	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

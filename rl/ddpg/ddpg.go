@@ -195,6 +195,11 @@ func (d *DDPG) EpisodeWindow() (meanReturn, meanLength float64) {
 
 // Iterate implements rl.Agent.
 func (d *DDPG) Iterate(ctx context.Context) error {
+	// Cancellation is honoured only between iterations, so a checkpoint
+	// written after it holds a consistent state.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	collected := 0
 	for range d.cfg.TrainFreq {
 		if d.steps < int64(d.cfg.LearningStarts) {
@@ -229,9 +234,6 @@ func (d *DDPG) Iterate(ctx context.Context) error {
 			g = collected
 		}
 		for range g {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			d.update()
 		}
 		if !agentutil.AllFinite(d.Actor.Params) || !agentutil.AllFinite(d.Critic.Params) {

@@ -196,6 +196,11 @@ func (q *DQN) Epsilon() float64 {
 
 // Iterate implements rl.Agent.
 func (q *DQN) Iterate(ctx context.Context) error {
+	// Cancellation is honoured only between iterations, so a checkpoint
+	// written after it holds a consistent state.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for range q.cfg.TrainFreq {
 		eps := q.Epsilon()
 		var qv []float32
@@ -229,9 +234,6 @@ func (q *DQN) Iterate(ctx context.Context) error {
 	}
 	if q.steps > int64(q.cfg.LearningStarts) {
 		for range q.cfg.GradientSteps {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			q.update()
 		}
 		if !agentutil.AllFinite(q.Q.Params) {

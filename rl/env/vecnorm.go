@@ -44,9 +44,14 @@ func NewVecNormalize(inner VecEnv, normObs, normReward bool, gamma float64) (*Ve
 		batch: Batch{Obs: make([]float32, k*d), FinalObs: make([]float32, k*d), Reward: make([]float64, k)}}, nil
 }
 
-func (w *VecNormalize) NumEnvs() int                  { return w.Inner.NumEnvs() }
+// NumEnvs implements VecEnv.
+func (w *VecNormalize) NumEnvs() int { return w.Inner.NumEnvs() }
+
+// ObservationSpace implements VecEnv.
 func (w *VecNormalize) ObservationSpace() space.Space { return w.Inner.ObservationSpace() }
-func (w *VecNormalize) ActionSpace() space.Space      { return w.Inner.ActionSpace() }
+
+// ActionSpace implements VecEnv.
+func (w *VecNormalize) ActionSpace() space.Space { return w.Inner.ActionSpace() }
 
 // ObsNormalizer returns the observation normaliser to save with a policy,
 // or nil when observations are not normalised.

@@ -39,9 +39,14 @@ func NewTimeLimit(e Env, maxSteps int) *TimeLimit {
 	return &TimeLimit{Env: e, MaxSteps: maxSteps}
 }
 
+// ObservationSpace implements Env.
 func (w *TimeLimit) ObservationSpace() space.Space { return w.Env.ObservationSpace() }
-func (w *TimeLimit) ActionSpace() space.Space      { return w.Env.ActionSpace() }
-func (w *TimeLimit) Unwrap() Env                   { return w.Env }
+
+// ActionSpace implements Env.
+func (w *TimeLimit) ActionSpace() space.Space { return w.Env.ActionSpace() }
+
+// Unwrap returns the wrapped environment.
+func (w *TimeLimit) Unwrap() Env { return w.Env }
 
 // Reset implements Env.
 func (w *TimeLimit) Reset(seed uint64) ([]float32, Info) {
@@ -111,9 +116,14 @@ func NewStack(e Env, k int, zeroPad bool) (*Stack, error) {
 	return &Stack{Env: e, K: k, ZeroPad: zeroPad, dim: d, buf: make([]float32, k*d), obs: space.NewBox(lo, hi, shape...)}, nil
 }
 
+// ObservationSpace implements Env.
 func (w *Stack) ObservationSpace() space.Space { return w.obs }
-func (w *Stack) ActionSpace() space.Space      { return w.Env.ActionSpace() }
-func (w *Stack) Unwrap() Env                   { return w.Env }
+
+// ActionSpace implements Env.
+func (w *Stack) ActionSpace() space.Space { return w.Env.ActionSpace() }
+
+// Unwrap returns the wrapped environment.
+func (w *Stack) Unwrap() Env { return w.Env }
 
 // Reset implements Env.
 func (w *Stack) Reset(seed uint64) ([]float32, Info) {
@@ -161,9 +171,14 @@ type ScaleReward struct {
 	Scale float64
 }
 
+// ObservationSpace implements Env.
 func (w *ScaleReward) ObservationSpace() space.Space { return w.Env.ObservationSpace() }
-func (w *ScaleReward) ActionSpace() space.Space      { return w.Env.ActionSpace() }
-func (w *ScaleReward) Unwrap() Env                   { return w.Env }
+
+// ActionSpace implements Env.
+func (w *ScaleReward) ActionSpace() space.Space { return w.Env.ActionSpace() }
+
+// Unwrap returns the wrapped environment.
+func (w *ScaleReward) Unwrap() Env { return w.Env }
 
 // Reset implements Env.
 func (w *ScaleReward) Reset(seed uint64) ([]float32, Info) { return w.Env.Reset(seed) }
@@ -192,9 +207,14 @@ type EpisodeStats struct {
 	n        int
 }
 
+// ObservationSpace implements Env.
 func (w *EpisodeStats) ObservationSpace() space.Space { return w.Env.ObservationSpace() }
-func (w *EpisodeStats) ActionSpace() space.Space      { return w.Env.ActionSpace() }
-func (w *EpisodeStats) Unwrap() Env                   { return w.Env }
+
+// ActionSpace implements Env.
+func (w *EpisodeStats) ActionSpace() space.Space { return w.Env.ActionSpace() }
+
+// Unwrap returns the wrapped environment.
+func (w *EpisodeStats) Unwrap() Env { return w.Env }
 
 // Reset implements Env. An episode abandoned before it ended is not
 // recorded.

@@ -19,6 +19,7 @@ const (
 	Tanh     Activation = 2
 )
 
+// String names the activation.
 func (a Activation) String() string {
 	switch a {
 	case Identity:
@@ -106,23 +107,29 @@ func NumParams(sizes []int) int {
 // SetMatmul replaces the matrix-multiply backend (for benchmarks and tests).
 func (m *MLP) SetMatmul(mm Matmul) { m.mm = mm }
 
-// In and Out are the input and output widths.
-func (m *MLP) In() int  { return m.Sizes[0] }
+// In is the input width.
+func (m *MLP) In() int { return m.Sizes[0] }
+
+// Out is the output width.
 func (m *MLP) Out() int { return m.Sizes[len(m.Sizes)-1] }
 
 // Layers is the number of dense layers.
 func (m *MLP) Layers() int { return len(m.Sizes) - 1 }
 
-// W and B return layer l's weight (in×out, row-major) and bias views.
+// W returns layer l's weight view (in×out, row-major) into Params.
 func (m *MLP) W(l int) []float32 {
 	return m.Params[m.offW[l] : m.offW[l]+m.Sizes[l]*m.Sizes[l+1]]
 }
+
+// B returns layer l's bias view into Params.
 func (m *MLP) B(l int) []float32 { return m.Params[m.offB[l] : m.offB[l]+m.Sizes[l+1]] }
 
-// GW and GB return the gradient views matching W and B.
+// GW returns the gradient view matching W(l).
 func (m *MLP) GW(l int) []float32 {
 	return m.Grads[m.offW[l] : m.offW[l]+m.Sizes[l]*m.Sizes[l+1]]
 }
+
+// GB returns the gradient view matching B(l).
 func (m *MLP) GB(l int) []float32 { return m.Grads[m.offB[l] : m.offB[l]+m.Sizes[l+1]] }
 
 // Clone returns a deep copy with the same backend.
@@ -314,6 +321,11 @@ func reluMask(dz, y []float32) {
 		dz[i] = math.Float32frombits(math.Float32bits(dz[i]) & keep)
 	}
 }
+
+// Activations returns layer l's output (after its activation) from the
+// last Forward on ws: batch×Sizes[l+1] values owned by ws. gSDE uses the
+// last hidden layer as its state-dependent features.
+func (m *MLP) Activations(ws *Workspace, l int) []float32 { return ws.act[l] }
 
 // Backward takes dy = dL/d(output) for the batch of the last Forward on ws,
 // adds dL/dθ to m.Grads, and returns dL/d(input) (batch×In(), owned by ws)

@@ -65,6 +65,7 @@ const (
 	Argmax Head = 4
 )
 
+// String names the head.
 func (h Head) String() string {
 	switch h {
 	case Squash:
@@ -458,6 +459,9 @@ func (p *Policy) Save(path string) error {
 	}
 	tmp := f.Name()
 	_, err = io.Copy(f, bytes.NewReader(b))
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

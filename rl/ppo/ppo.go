@@ -11,7 +11,7 @@
 // 0.2, no value clipping, advantage normalisation on, ent_coef 0, vf_coef
 // 0.5, max_grad_norm 0.5, no target_kl, separate policy and value MLPs
 // [64, 64] with tanh, orthogonal initialisation, log-std initialised to 0,
-// Adam with ε 1e-5. SB3's gSDE exploration is not implemented.
+// Adam with ε 1e-5, no gSDE (UseSDE enables it).
 package ppo
 
 import (
@@ -59,7 +59,14 @@ type Config struct {
 	// NoOrthoInit uses PyTorch's default initialisation instead of SB3's
 	// orthogonal one.
 	NoOrthoInit bool
-	Seed        uint64
+	// UseSDE enables generalised state-dependent exploration (SB3's
+	// use_sde; Box actions only): exploration noise is a linear function
+	// of the policy's last hidden features with random weights, redrawn
+	// at each rollout start and every SDESampleFreq steps if > 0 (SB3's
+	// sde_sample_freq, default −1: rollout start only).
+	UseSDE        bool
+	SDESampleFreq int
+	Seed          uint64
 }
 
 func (c *Config) defaults() {
@@ -160,7 +167,7 @@ func New(venv env.VecEnv, cfg Config, logger *trainlog.Logger) (*PPO, error) {
 		return nil, err
 	}
 	obs, act := venv.ObservationSpace(), venv.ActionSpace()
-	ac, err := onpolicy.NewActorCritic(obs, act, cfg.Hidden, cfg.Activation, !cfg.NoOrthoInit, cfg.LogStdInit, agentutil.NewRNG(cfg.Seed, 0))
+	ac, err := onpolicy.NewActorCritic(obs, act, cfg.Hidden, cfg.Activation, !cfg.NoOrthoInit, cfg.LogStdInit, cfg.UseSDE, agentutil.NewRNG(cfg.Seed, 0))
 	if err != nil {
 		return nil, fmt.Errorf("ppo: %w", err)
 	}
@@ -199,7 +206,12 @@ func (p *PPO) EpisodeWindow() (meanReturn, meanLength float64) {
 
 // Iterate implements rl.Agent: one rollout and its update.
 func (p *PPO) Iterate(ctx context.Context) error {
-	p.steps += p.coll.Collect(p.rng, p.roll, p.cfg.GAELambda)
+	// Cancellation is honoured only between iterations, so a checkpoint
+	// written after it holds a consistent state.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.steps += p.coll.Collect(p.rng, p.roll, p.cfg.GAELambda, p.cfg.SDESampleFreq)
 	if err := p.update(ctx); err != nil {
 		return err
 	}
@@ -242,9 +254,6 @@ func (p *PPO) update(ctx context.Context) error {
 	epochs := 0
 	cont := true
 	for epoch := 0; epoch < p.cfg.NEpochs && cont; epoch++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		epochs++
 		p.idx = r.Permutation(p.rng.Rand, p.idx)
 		for start := 0; start < n; start += p.cfg.BatchSize {

@@ -145,9 +145,8 @@ func TestPendulumLearns(t *testing.T) {
 	if os.Getenv("CCLAB_RL_LONG") == "" {
 		t.Skip("set CCLAB_RL_LONG=1 to run the 200k-step Pendulum check")
 	}
-	v := vec(t, pendulum.New, 4, 1)
-	nv, _ := env.NewVecNormalize(v, true, true, 0.9)
-	p, err := New(nv, Config{Seed: 1, NSteps: 1024, Gamma: 0.9, GAELambda: 0.95, NEpochs: 10, LearningRate: 1e-3}, trainlog.New(os.Stdout, nil, 0, ""))
+	p, err := New(vec(t, pendulum.New, 4, 1), Config{Seed: 1, NSteps: 1024, Gamma: 0.9, GAELambda: 0.95, NEpochs: 10, LearningRate: 1e-3,
+		UseSDE: true, SDESampleFreq: 4}, trainlog.New(os.Stdout, nil, 0, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,4 +154,27 @@ func TestPendulumLearns(t *testing.T) {
 	pol, _ := p.Policy(policy.Meta{})
 	ev, _ := rl.Evaluate(pol, pendulum.New(), 10, 1000)
 	t.Logf("mean return %.1f ± %.1f", ev.Mean, ev.Std)
+	if ev.Mean < -200 {
+		t.Errorf("mean evaluation return %.1f, want >= -200", ev.Mean)
+	}
+}
+
+// TestSDESmoke: gSDE exploration draws state-dependent noise, keeps its
+// matrix for SDESampleFreq steps and learns without NaN.
+func TestSDESmoke(t *testing.T) {
+	p, err := New(vec(t, pendulum.New, 2, 1), Config{Seed: 1, NSteps: 64, BatchSize: 32, UseSDE: true, SDESampleFreq: 4, LearningRate: 1e-3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, p, 64*2*6)
+	st := p.Stats()
+	if math.IsNaN(st.PolicyLoss) || math.IsNaN(st.ValueLoss) || !(st.Std > 0) {
+		t.Errorf("stats %+v", st)
+	}
+	if len(p.AC.LogStd) != 64 {
+		t.Errorf("gSDE log-std has %d entries, want 64 (last hidden width × action dim)", len(p.AC.LogStd))
+	}
+	if _, err := New(vec(t, cartpole.New, 1, 1), Config{UseSDE: true}, nil); err == nil {
+		t.Errorf("gSDE accepted a Discrete action space")
+	}
 }

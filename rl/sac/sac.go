@@ -299,6 +299,11 @@ func (s *SAC) act() {
 // Iterate implements rl.Agent: TrainFreq vectorised steps, then the
 // gradient steps, as SB3's collect_rollouts/train cycle.
 func (s *SAC) Iterate(ctx context.Context) error {
+	// Cancellation is honoured only between iterations, so a checkpoint
+	// written after it holds a consistent state.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	collected := 0
 	for range s.cfg.TrainFreq {
 		s.act()
@@ -323,9 +328,6 @@ func (s *SAC) Iterate(ctx context.Context) error {
 			g = collected
 		}
 		for range g {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			s.update()
 		}
 		if !agentutil.AllFinite(s.Actor.Params) || !agentutil.AllFinite(s.Q1.Params) || !agentutil.AllFinite(s.Q2.Params) {

@@ -27,6 +27,7 @@ const (
 	KindDiscrete Kind = 2
 )
 
+// String names the kind.
 func (k Kind) String() string {
 	switch k {
 	case KindBox:

@@ -25,8 +25,20 @@ type ActorCritic struct {
 	od, ad   int // ad: action vector length (1 for Discrete)
 	nOut     int // policy outputs: Box dim or number of actions
 	Pi, Vf   *nn.MLP
-	// LogStd is the state-independent log standard deviation (Box only).
+	// LogStd is the state-independent log standard deviation (Box only),
+	// one per action dimension; with gSDE it is the h×d matrix of log
+	// standard deviations of the exploration weights (h: last hidden
+	// width).
 	LogStd, LogStdGrad []float32
+	// SDE selects generalised state-dependent exploration (Raffin et al.
+	// 2022, "Smooth exploration for robotic reinforcement learning"), as
+	// SB3's use_sde: the action noise is z(s)ᵀ·E with z the policy's last
+	// hidden features and E ~ N(0, exp(LogStd)²) held for several steps.
+	SDE  bool
+	h    int
+	expl []float32 // per-environment exploration matrices, K×h×d
+	stdB []float32 // per-row std with gSDE
+	varB []float32
 
 	wsPi, wsVf          *nn.Workspace
 	logStdB             []float32 // LogStd broadcast to the batch
@@ -39,7 +51,7 @@ type ActorCritic struct {
 // orthogonal initialisation with SB3's gains (sqrt 2 hidden, 0.01 policy
 // output, 1 value output) unless ortho is false (then PyTorch's default),
 // log-std initialised to logStdInit.
-func NewActorCritic(obs, act space.Space, hidden []int, activation nn.Activation, ortho bool, logStdInit float64, rng *agentutil.RNG) (*ActorCritic, error) {
+func NewActorCritic(obs, act space.Space, hidden []int, activation nn.Activation, ortho bool, logStdInit float64, sde bool, rng *agentutil.RNG) (*ActorCritic, error) {
 	if obs.Kind != space.KindBox {
 		return nil, fmt.Errorf("needs a Box observation space, got %v", obs)
 	}
@@ -70,9 +82,17 @@ func NewActorCritic(obs, act space.Space, hidden []int, activation nn.Activation
 		ac.Pi.InitTorchDefault(rng.Rand)
 		ac.Vf.InitTorchDefault(rng.Rand)
 	}
+	if sde && (ac.Discrete || len(hidden) == 0) {
+		return nil, fmt.Errorf("gSDE needs a Box action space and at least one hidden layer")
+	}
 	if !ac.Discrete {
-		ac.LogStd = make([]float32, ac.ad)
-		ac.LogStdGrad = make([]float32, ac.ad)
+		n := ac.ad
+		if sde {
+			ac.SDE, ac.h = true, hidden[len(hidden)-1]
+			n = ac.h * ac.ad
+		}
+		ac.LogStd = make([]float32, n)
+		ac.LogStdGrad = make([]float32, n)
 		for i := range ac.LogStd {
 			ac.LogStd[i] = float32(logStdInit)
 		}
@@ -92,6 +112,44 @@ func grow(s []float32, n int) []float32 {
 // next use).
 func (ac *ActorCritic) Values(obs []float32, n int) []float32 {
 	return ac.Vf.Forward(ac.wsVf, obs, n)
+}
+
+// sdeEps is SB3's epsilon added to the gSDE variance
+// (StateDependentNoiseDistribution.epsilon).
+const sdeEps = 1e-6
+
+// ResetNoise draws new exploration matrices for k environments (gSDE
+// only): E_k[j, d] ~ N(0, exp(LogStd[j, d])²), SB3's sample_weights.
+func (ac *ActorCritic) ResetNoise(rng *agentutil.RNG, k int) {
+	if !ac.SDE {
+		return
+	}
+	n := ac.h * ac.ad
+	ac.expl = grow(ac.expl, k*n)
+	for e := 0; e < k; e++ {
+		for i := 0; i < n; i++ {
+			ac.expl[e*n+i] = float32(math.Exp(float64(ac.LogStd[i])) * rng.NormFloat64())
+		}
+	}
+}
+
+// sdeStd writes the per-row log standard deviation implied by the
+// features z (n×h): var_bd = Σ_j z_bj²·exp(2·LogStd_jd) + 1e-6.
+func (ac *ActorCritic) sdeStd(z []float32, n int) {
+	h, d := ac.h, ac.ad
+	ac.varB = grow(ac.varB, n*d)
+	ac.logStdB = grow(ac.logStdB, n*d)
+	for b := 0; b < n; b++ {
+		for k := 0; k < d; k++ {
+			v := sdeEps
+			for j := 0; j < h; j++ {
+				zj := float64(z[b*h+j])
+				v += zj * zj * math.Exp(2*float64(ac.LogStd[j*d+k]))
+			}
+			ac.varB[b*d+k] = float32(v)
+			ac.logStdB[b*d+k] = float32(0.5 * math.Log(v))
+		}
+	}
 }
 
 // Sample draws actions for n observations, writing the raw actions (the
@@ -119,6 +177,27 @@ func (ac *ActorCritic) Sample(rng *agentutil.RNG, obs []float32, n int, actions,
 		nn.Categorical(out, ac.nOut, actions[:n], logp[:n], nil)
 		return
 	}
+	if ac.SDE {
+		// Noise z(s)ᵀ·E_b with environment b's exploration matrix (SB3's
+		// get_noise with per-environment exploration_matrices).
+		z := ac.Pi.Activations(ac.wsPi, ac.Pi.Layers()-2)
+		h, d := ac.h, ac.ad
+		if len(ac.expl) < n*h*d {
+			ac.ResetNoise(rng, n)
+		}
+		for b := 0; b < n; b++ {
+			for k := 0; k < d; k++ {
+				var s float64
+				for j := 0; j < h; j++ {
+					s += float64(z[b*h+j]) * float64(ac.expl[b*h*d+j*d+k])
+				}
+				actions[b*d+k] = out[b*d+k] + float32(s)
+			}
+		}
+		ac.sdeStd(z, n)
+		nn.GaussianLogProb(out, ac.logStdB[:n*d], actions[:n*d], d, logp[:n])
+		return
+	}
 	ac.logStdB = grow(ac.logStdB, n*ac.ad)
 	for b := 0; b < n; b++ {
 		copy(ac.logStdB[b*ac.ad:(b+1)*ac.ad], ac.LogStd)
@@ -144,12 +223,16 @@ func (ac *ActorCritic) Evaluate(obs, actions []float32, n int) Evaluation {
 	if ac.Discrete {
 		nn.Categorical(out, ac.nOut, actions, ac.lp, ac.en)
 	} else {
-		ac.logStdB = grow(ac.logStdB, n*ac.ad)
-		for b := 0; b < n; b++ {
-			copy(ac.logStdB[b*ac.ad:(b+1)*ac.ad], ac.LogStd)
+		if ac.SDE {
+			ac.sdeStd(ac.Pi.Activations(ac.wsPi, ac.Pi.Layers()-2), n)
+		} else {
+			ac.logStdB = grow(ac.logStdB, n*ac.ad)
+			for b := 0; b < n; b++ {
+				copy(ac.logStdB[b*ac.ad:(b+1)*ac.ad], ac.LogStd)
+			}
 		}
-		nn.GaussianLogProb(out, ac.logStdB, actions, ac.ad, ac.lp)
-		nn.GaussianEntropy(ac.logStdB, ac.ad, ac.en)
+		nn.GaussianLogProb(out, ac.logStdB[:n*ac.ad], actions, ac.ad, ac.lp)
+		nn.GaussianEntropy(ac.logStdB[:n*ac.ad], ac.ad, ac.en)
 	}
 	v := ac.Vf.Forward(ac.wsVf, obs, n)
 	return Evaluation{LogP: ac.lp, Entropy: ac.en, Values: v}
@@ -175,11 +258,28 @@ func (ac *ActorCritic) Backward(actions []float32, n int, dlogp, dent, dv []floa
 	} else {
 		ac.dLogStdB = grow(ac.dLogStdB, n*ac.ad)
 		clear(ac.dLogStdB)
-		nn.GaussianLogProbBackward(out, ac.logStdB, actions, ac.ad, dlogp, ac.dPi, ac.dLogStdB)
-		for b := 0; b < n; b++ {
-			for i := 0; i < ac.ad; i++ {
-				// ∂H/∂log σ_i = 1 for every row.
-				ac.LogStdGrad[i] += ac.dLogStdB[b*ac.ad+i] + dent[b]
+		nn.GaussianLogProbBackward(out, ac.logStdB[:n*ac.ad], actions, ac.ad, dlogp, ac.dPi, ac.dLogStdB)
+		if ac.SDE {
+			// log σ_bd = ½·log var_bd, so ∂log σ_bd/∂LogStd_jd =
+			// z_bj²·exp(2·LogStd_jd)/var_bd; z is detached (SB3's
+			// learn_features=False).
+			z := ac.Pi.Activations(ac.wsPi, ac.Pi.Layers()-2)
+			h, d := ac.h, ac.ad
+			for b := 0; b < n; b++ {
+				for k := 0; k < d; k++ {
+					g := float64(ac.dLogStdB[b*d+k]+dent[b]) / float64(ac.varB[b*d+k])
+					for j := 0; j < h; j++ {
+						zj := float64(z[b*h+j])
+						ac.LogStdGrad[j*d+k] += float32(g * zj * zj * math.Exp(2*float64(ac.LogStd[j*d+k])))
+					}
+				}
+			}
+		} else {
+			for b := 0; b < n; b++ {
+				for i := 0; i < ac.ad; i++ {
+					// ∂H/∂log σ_i = 1 for every row.
+					ac.LogStdGrad[i] += ac.dLogStdB[b*ac.ad+i] + dent[b]
+				}
 			}
 		}
 	}
@@ -257,12 +357,18 @@ func NewCollector(venv env.VecEnv, ac *ActorCritic, gamma float64, seed uint64) 
 }
 
 // Collect fills r with r.T steps (SB3's OnPolicyAlgorithm.collect_rollouts)
-// and computes GAE. It returns the number of environment steps taken.
-func (c *Collector) Collect(rng *agentutil.RNG, r *buffer.Rollout, lambda float64) int64 {
+// and computes GAE. It returns the number of environment steps taken. With
+// gSDE the exploration matrices are redrawn at the start and, if
+// sdeSampleFreq > 0, every sdeSampleFreq steps.
+func (c *Collector) Collect(rng *agentutil.RNG, r *buffer.Rollout, lambda float64, sdeSampleFreq int) int64 {
 	k, od, ad := c.Venv.NumEnvs(), c.AC.od, c.AC.ad
 	r.Reset()
+	c.AC.ResetNoise(rng, k)
 	for !r.Full() {
 		t := r.Step()
+		if sdeSampleFreq > 0 && t > 0 && t%sdeSampleFreq == 0 {
+			c.AC.ResetNoise(rng, k)
+		}
 		rows := r.Obs[t*k*od : (t+1)*k*od]
 		copy(rows, c.Obs)
 		vals := c.AC.Values(c.Obs, k)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func deepccCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestDeepCCTrainEval trains a tiny policy for a few hundred steps, then
+// evaluates it briefly with JSON and file outputs.
+func TestDeepCCTrainEval(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	traces := filepath.Join("..", "..", "traces")
+	code, out, errs := deepccCmd(t, "deepcc", "train", "--steps", "400", "--envs", "2", "--hidden", "16,16", "--batch", "16",
+		"--traces", traces, "--train-traces", "ATT-LTE-driving-2016.down.gz", "--out", pol)
+	if code != 0 {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "trained 400 steps") {
+		t.Errorf("train output %q lacks the step count", out)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(pol, ".policy") + ".csv"); err != nil {
+		t.Errorf("no learning-curve CSV: %v", err)
+	}
+	outDir := filepath.Join(dir, "eval")
+	code, out, errs = deepccCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
+		"--runs", "1", "--duration", "3s", "--classic", "cubic", "--json", "--out", outDir)
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Traces []struct {
+			Name    string `json:"name"`
+			Schemes []struct {
+				Scheme string `json:"scheme"`
+			} `json:"schemes"`
+		} `json:"traces"`
+		TCR []struct {
+			Scheme string `json:"scheme"`
+			Total  int    `json:"total"`
+		} `json:"tcr"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json output is not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Traces) != 1 || len(rep.Traces[0].Schemes) != 6 {
+		t.Fatalf("report has %d traces and schemes %+v, want 1 trace with cubic and 5 goals", len(rep.Traces), rep.Traces)
+	}
+	if len(rep.TCR) != 7 || rep.TCR[0].Scheme != "deepcc-tuned" || rep.TCR[0].Total != 9 {
+		t.Errorf("TCR rows %+v, want tuned DeepCC first with 9 targets x 1 run, then 6 schemes", rep.TCR)
+	}
+	for _, f := range []string{"deepcc.json", "report.html", "pantheon_ATT-LTE-driving-2016_down.svg", "tcr.png"} {
+		if st, err := os.Stat(filepath.Join(outDir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("--out file %s missing or empty (%v)", f, err)
+		}
+	}
+	// The text table.
+	code, out, errs = deepccCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
+		"--runs", "1", "--duration", "2s", "--classic", "vegas", "--no-targets")
+	if code != 0 || !strings.Contains(out, "deepcc-g1") || !strings.Contains(out, "vegas") || strings.Contains(out, "Target completion") {
+		t.Errorf("eval --no-targets exit %d, output:\n%s%s", code, out, errs)
+	}
+}
+
+func TestDeepCCUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"deepcc", "train", "--steps", "0"},
+		{"deepcc", "train", "--hidden", "16,x"},
+		{"deepcc", "train", "--train-traces", ""},
+		{"deepcc", "train", "extra"},
+		{"deepcc", "eval", "--runs", "0"},
+		{"deepcc", "eval", "--tuner-start", "1,2"},
+		{"deepcc", "eval", "--tuner-start", "0,0,0"},
+		{"deepcc", "eval", "--tuner-margin", "1.5"},
+		{"deepcc", "eval", "--eval-traces", " , "},
+	} {
+		if code, _, errs := deepccCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+	if code, _, errs := deepccCmd(t, "deepcc", "eval", "--policy", filepath.Join(t.TempDir(), "missing.policy")); code != 1 || !strings.Contains(errs, "missing.policy") {
+		t.Errorf("missing policy: exit %d, stderr %q; want 1 naming the file", code, errs)
+	}
+	if code, _, errs := deepccCmd(t, "deepcc", "train", "--traces", t.TempDir(), "--steps", "10", "--out", filepath.Join(t.TempDir(), "x.policy")); code != 1 || !strings.Contains(errs, "ATT-LTE-driving.down.gz") {
+		t.Errorf("missing trace: exit %d, stderr %q; want 1 naming the trace", code, errs)
+	}
+}

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/cclab/cclab/clock"
@@ -98,7 +99,12 @@ func (n *Network) addSource(b scenario.Background, group string, w traffic.Windo
 			sp := &spawner{n: n, name: name, group: group, b: b, win: w}
 			if b.Type == "arrivals" {
 				if b.Sizes != "" {
-					d, err := traffic.LoadSizes(n.scn.Path(b.Sizes))
+					// A built-in distribution's name is not a path.
+					src := b.Sizes
+					if !slices.Contains(traffic.NamedDistributions(), src) {
+						src = n.scn.Path(src)
+					}
+					d, err := traffic.LoadSizes(src)
 					if err != nil {
 						return err
 					}

@@ -220,3 +220,32 @@ background:
 		}
 	}
 }
+
+// TestNamedSizesFromAFile: a built-in flow-size distribution is found by
+// name even when the scenario comes from a file in another directory.
+func TestNamedSizesFromAFile(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/dc.yaml"
+	yml := `
+name: dc
+duration: 2s
+bottleneck: {rate: 100Mbps, delay: 1ms}
+background:
+  - {name: web, type: arrivals, cc: newreno, sizes: websearch, interval: 10ms}
+`
+	if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	n.Run()
+	if len(n.Flows) < 50 {
+		t.Errorf("%d background flows arrived in 2 s at a 10 ms mean gap, want about 200", len(n.Flows))
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDCUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"dc", "train", "extra"},
+		{"dc", "train", "--algo", "sac"},
+		{"dc", "train", "--agents", "0"},
+		{"dc", "train", "--mode", "both"},
+		{"dc", "train", "--algo", "dqn", "--action", "continuous"},
+		{"dc", "train", "--action", "grid"},
+		{"dc", "train", "--alpha", "2"},
+		{"dc", "train", "--resume"},
+		{"dc", "train", "--agents", "2", "--mode", "independent", "--checkpoint", "x.ckpt"},
+		{"dc", "train", "--steps", "0"},
+		{"dc", "eval", "--runs", "0"},
+		{"dc", "eval", "--policy", "none", "--static-best", "0.01,2"},
+		{"dc", "eval", "--policy", "none", "--static-best", "fast"},
+		{"dc", "eval", "--policy", "none", "--conditions", "train,mars"},
+		{"dc", "eval", "--compare", "nofile"},
+	} {
+		if code, _, errs := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+	// Bad files are errors naming the problem, not panics.
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.policy")
+	os.WriteFile(junk, []byte("not a policy"), 0o644)
+	if code, _, errs := runCmd(t, "dc", "eval", "--policy", junk); code != 1 || !strings.Contains(errs, "--policy") {
+		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "dc", "train", "--scenario", filepath.Join(dir, "missing.yaml")); code != 1 || !strings.Contains(errs, "missing.yaml") {
+		t.Errorf("missing scenario: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "dc", "train", "--scenario", "dumbbell"); code != 1 || !strings.Contains(errs, "must use bbr") {
+		t.Errorf("non-BBR scenario: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "dc", "train", "--agents", "9"); code != 1 || !strings.Contains(errs, "9 agents for 8") {
+		t.Errorf("too many agents: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestDCTrainEval trains tiny policies (one agent; two independent agents)
+// and evaluates them against the baselines, with all outputs.
+func TestDCTrainEval(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	tiny := []string{"--episode", "3", "--interval", "20ms", "--envs", "1"}
+	code, out, errs := runCmd(t, append([]string{"dc", "train", "--steps", "48", "--out", pol}, tiny...)...)
+	if code != 0 || !strings.Contains(out, "policy written to "+pol) {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.csv")); err != nil {
+		t.Fatalf("learning curve: %v", err)
+	}
+	ma := filepath.Join(dir, "m.policy")
+	code, out, errs = runCmd(t, append([]string{"dc", "train", "--algo", "a2c", "--agents", "2", "--mode", "independent", "--steps", "16", "--out", ma}, tiny...)...)
+	if code != 0 || !strings.Contains(out, "m.agent0.policy") || !strings.Contains(out, "m.agent1.policy") {
+		t.Fatalf("multi-agent train exit %d: %s%s", code, out, errs)
+	}
+	// The two-agent policies do not fit a one-agent comparison.
+	code, _, errs = runCmd(t, "dc", "eval", "--policy", pol, "--compare", "ma="+filepath.Join(dir, "m.agent0.policy")+","+filepath.Join(dir, "m.agent1.policy"),
+		"--runs", "1", "--static-best", "0.1,3", "--conditions", "train")
+	if code != 1 || !strings.Contains(errs, "other environment settings") {
+		t.Fatalf("mixed agents: exit %d, stderr %q", code, errs)
+	}
+	res := filepath.Join(dir, "eval")
+	code, out, errs = runCmd(t, "dc", "eval", "--policy", pol, "--runs", "2", "--static-best", "0.1,3", "--conditions", "train,load",
+		"--out", res, "--json", "--jobs", "2")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		StaticBest struct{ MinRTTWindow float64 } `json:"static_best"`
+		Results    []struct {
+			Condition, Scheme string
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if rep.StaticBest.MinRTTWindow != 0.1 || len(rep.Results) != 6 {
+		t.Fatalf("report: static best %v, %d rows (want 0.1 s and 2 conditions x 3 schemes)", rep.StaticBest, len(rep.Results))
+	}
+	for _, f := range []string{"dc_eval.json", "report.html", "bars_reward.svg", "trace_rtt.png"} {
+		if _, err := os.Stat(filepath.Join(res, f)); err != nil {
+			t.Errorf("--out: %v", err)
+		}
+	}
+	// The table names every scheme; the multi-agent policies evaluate on
+	// their own.
+	code, out, errs = runCmd(t, "dc", "eval", "--policy", filepath.Join(dir, "m.agent0.policy")+","+filepath.Join(dir, "m.agent1.policy"),
+		"--runs", "1", "--static-best", "10,10", "--conditions", "train")
+	if code != 0 || !strings.Contains(out, "A2C ×2 independent") || !strings.Contains(out, "default BBR") || !strings.Contains(out, "2 agent(s)") {
+		t.Fatalf("multi-agent eval exit %d: %s%s", code, out, errs)
+	}
+}

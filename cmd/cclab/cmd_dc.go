@@ -215,7 +215,7 @@ func loadPolicies(list string) ([]*policy.Policy, []string, error) {
 		if f == "" {
 			continue
 		}
-		p, err := policy.Load(f)
+		p, err := dcrl.LoadPolicy(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -311,7 +311,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *pol != "none" {
 		name := "learned"
-		if p, err := policy.Load(strings.Split(*pol, ",")[0]); err == nil {
+		if p, err := dcrl.LoadPolicy(strings.Split(*pol, ",")[0]); err == nil {
 			name = strings.ToUpper(p.Meta.Algo)
 			if p.Meta.Extra["agents"] != "" && p.Meta.Extra["agents"] != "1" {
 				name += fmt.Sprintf(" ×%s %s", p.Meta.Extra["agents"], p.Meta.Extra["mode"])

@@ -58,6 +58,10 @@ func LoadSizes(nameOrPath string) (*SizeDist, error) {
 	return ParseSizes(f, nameOrPath)
 }
 
+// maxFlowSize bounds sizes in CDF files (1 PB), so that every size is a
+// valid byte count.
+const maxFlowSize = 1e15
+
 // ParseSizes reads a CDF file; errors name the file and line.
 func ParseSizes(r io.Reader, name string) (*SizeDist, error) {
 	d := &SizeDist{Name: name}
@@ -78,8 +82,8 @@ func ParseSizes(r io.Reader, name string) (*SizeDist, error) {
 		if err1 != nil || err2 != nil || math.IsNaN(sz) || math.IsNaN(c) || math.IsInf(sz, 0) {
 			return nil, fmt.Errorf("%s:%d: %q is not two numbers", name, line, t)
 		}
-		if sz < 0 || c < 0 || c > 1 {
-			return nil, fmt.Errorf("%s:%d: need size >= 0 and 0 <= cdf <= 1, got %g %g", name, line, sz, c)
+		if sz < 0 || sz > maxFlowSize || c < 0 || c > 1 {
+			return nil, fmt.Errorf("%s:%d: need 0 <= size <= %g bytes and 0 <= cdf <= 1, got %g %g", name, line, float64(maxFlowSize), sz, c)
 		}
 		if n := len(d.Sizes); n > 0 && (sz < d.Sizes[n-1] || c < d.CDF[n-1]) {
 			return nil, fmt.Errorf("%s:%d: sizes and cdf values must not decrease", name, line)

@@ -1,0 +1,73 @@
+package clock
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRealTimers checks the real clock's timers against the Timer contract
+// the transports rely on: callbacks run on the Run goroutine in deadline
+// order, a Reset replaces the earlier deadline, a stopped timer never fires.
+func TestRealTimers(t *testing.T) {
+	r := NewReal()
+	stop := make(chan struct{})
+	var order []string // touched only by callbacks: no lock needed if they run on Run's goroutine
+	fire := func(name string, last bool) func(Time) {
+		return func(now Time) {
+			order = append(order, name)
+			if last {
+				close(stop)
+			}
+		}
+	}
+	now := r.Now()
+	late := r.NewTimer(fire("late", true))
+	early := r.NewTimer(fire("early", false))
+	moved := r.NewTimer(fire("moved", false))
+	stopped := r.NewTimer(fire("stopped", false))
+	late.Reset(now.Add(60 * time.Millisecond))
+	early.Reset(now.Add(5 * time.Millisecond))
+	moved.Reset(now.Add(1 * time.Millisecond))
+	moved.Reset(now.Add(30 * time.Millisecond)) // replaces the 1 ms deadline
+	stopped.Reset(now.Add(2 * time.Millisecond))
+	stopped.Stop()
+	if stopped.Armed() || stopped.Deadline() != Never {
+		t.Errorf("stopped timer: armed %v, deadline %v", stopped.Armed(), stopped.Deadline())
+	}
+	if !moved.Armed() || moved.Deadline() != now.Add(30*time.Millisecond) {
+		t.Errorf("moved timer: armed %v, deadline %v", moved.Armed(), moved.Deadline())
+	}
+	done := make(chan struct{})
+	go func() { r.Run(stop); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timers did not fire")
+	}
+	want := []string{"early", "moved", "late"}
+	if len(order) != len(want) {
+		t.Fatalf("fired %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("fired %v, want %v", order, want)
+		}
+	}
+	if late.Armed() {
+		t.Errorf("a fired timer is still armed")
+	}
+	if elapsed := r.Now().Sub(now); elapsed < 60*time.Millisecond {
+		t.Errorf("the 60 ms timer fired after %v", elapsed)
+	}
+}
+
+func TestTimeArithmetic(t *testing.T) {
+	a := FromSeconds(1.5)
+	b := a.Add(250 * time.Millisecond)
+	if b.Sub(a) != 250*time.Millisecond || !a.Before(b) || !b.After(a) || b.Seconds() != 1.75 {
+		t.Errorf("arithmetic: a=%v b=%v", a, b)
+	}
+	if FormatSeconds(b) != "1.750" || b.String() != "1.75s" {
+		t.Errorf("formatting: %q %q", FormatSeconds(b), b.String())
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/cclab/cclab/dcrl"
 	"github.com/cclab/cclab/rl/policy"
+	"github.com/cclab/cclab/rl/trainlog"
 )
 
 func init() {
@@ -141,18 +141,14 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
 	}
 	csvPaths := policyPaths(*csvPath, k)
-	var files []*os.File
+	var files []*trainlog.File
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if *resume {
-		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
 	for _, p := range csvPaths {
-		f, err := os.OpenFile(p, flag, 0o644)
+		f, err := trainlog.OpenFile(p, *resume)
 		if err != nil {
 			return fmt.Errorf("--csv: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
 	"github.com/cclab/cclab/rl/policy"
+	"github.com/cclab/cclab/rl/trainlog"
 )
 
 func init() {
@@ -78,11 +79,7 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *csvPath == "" {
 		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
 	}
-	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if *resume {
-		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	csvf, err := os.OpenFile(*csvPath, flag, 0o644)
+	csvf, err := trainlog.OpenFile(*csvPath, *resume)
 	if err != nil {
 		return err
 	}

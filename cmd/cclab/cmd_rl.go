@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"time"
 
@@ -215,7 +214,7 @@ func newBenchAgent(r *benchRun, logger *trainlog.Logger) (episodic, error) {
 func benchOne(ctx context.Context, r benchRun, stdout, stderr io.Writer) (benchResult, error) {
 	var csvOut io.Writer
 	if r.csv != "" {
-		f, err := os.Create(r.csv)
+		f, err := trainlog.OpenFile(r.csv, r.resume)
 		if err != nil {
 			return benchResult{}, err
 		}

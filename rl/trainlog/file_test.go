@@ -1,0 +1,70 @@
+package trainlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// logRows writes rows at the given steps through a Logger into a File.
+func logRows(t *testing.T, path string, resume bool, field string, steps ...int64) error {
+	t.Helper()
+	f, err := OpenFile(path, resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := New(f, nil, 0, "")
+	for _, s := range steps {
+		if err := l.Log(s, F(field, float64(s)/10)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestFileResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.csv")
+	tests := []struct {
+		name   string
+		resume bool
+		field  string
+		steps  []int64
+		want   string
+		err    string
+	}{
+		{"fresh run", false, "loss", []int64{100, 200, 300, 400}, "step,loss\n100,10\n200,20\n300,30\n400,40\n", ""},
+		// Killed after step 400, resumed from a checkpoint at step 200.
+		{"resume drops rows after the checkpoint", true, "loss", []int64{300, 400, 500}, "step,loss\n100,10\n200,20\n300,30\n400,40\n500,50\n", ""},
+		{"resume that logs nothing keeps the file", true, "loss", nil, "step,loss\n100,10\n200,20\n300,30\n400,40\n500,50\n", ""},
+		{"resume with other columns is refused", true, "entropy", []int64{600}, "step,loss\n100,10\n200,20\n300,30\n400,40\n500,50\n", "columns"},
+		{"no resume truncates", false, "entropy", []int64{50}, "step,entropy\n50,5\n", ""},
+	}
+	for _, tt := range tests {
+		err := logRows(t, path, tt.resume, tt.field, tt.steps...)
+		if tt.err == "" && err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Fatalf("%s: error %v, want one mentioning %q", tt.name, err, tt.err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tt.want {
+			t.Errorf("%s: file =\n%s\nwant\n%s", tt.name, b, tt.want)
+		}
+	}
+}
+
+func TestFileResumeMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.csv")
+	if err := logRows(t, path, true, "loss", 10); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "step,loss\n10,1\n" {
+		t.Errorf("file = %q", b)
+	}
+}

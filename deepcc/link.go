@@ -118,7 +118,9 @@ func (ts *TraceSet) Load(path string) (*trace.Trace, error) {
 	if t, ok := ts.traces[path]; ok {
 		return t, nil
 	}
-	t, err := trace.Load(path)
+	// The shared cache finds the traces cclab ships by name when path does
+	// not exist, so the default trace set works from any directory.
+	t, err := trace.Shared.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("deepcc: trace: %w", err)
 	}

@@ -78,28 +78,67 @@ func RegisterFS(fsys fs.FS) {
 	builtinMu.Unlock()
 }
 
-// loadBuiltin parses a built-in trace by the base name of path.
-func loadBuiltin(path string) (*Trace, bool, error) {
+// Open opens the trace file at path for reading its text (decompressed if
+// the name ends in .gz). A path that does not exist on disk is looked up
+// among the built-in traces by name, as Cache.Load does.
+func Open(path string) (io.ReadCloser, error) {
+	var raw io.ReadCloser
+	f, err := os.Open(path)
+	switch {
+	case err == nil:
+		raw = f
+	case errors.Is(err, fs.ErrNotExist):
+		data, ok := builtinBytes(filepath.Base(path))
+		if !ok {
+			return nil, err
+		}
+		raw = io.NopCloser(bytes.NewReader(data))
+	default:
+		return nil, err
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return raw, nil
+	}
+	zr, err := gzip.NewReader(raw)
+	if err != nil {
+		raw.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{zr, raw}, nil
+}
+
+// builtinBytes returns the raw bytes of the built-in trace file name.
+func builtinBytes(name string) ([]byte, bool) {
 	builtinMu.Lock()
 	defer builtinMu.Unlock()
-	name := filepath.Base(path)
 	for _, f := range builtin {
-		data, err := fs.ReadFile(f, name)
-		if err != nil {
-			continue
+		if data, err := fs.ReadFile(f, name); err == nil {
+			return data, true
 		}
-		var r io.Reader = bytes.NewReader(data)
-		if strings.HasSuffix(name, ".gz") {
-			zr, err := gzip.NewReader(r)
-			if err != nil {
-				return nil, true, fmt.Errorf("%s: %w", path, err)
-			}
-			r = zr
-		}
-		t, err := Parse(r, path)
-		return t, true, err
 	}
-	return nil, false, nil
+	return nil, false
+}
+
+// loadBuiltin parses a built-in trace by the base name of path.
+func loadBuiltin(path string) (*Trace, bool, error) {
+	name := filepath.Base(path)
+	data, ok := builtinBytes(name)
+	if !ok {
+		return nil, false, nil
+	}
+	var r io.Reader = bytes.NewReader(data)
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, true, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
+	}
+	t, err := Parse(r, path)
+	return t, true, err
 }
 
 // Load returns the trace at path, parsing it on first use. A path that

@@ -1,12 +1,17 @@
 package trace
 
 import (
+	"bytes"
 	"compress/gzip"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/cclab/cclab/units"
@@ -199,5 +204,56 @@ func TestCacheReturnsSameAndReloadsEdits(t *testing.T) {
 	d, _ := c.Load(path)
 	if d == a || d.Opportunities() != 4 {
 		t.Errorf("edited file not reloaded: %d opportunities", d.Opportunities())
+	}
+}
+
+// TestBuiltinFallback registers an in-memory trace set and checks that
+// Open and Cache.Load find its files by name when the path does not exist,
+// while files on disk take precedence and unknown names stay errors.
+func TestBuiltinFallback(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("5\n5\n10\n"))
+	zw.Close()
+	RegisterFS(fstest.MapFS{
+		"fallback-test.txt": {Data: []byte("1\n2\n3\n")},
+		"fallback-test.gz":  {Data: gz.Bytes()},
+	})
+	for _, tc := range []struct {
+		path, text string
+		n          int64
+	}{
+		{"no/such/dir/fallback-test.txt", "1\n2\n3\n", 3},
+		{"elsewhere/fallback-test.gz", "5\n5\n10\n", 3},
+	} {
+		r, err := Open(tc.path)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", tc.path, err)
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		if string(b) != tc.text {
+			t.Errorf("Open(%s) read %q, want %q", tc.path, b, tc.text)
+		}
+		var c Cache
+		tr, err := c.Load(tc.path)
+		if err != nil || tr.Opportunities() != tc.n {
+			t.Errorf("Cache.Load(%s): %v", tc.path, err)
+		}
+	}
+	// A file on disk with a built-in name is read from disk.
+	disk := filepath.Join(t.TempDir(), "fallback-test.txt")
+	os.WriteFile(disk, []byte("7\n"), 0o644)
+	r, err := Open(disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	r.Close()
+	if string(b) != "7\n" {
+		t.Errorf("Open(%s) read %q from the built-in copy", disk, b)
+	}
+	if _, err := Open("no/such/dir/unknown-trace"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unknown trace: %v, want a not-exist error", err)
 	}
 }

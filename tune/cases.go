@@ -2,10 +2,8 @@ package tune
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -226,7 +224,7 @@ func (c *cutter) period(path string) (time.Duration, error) {
 	if p, ok := c.periods[path]; ok {
 		return p, nil
 	}
-	tr, err := trace.Load(path)
+	tr, err := trace.Shared.Load(path)
 	if err != nil {
 		return 0, err
 	}
@@ -241,23 +239,15 @@ func (c *cutter) period(path string) (time.Duration, error) {
 // opportunities all fall at 0, and slicing the file to [0, length), as the
 // case's scenario does, leaves it out again.
 func (c *cutter) cut(path string, starts []time.Duration, length time.Duration) ([]string, error) {
-	if _, err := trace.Load(path); err != nil {
+	if _, err := trace.Shared.Load(path); err != nil {
 		return nil, err // a clear message for a malformed trace
 	}
-	f, err := os.Open(path)
+	// trace.Open, like the cache, finds the traces cclab ships by name.
+	r, err := trace.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
+	defer r.Close()
 	dir, err := filepath.Abs(c.dir)
 	if err != nil {
 		return nil, err

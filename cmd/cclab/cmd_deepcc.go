@@ -17,7 +17,6 @@ import (
 	"github.com/cclab/cclab/deepcc/tuner"
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
-	"github.com/cclab/cclab/rl/policy"
 	"github.com/cclab/cclab/rl/trainlog"
 )
 
@@ -25,9 +24,6 @@ func init() {
 	register(&command{name: "deepcc train", summary: "train the DeepCC agent (goal-conditioned DDPG) on cellular traces and fixed links", run: runDeepCCTrain})
 	register(&command{name: "deepcc eval", summary: "evaluate DeepCC: goals vs CUBIC/BBR/Vegas/NewReno on held-out traces, and target completion with the tuner", run: runDeepCCEval})
 }
-
-// DefaultDeepCCPolicy is the trained policy shipped with cclab.
-const DefaultDeepCCPolicy = "deepcc/policy/deepcc.policy"
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
@@ -143,7 +139,7 @@ func plotDeepCCCurve(csvPath, stem string) error {
 
 func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("deepcc eval", stderr)
-	pol := fs.String("policy", DefaultDeepCCPolicy, "trained policy file")
+	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file (the default is built into cclab)")
 	traceDir := fs.String("traces", "traces", "directory holding the traces")
 	evalTraces := fs.String("eval-traces", strings.Join(deepcc.EvalTraces, ","), "held-out traces (comma-separated file names in --traces)")
 	classic := fs.String("classic", strings.Join(deepcc.DefaultClassic, ","), "classic controllers to compare with")
@@ -193,7 +189,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !(*tm >= 0 && *tm < 1) || *tdw < 1 || *tk < 0 || *tlr < 0 {
 		return usagef("--tuner-margin must be in [0, 1), --tuner-delay-window >= 1, --tuner-k and --tuner-lr >= 0")
 	}
-	p, err := policy.Load(*pol)
+	p, err := deepcc.LoadPolicy(*pol)
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}

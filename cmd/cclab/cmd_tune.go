@@ -22,6 +22,8 @@ import (
 	"github.com/cclab/cclab/moo"
 	"github.com/cclab/cclab/moo/operator"
 	"github.com/cclab/cclab/scenario"
+	vegasstudy "github.com/cclab/cclab/studies/vegas"
+	"github.com/cclab/cclab/trace"
 	"github.com/cclab/cclab/tune"
 )
 
@@ -396,7 +398,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("study vegas", stderr)
 	var tf tuneFlags
 	tf.register(fs, 10, 4)
-	scnPath := fs.String("scenario", filepath.Join("studies", "vegas", "vegas.yaml"), "the study's scenario")
+	scnPath := fs.String("scenario", vegasstudy.ScenarioPath, "the study's scenario (the default is built into cclab)")
 	tracesDir := fs.String("traces-dir", "", "directory of the trace files (default: traces/ next to studies/, i.e. SCENARIO/../../traces)")
 	mode := fs.String("mode", "both", "trace mode: average (the paper's 100 ms averages), exact (every delivery opportunity) or both")
 	thorough := fs.Bool("thorough", false, "40 individuals x 25 generations instead of the paper's 10 x 4 (--pop and --gens override)")
@@ -444,8 +446,14 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !(*gain >= 0) {
 		return usagef("--gain %v: want a number >= 0", *gain)
 	}
+	// The default scenario and traces are built into cclab: used when the
+	// repository's copies are not on disk (cclab run from elsewhere).
+	builtinScn := false
 	if _, err := os.Stat(*scnPath); err != nil {
-		return usagef("%v: run from the repository root or pass --scenario", err)
+		if *scnPath != vegasstudy.ScenarioPath {
+			return usagef("--scenario: %v", err)
+		}
+		builtinScn = true
 	}
 	dir := *tracesDir
 	if dir == "" {
@@ -462,7 +470,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 					continue
 				}
 				p := filepath.Join(dir, f)
-				if _, err := os.Stat(p); err != nil {
+				if _, err := trace.Shared.Load(p); err != nil {
 					return nil, usagef("%s: %v (pass --traces-dir)", flagName, err)
 				}
 				out = append(out, p)
@@ -483,7 +491,12 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return usagef("trace %s is both a training and a held-out trace", f)
 		}
 	}
-	s, err := loadScenario(*scnPath, "", -1, nil)
+	var s *scenario.Scenario
+	if builtinScn {
+		s, err = scenario.Parse(vegasstudy.Scenario, vegasstudy.ScenarioPath)
+	} else {
+		s, err = loadScenario(*scnPath, "", -1, nil)
+	}
 	if err != nil {
 		return err
 	}

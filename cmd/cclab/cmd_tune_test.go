@@ -196,3 +196,17 @@ func TestStudyVegasSmall(t *testing.T) {
 		t.Errorf("bad --mode: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestStudiesFromAnyDirectory runs the Vegas study and a DeepCC evaluation
+// from an empty directory: their scenario, traces and policy are built in.
+func TestStudiesFromAnyDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errs := runCmd(t, "study", "vegas", "--mode", "average", "--pop", "4", "--gens", "1", "--json")
+	if code != 0 || !strings.Contains(out, `"vegas.alpha"`) {
+		t.Fatalf("study vegas: exit %d, stderr %s", code, errs)
+	}
+	code, out, errs = runCmd(t, "deepcc", "eval", "--runs", "1", "--duration", "2s", "--no-targets", "--classic", "cubic", "--eval-traces", "Verizon-LTE-short.down.gz", "--json")
+	if code != 0 || !strings.Contains(out, "Verizon-LTE-short") {
+		t.Fatalf("deepcc eval: exit %d, stderr %s", code, errs)
+	}
+}

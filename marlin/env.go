@@ -58,8 +58,11 @@ type EnvConfig struct {
 	// BackgroundScale, if its upper bound is positive, scales the SATCOM
 	// background's UDP rates by a factor drawn from it [off].
 	BackgroundScale [2]float64
-	// Bytes is the transfer size; 0 means a bulk flow (training).
+	// Bytes is the transfer size; 0 means a bulk flow.
 	Bytes units.Bytes
+	// BytesRange, if its upper bound is positive, draws each episode's
+	// transfer size log-uniformly from it instead of Bytes.
+	BytesRange [2]units.Bytes
 	// InitialWindow is the window before the first action [10 segments].
 	InitialWindow units.Bytes
 }
@@ -86,6 +89,8 @@ type Env struct {
 	lastSegs               int64
 	lastCap                units.Bytes
 	lastUDP                units.Bytes
+	lastBG                 units.Bytes
+	lastFairCap            units.Bytes
 	stepMinRTT, stepMaxRTT time.Duration
 	targetBytes            float64
 	steps                  int
@@ -109,6 +114,9 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	}
 	if cfg.LossRange[1] < cfg.LossRange[0] || cfg.LossRange[0] < 0 || cfg.LossRange[1] >= 1 {
 		return nil, fmt.Errorf("marlin: loss range %v must be within [0, 1)", cfg.LossRange)
+	}
+	if r := cfg.BytesRange; r[1] > 0 && (r[0] <= 0 || r[0] > r[1]) {
+		return nil, fmt.Errorf("marlin: transfer size range %v must be increasing and positive", r)
 	}
 	e := &Env{cfg: cfg, obs: make([]float32, NumFeatures*NumStats), info: env.Info{}}
 	// Validate the derived scenario once, so Reset cannot fail later.
@@ -148,8 +156,13 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 		"max_window": float64(WindowCap),
 	}}
 	f.Bytes = scenario.Size{}
-	if e.cfg.Bytes > 0 {
-		f.Bytes = scenario.SizeOf(e.cfg.Bytes)
+	bytes := e.cfg.Bytes
+	if r := e.cfg.BytesRange; r[1] > 0 {
+		lo, hi := math.Log(float64(max(r[0], 1))), math.Log(float64(r[1]))
+		bytes = units.Bytes(math.Exp(lo + rnd.Float64()*(hi-lo)))
+	}
+	if bytes > 0 {
+		f.Bytes = scenario.SizeOf(bytes)
 	}
 	sched := s.Bottleneck.Schedule
 	loss := e.cfg.Loss
@@ -170,11 +183,8 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 			scaleUDP(&s.Background[i], k)
 		}
 	}
-	if e.cfg.Bytes == 0 {
-		// Bulk training episodes need the simulation to outlast the
-		// episode.
-		s.Duration = scenario.Dur(max(s.Duration.V, EpisodeSteps*StepInterval+time.Second))
-	}
+	// The simulation must outlast the longest episode.
+	s.Duration = scenario.Dur(max(s.Duration.V, EpisodeSteps*StepInterval+time.Second))
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("marlin: derived scenario: %w", err)
 	}
@@ -218,7 +228,7 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	}
 	e.feat = [NumFeatures]stats{}
 	e.lastT, e.lastSent, e.lastGood, e.lastAcked, e.lastRetx, e.lastSegs = 0, 0, 0, 0, 0, 0
-	e.lastCap, e.lastUDP = 0, 0
+	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
 	e.stepMinRTT, e.stepMaxRTT = 0, 0
 	e.targetBytes, e.steps, e.done = 0, 0, false
 	e.rewardSum, e.retxEpisode = 0, 0
@@ -303,7 +313,7 @@ func (e *Env) observe(now clock.Time) float64 {
 	}
 
 	// Reward (equation 1): loss_c is the loss in force during the step.
-	e.targetBytes += e.fairShare(now)
+	e.targetBytes += e.linkLeft(now)
 	lossC := e.lossNow
 	e.lossNow = e.net.Bottleneck.LossRate()
 	r := Reward(e.targetBytes/1000, kb(st.Stats.BytesAcked), int(retx), lossC)
@@ -315,6 +325,36 @@ func (e *Env) observe(now clock.Time) float64 {
 	e.info["cwnd_kb"] = v[FeatCwnd]
 	e.info["loss"] = lossC
 	return r
+}
+
+// linkLeft returns target_t's increment for the step ending at now: the
+// payload bytes the agent's flow could have delivered "to fully utilize the
+// link" (paper section IV-C), the link's capacity minus the traffic influx
+// from the competing sources, UDP and TCP alike, in payload bytes. It is
+// what the bottleneck offers once the background has sent what it wanted;
+// when the agent pushes an adaptive background flow back, the target grows,
+// so the agent is asked to use the capacity it frees, not to stop at a fair
+// share.
+func (e *Env) linkLeft(now clock.Time) float64 {
+	n := e.net
+	capacity := n.Bottleneck.Capacity(now)
+	var bg units.Bytes
+	for _, s := range n.Sources {
+		bg += s.SentBytes
+	}
+	for _, f := range n.Flows {
+		if f.Background {
+			st := f.Sender.Stats()
+			bg += st.BytesSent + units.Bytes(st.SegmentsSent)*f.Sender.Config().Header
+		}
+	}
+	left := float64(capacity-e.lastCap) - float64(bg-e.lastBG)
+	e.lastCap, e.lastBG = capacity, bg
+	if left <= 0 {
+		return 0
+	}
+	cfg := e.flow.Sender.Config()
+	return left * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
 }
 
 // fairShare returns the payload bytes the agent's flow could have delivered
@@ -329,8 +369,8 @@ func (e *Env) fairShare(now clock.Time) float64 {
 	for _, s := range n.Sources {
 		udp += s.SentBytes
 	}
-	left := float64(capacity-e.lastCap) - float64(udp-e.lastUDP)
-	e.lastCap, e.lastUDP = capacity, udp
+	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
+	e.lastFairCap, e.lastUDP = capacity, udp
 	active := 1
 	for _, f := range n.Flows {
 		if f.Background && f.Start <= now && now < f.Stop && !f.Sender.Done() {

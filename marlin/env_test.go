@@ -1,12 +1,17 @@
 package marlin
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
 	_ "github.com/cclab/cclab/cc/all"
+	"github.com/cclab/cclab/clock"
+	"github.com/cclab/cclab/network"
+	"github.com/cclab/cclab/rl/policy"
+	"github.com/cclab/cclab/rl/space"
 	"github.com/cclab/cclab/scenario"
 	"github.com/cclab/cclab/scenarios"
 )
@@ -154,5 +159,65 @@ func TestDeterministicEpisodes(t *testing.T) {
 	}
 	if a, b := run(), run(); !slices.Equal(a, b) {
 		t.Errorf("same seed, different episodes")
+	}
+}
+
+// TestMocketsBaselineNeverShrinks runs the Mockets baseline through the
+// switch to UHF at 3% loss and checks, every 10 ms, that its window is the
+// bandwidth-delay product of the current link whatever the losses.
+func TestMocketsBaselineNeverShrinks(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := BaselineScenario(WithLoss(base, 0.03), Mockets, 1_500_000, 3, 120*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0, ws := bdpWindows(s)
+	switchAt := s.Bottleneck.Schedule[0].At.V
+	n, err := network.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := n.Flows[0]
+	for now := 10 * time.Millisecond; !f.Done() && now < 120*time.Second; now += 10 * time.Millisecond {
+		n.Sched.RunUntil(clock.Time(now))
+		want := w0
+		if now >= switchAt {
+			want = ws[0]
+		}
+		if got := f.Sender.CC().CongestionWindow(); got != want {
+			t.Fatalf("at %v the window is %v, want %v", now, got, want)
+		}
+	}
+	st := f.Sender.Stats()
+	if !f.Done() || n.Now() < clock.Time(switchAt)+clock.Time(5*time.Second) || st.Retransmissions < 10 {
+		t.Errorf("done %v at %v after %d retransmissions: want a transfer that finished well after the switch and saw losses", f.Done(), n.Now(), st.Retransmissions)
+	}
+}
+
+// TestShippedPolicy checks the built-in policy fits the environment and
+// that a policy of another shape, or a damaged copy, is refused.
+func TestShippedPolicy(t *testing.T) {
+	p, err := ShippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(PolicySpaces()); err != nil {
+		t.Fatalf("built-in policy: %v", err)
+	}
+	if p.Meta.Command == "" || p.Meta.TrainingWallS <= 0 {
+		t.Errorf("built-in policy lacks its training command or wall time: %+v", p.Meta)
+	}
+	obs, act := PolicySpaces()
+	if err := p.Check(space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), NumFeatures*NumStats), act); err == nil {
+		t.Errorf("a policy for 980 stacked values accepted for 98 unstacked ones")
+	}
+	if err := p.Check(obs, space.Uniform(-1, 1, 2)); err == nil {
+		t.Errorf("a one-action policy accepted for two actions")
+	}
+	if _, err := policy.Read(bytes.NewReader(shipped[:len(shipped)/2])); err == nil {
+		t.Errorf("a truncated copy of the built-in policy was accepted")
 	}
 }

@@ -228,6 +228,35 @@ func aggregate(out []Outcome) []Row {
 	return rows
 }
 
+// BaselineScenario returns the scenario of one transfer of the given size
+// by a non-learning scheme: TCP CUBIC, or the Mockets baseline (the
+// Mockets-style protocol with a fixed window matched to each link's
+// bandwidth-delay product, re-set at every link switch, never reduced on
+// loss).
+func BaselineScenario(base *scenario.Scenario, scheme Scheme, bytes units.Bytes, seed uint64, maxTime time.Duration) (*scenario.Scenario, error) {
+	s := base.Clone()
+	s.Seed = seed
+	f := &s.Flows[0]
+	f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(bytes), scenario.Duration{}
+	switch scheme {
+	case CUBIC:
+		f.Protocol, f.CC = "tcp", scenario.CC{Name: "cubic"}
+	case Mockets:
+		w0, ws := bdpWindows(s)
+		f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
+		for i := range s.Bottleneck.Schedule {
+			s.Bottleneck.Schedule[i].Window = scenario.SizeOf(ws[i])
+		}
+	default:
+		return nil, fmt.Errorf("marlin: %q is not a baseline scheme", scheme)
+	}
+	s.Duration = scenario.Dur(maxTime)
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // WithLoss returns the scenario with the loss after the first link switch
 // set to p.
 func WithLoss(s *scenario.Scenario, p float64) *scenario.Scenario {
@@ -265,21 +294,8 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 	base := WithLoss(cfg.Base, j.loss)
 	switch j.scheme {
 	case CUBIC, Mockets:
-		s := base.Clone()
-		s.Seed = j.seed
-		f := &s.Flows[0]
-		f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(cfg.Bytes), scenario.Duration{}
-		if j.scheme == CUBIC {
-			f.Protocol, f.CC = "tcp", scenario.CC{Name: "cubic"}
-		} else {
-			w0, ws := bdpWindows(s)
-			f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
-			for i := range s.Bottleneck.Schedule {
-				s.Bottleneck.Schedule[i].Window = scenario.SizeOf(ws[i])
-			}
-		}
-		s.Duration = scenario.Dur(cfg.MaxTime)
-		if err := s.Validate(); err != nil {
+		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
+		if err != nil {
 			return o, err
 		}
 		r, _, err := experiment.Run(s)

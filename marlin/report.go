@@ -14,7 +14,7 @@ import (
 // PolicySpaces returns the observation and action spaces a MARLIN policy
 // must have (14 x 7 statistics x 10 stacked states; one action in [-1, 1]).
 func PolicySpaces() (obs, act space.Space) {
-	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), ObservationSize), space.Uniform(-1, 1, 1)
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), History, NumFeatures*NumStats), space.Uniform(-1, 1, 1)
 }
 
 // Goals compares the agent with the paper's targets at the highest loss.

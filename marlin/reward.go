@@ -5,8 +5,9 @@ package marlin
 //	r_t = - target_t [1 + r (1 - loss_c)] / (target_t + acked_t)
 //
 // target_t is the payload the flow could have delivered since the start of
-// the episode given the capacity the background traffic leaves it, acked_t
-// the payload acknowledged since the start, both in KB (the paper's
+// the episode to fully use the link (capacity minus the competing traffic's
+// influx, see Env.linkLeft), acked_t the payload acknowledged since the
+// start, both in KB (the paper's
 // "kilobytes"; only their ratio matters); r is the number of
 // retransmissions in the step and lossC the link's current random-loss
 // probability. The reward is in [-(1+r), 0): close to -1/2 when the flow

@@ -12,6 +12,7 @@ import (
 	"github.com/cclab/cclab/rl/sac"
 	"github.com/cclab/cclab/rl/trainlog"
 	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/units"
 )
 
 // TrainConfig configures training. Zero values take the defaults in
@@ -35,6 +36,16 @@ type TrainConfig struct {
 	// the policy does not learn one timeline by heart); false trains on
 	// the paper's fixed scenario.
 	Randomize bool
+	// Bulk trains on a never-ending flow, as the paper's partial episodes
+	// do. By default each episode is instead a transfer of 300 KB to
+	// 1 MB (log-uniform) that ends when its last byte is acknowledged or is
+	// truncated after 200 steps: with equation 1's cumulative ratio, a bulk
+	// flow that gets ahead of its target early can coast with a one-segment
+	// window for the rest of the episode at little cost, which is exactly
+	// wrong for the paper's evaluation task, a 600 KB transfer.
+	Bulk bool
+	// Gamma is the discount [0.99, SB3's default, as the authors].
+	Gamma float64
 	// Hidden are the hidden-layer widths [400, 300]; BatchSize [512];
 	// Buffer [250000]; LearningRate [3e-4]; GradientSteps per vectorised
 	// step [1].
@@ -79,11 +90,17 @@ func (c *TrainConfig) defaults() {
 	if c.GradientSteps == 0 {
 		c.GradientSteps = 1
 	}
+	if c.Gamma == 0 {
+		c.Gamma = 0.99
+	}
 }
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
 	e := EnvConfig{Base: c.Base, Loss: c.Loss}
+	if !c.Bulk {
+		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
+	}
 	if c.Randomize {
 		e.SwitchRange = [2]time.Duration{5 * time.Second, 15 * time.Second}
 		e.BackgroundScale = [2]float64{0.8, 1.2}
@@ -131,6 +148,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		BufferSize:    cfg.Buffer,
 		LearningRate:  cfg.LearningRate,
 		GradientSteps: cfg.GradientSteps,
+		Gamma:         cfg.Gamma,
 		LogEvery:      int64(EpisodeSteps * cfg.Envs),
 	}, logger)
 	if err != nil {
@@ -150,6 +168,8 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		Extra: map[string]string{
 			"loss":       fmt.Sprint(cfg.Loss),
 			"randomize":  fmt.Sprint(cfg.Randomize),
+			"bulk":       fmt.Sprint(cfg.Bulk),
+			"gamma":      fmt.Sprint(cfg.Gamma),
 			"envs":       fmt.Sprint(cfg.Envs),
 			"hidden":     fmt.Sprint(cfg.Hidden),
 			"window_cap": WindowCap.String(),

@@ -18,6 +18,7 @@ import (
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
 	"github.com/cclab/cclab/rl/policy"
+	"github.com/cclab/cclab/rl/trainlog"
 	"github.com/cclab/cclab/scenario"
 )
 
@@ -25,9 +26,6 @@ func init() {
 	register(&command{name: "marlin train", summary: "train the MARLIN agent (SAC) on the SATCOM-to-UHF scenario", run: runMarlinTrain})
 	register(&command{name: "marlin eval", summary: "evaluate MARLIN against CUBIC, Mockets, a random agent and the ideal (paper figures 3 and 4)", run: runMarlinEval})
 }
-
-// DefaultMarlinPolicy is the trained policy shipped with cclab.
-const DefaultMarlinPolicy = "marlin/policy/marlin.policy"
 
 // marlinScenario loads the training/evaluation scenario: a file, or the
 // built-in satcom-uhf.
@@ -49,8 +47,10 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
 	loss := fs.Float64("loss", 0.03, "UHF random loss during training")
 	randomize := fs.Bool("randomize", true, "randomise switch time (5-15 s) and background intensity (x0.8-1.2) per episode")
+	bulk := fs.Bool("bulk", false, "train on a never-ending flow (the paper's partial episodes) instead of 300 KB-1 MB transfers")
 	batch := fs.Int("batch", 512, "SAC minibatch")
 	gsteps := fs.Int("gradient-steps", 1, "gradient steps per vectorised step")
+	gamma := fs.Float64("gamma", 0.99, "discount factor")
 	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
@@ -68,6 +68,9 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if !(*loss >= 0 && *loss < 1) {
 		return usagef("--loss must be in [0, 1), got %g", *loss)
 	}
+	if !(*gamma > 0 && *gamma < 1) {
+		return usagef("--gamma must be in (0, 1), got %g", *gamma)
+	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
 		return err
@@ -78,11 +81,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *csvPath == "" {
 		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
 	}
-	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if *resume {
-		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	csvf, err := os.OpenFile(*csvPath, flag, 0o644)
+	csvf, err := trainlog.OpenFile(*csvPath, *resume)
 	if err != nil {
 		return err
 	}
@@ -94,8 +93,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	cmdline := "cclab marlin train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, *ck, *csvPath)
 	res, err := marlin.Train(ctx, marlin.TrainConfig{
-		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize,
-		BatchSize: *batch, GradientSteps: *gsteps,
+		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize, Bulk: *bulk,
+		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
 		Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: csvf, Progress: progress, Command: cmdline,
 	})
@@ -117,7 +116,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("marlin eval", stderr)
-	pol := fs.String("policy", DefaultMarlinPolicy, "trained policy file")
+	pol := fs.String("policy", "", "trained policy file (default: the policy built into cclab)")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
@@ -141,7 +140,12 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	p, err := policy.Load(*pol)
+	var p *policy.Policy
+	if *pol == "" {
+		p, err = marlin.ShippedPolicy()
+	} else {
+		p, err = policy.Load(*pol)
+	}
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
@@ -294,7 +298,7 @@ func plotLearningCurve(csvPath, stem string) error {
 	if err != nil {
 		return err
 	}
-	fig := plot.TimeSeries{Title: "MARLIN training: mean episode return", X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: "episode return (200 steps)"},
+	fig := plot.TimeSeries{Title: "MARLIN training: mean episode return", X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: "return per episode (at most 200 steps)"},
 		Series: []plot.Series{{Name: "SAC", X: xs, Y: ys}}}
 	_, err = plot.SaveAll(fig, stem, "png", "svg")
 	return err

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestMarlinUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"marlin", "train", "extra"},
+		{"marlin", "train", "--steps", "0"},
+		{"marlin", "train", "--loss", "1"},
+		{"marlin", "train", "--batch", "-1"},
+		{"marlin", "train", "--gamma", "1"},
+		{"marlin", "eval", "--runs", "0"},
+		{"marlin", "eval", "extra"},
+	} {
+		if code, _, errs := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.policy")
+	os.WriteFile(junk, []byte("not a policy"), 0o644)
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", junk); code != 1 || !strings.Contains(errs, "--policy") {
+		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestMarlinTrainResumeEval trains a few hundred steps, continues the run
+// from its checkpoint, and evaluates the policy with JSON output.
+func TestMarlinTrainResumeEval(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "m.policy")
+	train := []string{"marlin", "train", "--envs", "2", "--batch", "8", "--out", pol}
+	code, out, errs := runCmd(t, append(train, "--steps", "400")...)
+	if code != 0 || !strings.Contains(out, "policy written to "+pol) {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = runCmd(t, append(train, "--steps", "800", "--resume")...)
+	if code != 0 || !strings.Contains(out, "trained 800 steps") {
+		t.Fatalf("resumed train exit %d: %s%s", code, out, errs)
+	}
+	// The resumed learning curve continues the first: one header, steps
+	// increasing.
+	f, err := os.Open(filepath.Join(dir, "m.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) < 3 || rows[0][0] != "step" {
+		t.Fatalf("learning curve: %v, %d rows", err, len(rows))
+	}
+	last := int64(-1)
+	for _, r := range rows[1:] {
+		s, err := strconv.ParseInt(r[0], 10, 64)
+		if err != nil || s <= last {
+			t.Fatalf("learning curve rows %v: steps must increase", rows)
+		}
+		last = s
+	}
+	if last != 800 {
+		t.Errorf("last logged step %d, want 800", last)
+	}
+
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol, "--runs", "1", "--unseen=false", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Results []struct {
+			Scheme       string  `json:"scheme"`
+			Loss         float64 `json:"loss"`
+			Runs         int     `json:"runs"`
+			TransferTime float64 `json:"transfer_time_s"`
+		} `json:"results"`
+		Policy        string  `json:"policy"`
+		TrainingWallS float64 `json:"training_wall_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval JSON: %v\n%s", err, out)
+	}
+	schemes := map[string]int{}
+	for _, r := range rep.Results {
+		schemes[r.Scheme]++
+		if r.Runs != 1 || !(r.TransferTime > 0) {
+			t.Errorf("row %+v: want 1 run and a positive transfer time", r)
+		}
+	}
+	for s, n := range map[string]int{"cubic": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
+		if schemes[s] != n {
+			t.Errorf("%d %s rows, want %d (rows %v)", schemes[s], s, n, schemes)
+		}
+	}
+	if rep.Policy == "" || !(rep.TrainingWallS > 0) {
+		t.Errorf("policy %q, training wall %g s: want both recorded", rep.Policy, rep.TrainingWallS)
+	}
+}

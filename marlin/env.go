@@ -338,10 +338,7 @@ func (e *Env) observe(now clock.Time) float64 {
 func (e *Env) linkLeft(now clock.Time) float64 {
 	n := e.net
 	capacity := n.Bottleneck.Capacity(now)
-	var bg units.Bytes
-	for _, s := range n.Sources {
-		bg += s.SentBytes
-	}
+	bg := e.udpSent()
 	for _, f := range n.Flows {
 		if f.Background {
 			st := f.Sender.Stats()
@@ -353,8 +350,22 @@ func (e *Env) linkLeft(now clock.Time) float64 {
 	if left <= 0 {
 		return 0
 	}
+	return e.payload(left)
+}
+
+// udpSent returns the bytes the background's UDP sources have sent so far.
+func (e *Env) udpSent() units.Bytes {
+	var b units.Bytes
+	for _, s := range e.net.Sources {
+		b += s.SentBytes
+	}
+	return b
+}
+
+// payload converts wire bytes to the agent flow's payload bytes.
+func (e *Env) payload(wire float64) float64 {
 	cfg := e.flow.Sender.Config()
-	return left * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
+	return wire * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
 }
 
 // fairShare returns the payload bytes the agent's flow could have delivered
@@ -365,10 +376,7 @@ func (e *Env) linkLeft(now clock.Time) float64 {
 func (e *Env) fairShare(now clock.Time) float64 {
 	n := e.net
 	capacity := n.Bottleneck.Capacity(now)
-	var udp units.Bytes
-	for _, s := range n.Sources {
-		udp += s.SentBytes
-	}
+	udp := e.udpSent()
 	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
 	e.lastFairCap, e.lastUDP = capacity, udp
 	active := 1
@@ -380,9 +388,7 @@ func (e *Env) fairShare(now clock.Time) float64 {
 	if left <= 0 {
 		return 0
 	}
-	cfg := e.flow.Sender.Config()
-	// Wire bytes to payload bytes.
-	return left / float64(active) * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
+	return e.payload(left / float64(active))
 }
 
 // Network returns the current episode's network (for evaluation).

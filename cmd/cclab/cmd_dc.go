@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -378,13 +377,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	printDCEval(stdout, rep)
-	return nil
+	return emit(stdout, *asJSON, rep, func(w io.Writer) { printDCEval(w, rep) })
 }
 
 func fmtEst(e dcrl.Estimate, digits int) string {

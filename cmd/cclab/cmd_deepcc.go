@@ -212,13 +212,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	printDeepCC(stdout, rep)
-	return nil
+	return emit(stdout, *asJSON, rep, func(w io.Writer) { printDeepCC(w, rep) })
 }
 
 func printDeepCC(w io.Writer, r *deepcc.Report) {

@@ -163,13 +163,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	printMarlin(stdout, res)
-	return nil
+	return emit(stdout, *asJSON, res, func(w io.Writer) { printMarlin(w, res) })
 }
 
 func printMarlin(w io.Writer, r *marlin.Report) {

@@ -54,13 +54,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	printNC(stdout, res)
-	return nil
+	return emit(stdout, *asJSON, res, func(w io.Writer) { printNC(w, res) })
 }
 
 func printNC(w io.Writer, r *ncstudy.Result) {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -142,4 +143,16 @@ func attachCapture(n *network.Network, path string) (func() error, error) {
 		}
 		return f.Close()
 	}, nil
+}
+
+// emit prints a command's result: one indented JSON object with --json,
+// the human-readable tables otherwise.
+func emit(w io.Writer, asJSON bool, v any, print func(io.Writer)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	print(w)
+	return nil
 }

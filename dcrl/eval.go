@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/metrics"
 	"github.com/cclab/cclab/rl/policy"
 )
@@ -265,7 +265,7 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 	}
 	res := make([]Metrics, len(jobs))
 	errs := make([]error, len(jobs))
-	err := parallel(ctx, len(jobs), ec.Jobs, func(i int) {
+	err := par.Do(ctx, len(jobs), ec.Jobs, ec.Progress, func(_, i int) {
 		j := jobs[i]
 		st, err := RunEpisode(cfgs[j.c], ec.Seed+uint64(j.r), ec.Schemes[j.s].New())
 		if err != nil {
@@ -273,7 +273,7 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 			return
 		}
 		res[i] = st.Metrics()
-	}, ec.Progress)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -306,37 +306,6 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 	return rows, nil
 }
 
-// parallel runs f(0..n-1) on up to jobs goroutines, calling progress
-// after each, and stops starting new work once ctx is cancelled.
-func parallel(ctx context.Context, n, jobs int, f func(i int), progress func(done, total int)) error {
-	var mu sync.Mutex
-	next, done := 0, 0
-	var wg sync.WaitGroup
-	for range min(jobs, n) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				if next >= n || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				i := next
-				next++
-				mu.Unlock()
-				f(i)
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, n)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return ctx.Err()
-}
-
 // GridRow is one static setting of the grid search.
 type GridRow struct {
 	Params Params   `json:"params"`
@@ -356,7 +325,7 @@ func GridSearch(ctx context.Context, cfg Config, runs int, seed uint64, jobs int
 	n := len(GridMinRTT) * len(GridBwRounds)
 	rew := make([]float64, n*runs)
 	errs := make([]error, n*runs)
-	err := parallel(ctx, n*runs, max(jobs, 1), func(i int) {
+	err := par.Do(ctx, n*runs, jobs, progress, func(_, i int) {
 		p := GridParams(i / runs)
 		st, err := RunEpisode(cfg, seed+uint64(i%runs), func(int, []float32) Params { return p })
 		if err != nil {
@@ -364,7 +333,7 @@ func GridSearch(ctx context.Context, cfg Config, runs int, seed uint64, jobs int
 			return
 		}
 		rew[i] = st.Metrics().Reward
-	}, progress)
+	})
 	if err != nil {
 		return nil, Params{}, err
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/cclab/cclab/deepcc/tuner"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/metrics"
 	"github.com/cclab/cclab/rl/policy"
 	"github.com/cclab/cclab/scenario"
@@ -329,47 +329,24 @@ func Evaluate(ctx context.Context, cfg EvalConfig) (*Report, error) {
 func runJobs(ctx context.Context, cfg EvalConfig, rep *Report, targets [][]tuner.Target, jobs []job) ([]RunResult, error) {
 	results := make([]RunResult, len(jobs))
 	errs := make([]error, len(jobs))
-	var (
-		wg         sync.WaitGroup
-		mu         sync.Mutex
-		next, done int
-	)
-	for range min(cfg.Jobs, max(1, len(jobs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pol := cfg.Policy.Clone() // ActInto owns buffers
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(jobs) || ctx.Err() != nil {
-					return
-				}
-				j := jobs[i]
-				r := Run{Link: rep.Traces[j.trace].Windows[j.window], Duration: cfg.Duration, Seed: cfg.Seed + uint64(j.window) + 1, Goal: j.goal, Tuner: cfg.Tuner, DelayWindow: cfg.DelayWindow, Margin: cfg.TunerMargin, Trajectory: j.trajectory}
-				switch {
-				case j.scheme == TunedScheme:
-					tg := targets[j.trace][j.target]
-					r.Target = &tg
-					results[i], errs[i] = RunDeepCC(pol, r)
-				case j.goal != Goal{}:
-					results[i], errs[i] = RunDeepCC(pol, r)
-				default:
-					results[i], errs[i] = RunClassic(scenario.CC{Name: j.scheme}, r)
-				}
-				mu.Lock()
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}()
+	pols := make([]*policy.Policy, par.Workers(len(jobs), cfg.Jobs))
+	for w := range pols {
+		pols[w] = cfg.Policy.Clone() // ActInto owns buffers
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := par.Do(ctx, len(jobs), cfg.Jobs, cfg.Progress, func(w, i int) {
+		j := jobs[i]
+		r := Run{Link: rep.Traces[j.trace].Windows[j.window], Duration: cfg.Duration, Seed: cfg.Seed + uint64(j.window) + 1, Goal: j.goal, Tuner: cfg.Tuner, DelayWindow: cfg.DelayWindow, Margin: cfg.TunerMargin, Trajectory: j.trajectory}
+		switch {
+		case j.scheme == TunedScheme:
+			tg := targets[j.trace][j.target]
+			r.Target = &tg
+			results[i], errs[i] = RunDeepCC(pols[w], r)
+		case j.goal != Goal{}:
+			results[i], errs[i] = RunDeepCC(pols[w], r)
+		default:
+			results[i], errs[i] = RunClassic(scenario.CC{Name: j.scheme}, r)
+		}
+	}); err != nil {
 		return nil, err
 	}
 	for i, err := range errs {

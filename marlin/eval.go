@@ -6,10 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/metrics"
 	"github.com/cclab/cclab/rl/env"
 	"github.com/cclab/cclab/rl/policy"
@@ -148,40 +148,15 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Row, []Outcome, error) {
 	}
 	out := make([]Outcome, len(jobs))
 	errs := make([]error, len(jobs))
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-		done int
-	)
-	for range min(cfg.Jobs, max(1, len(jobs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var pol *policy.Policy
-			if cfg.Policy != nil {
-				pol = cfg.Policy.Clone() // ActInto owns buffers
-			}
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(jobs) || ctx.Err() != nil {
-					return
-				}
-				out[i], errs[i] = runOne(cfg, jobs[i], pol)
-				mu.Lock()
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}()
+	pols := make([]*policy.Policy, par.Workers(len(jobs), cfg.Jobs))
+	if cfg.Policy != nil {
+		for w := range pols {
+			pols[w] = cfg.Policy.Clone() // ActInto owns buffers
+		}
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := par.Do(ctx, len(jobs), cfg.Jobs, cfg.Progress, func(w, i int) {
+		out[i], errs[i] = runOne(cfg, jobs[i], pols[w])
+	}); err != nil {
 		return nil, nil, err
 	}
 	for _, err := range errs {

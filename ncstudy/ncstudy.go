@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/metrics"
 	"github.com/cclab/cclab/model"
 	"github.com/cclab/cclab/scenario"
@@ -369,46 +369,19 @@ func runAll(ctx context.Context, cfg Config, pts []point) error {
 		err              error
 	}
 	out := make([]res, len(pts))
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-		done int
-	)
-	for range min(cfg.Jobs, len(pts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(pts) || ctx.Err() != nil {
-					return
-				}
-				r, n, err := experiment.Run(pts[i].s)
-				if err != nil {
-					out[i].err = err
-					continue
-				}
-				out[i].g0 = r.Flows[0].GoodputMbps
-				if len(r.Flows) > 1 {
-					out[i].g1 = r.Flows[1].GoodputMbps
-				}
-				out[i].rtt = r.Flows[0].RTTMeanMs
-				out[i].rto = float64(n.Flows[0].Sender.RTT().RTO()) / 1e6
-				mu.Lock()
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done, len(pts))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := par.Do(ctx, len(pts), cfg.Jobs, cfg.Progress, func(_, i int) {
+		r, n, err := experiment.Run(pts[i].s)
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		out[i].g0 = r.Flows[0].GoodputMbps
+		if len(r.Flows) > 1 {
+			out[i].g1 = r.Flows[1].GoodputMbps
+		}
+		out[i].rtt = r.Flows[0].RTTMeanMs
+		out[i].rto = float64(n.Flows[0].Sender.RTT().RTO()) / 1e6
+	}); err != nil {
 		return err
 	}
 	for i, p := range pts {

@@ -1,7 +1,6 @@
 package dcrl
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,55 +8,28 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
+	"github.com/cclab/cclab/rl/trainlog"
 )
 
 // ReadCurve reads a training CSV (trainlog format) and returns, per logged
 // row, the learner's step count and the mean reward per step of its recent
 // training episodes (ep_rew_mean / ep_len_mean).
 func ReadCurve(path string) (steps, reward []float64, err error) {
-	f, err := os.Open(path)
+	c, err := trainlog.ReadColumns(path, "step", "ep_rew_mean", "ep_len_mean")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	si, ri, li := -1, -1, -1
-	for _, row := range rows {
-		if len(row) > 0 && row[0] == "step" {
-			for i, h := range row {
-				switch h {
-				case "step":
-					si = i
-				case "ep_rew_mean":
-					ri = i
-				case "ep_len_mean":
-					li = i
-				}
-			}
-			continue
-		}
-		if si < 0 || ri < 0 || li < 0 || len(row) <= max(si, ri, li) {
-			continue
-		}
-		x, e1 := strconv.ParseFloat(row[si], 64)
-		y, e2 := strconv.ParseFloat(row[ri], 64)
-		n, e3 := strconv.ParseFloat(row[li], 64)
-		if e1 == nil && e2 == nil && e3 == nil && n > 0 && !math.IsNaN(y) {
-			steps, reward = append(steps, x), append(reward, y/n)
+	for i, n := range c[2] {
+		if n > 0 {
+			steps, reward = append(steps, c[0][i]), append(reward, c[1][i]/n)
 		}
 	}
 	if len(steps) == 0 {
-		return nil, nil, fmt.Errorf("%s: no rows with step, ep_rew_mean and ep_len_mean", path)
+		return nil, nil, fmt.Errorf("%s: no rows with a positive ep_len_mean", path)
 	}
 	return steps, reward, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -300,39 +298,9 @@ func plotLearningCurve(csvPath, stem string) error {
 
 // readCurve reads the step and ep_rew_mean columns of a training CSV.
 func readCurve(path string) (xs, ys []float64, err error) {
-	f, err := os.Open(path)
+	c, err := trainlog.ReadColumns(path, "step", "ep_rew_mean")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	si, ri := -1, -1
-	for _, row := range rows {
-		if len(row) > 0 && row[0] == "step" {
-			for i, h := range row {
-				switch h {
-				case "step":
-					si = i
-				case "ep_rew_mean":
-					ri = i
-				}
-			}
-			continue
-		}
-		if si < 0 || ri < 0 || len(row) <= max(si, ri) {
-			continue
-		}
-		x, e1 := strconv.ParseFloat(row[si], 64)
-		y, e2 := strconv.ParseFloat(row[ri], 64)
-		if e1 == nil && e2 == nil && !math.IsNaN(y) {
-			xs, ys = append(xs, x), append(ys, y)
-		}
-	}
-	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no step/ep_rew_mean rows", path)
-	}
-	return xs, ys, nil
+	return c[0], c[1], nil
 }

@@ -68,3 +68,26 @@ func TestFileResumeMissing(t *testing.T) {
 		t.Errorf("file = %q", b)
 	}
 }
+
+func TestReadColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.csv")
+	os.WriteFile(path, []byte("step,ret,len\n100,,\n200,-5,10\n300,-4,x\nstep,len,ret\n400,8,-3\n"), 0o644)
+	cols, err := ReadColumns(path, "step", "ret", "len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{200, 400}, {-5, -3}, {10, 8}}
+	for i := range want {
+		if len(cols[i]) != len(want[i]) {
+			t.Fatalf("columns %v, want %v", cols, want)
+		}
+		for k := range want[i] {
+			if cols[i][k] != want[i][k] {
+				t.Fatalf("columns %v, want %v", cols, want)
+			}
+		}
+	}
+	if _, err := ReadColumns(path, "step", "entropy"); err == nil || !strings.Contains(err.Error(), "no rows with step, entropy") {
+		t.Errorf("missing column: %v", err)
+	}
+}

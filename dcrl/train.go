@@ -1,6 +1,7 @@
 package dcrl
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -71,33 +72,19 @@ type TrainConfig struct {
 }
 
 func (c *TrainConfig) defaults() {
-	if c.Algo == "" {
-		c.Algo = "ppo"
-	}
-	if c.Mode == "" {
-		c.Mode = Shared
-	}
-	if c.Steps == 0 {
-		c.Steps = 60_000
-	}
-	if c.Envs == 0 {
-		c.Envs = 4
-	}
-	if c.Gamma == 0 {
-		c.Gamma = 0.8
-	}
-	if c.Lambda == 0 {
-		c.Lambda = 0.9
-	}
+	c.Algo = cmp.Or(c.Algo, "ppo")
+	c.Mode = cmp.Or(c.Mode, Shared)
+	c.Steps = cmp.Or(c.Steps, 60_000)
+	c.Envs = cmp.Or(c.Envs, 4)
+	c.Gamma = cmp.Or(c.Gamma, 0.8)
+	c.Lambda = cmp.Or(c.Lambda, 0.9)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{64, 64}
 	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.LearningRate == 0 {
-		c.LearningRate = map[string]float64{"ppo": 1e-3, "a2c": 7e-4, "dqn": 5e-4}[c.Algo]
-	}
+	c.LearningRate = cmp.Or(c.LearningRate, map[string]float64{"ppo": 1e-3, "a2c": 7e-4, "dqn": 5e-4}[c.Algo])
 }
 
 func (c *TrainConfig) validate() error {

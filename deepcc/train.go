@@ -1,6 +1,7 @@
 package deepcc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -78,39 +79,19 @@ type TrainConfig struct {
 }
 
 func (c *TrainConfig) defaults() {
-	if c.Steps == 0 {
-		c.Steps = 2_000_000
-	}
-	if c.Envs == 0 {
-		c.Envs = 8
-	}
+	c.Steps = cmp.Or(c.Steps, 2_000_000)
+	c.Envs = cmp.Or(c.Envs, 8)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{128, 128}
 	}
-	if c.BatchSize == 0 {
-		c.BatchSize = 128
-	}
-	if c.Buffer == 0 {
-		c.Buffer = 300_000
-	}
-	if c.LearningRate == 0 {
-		c.LearningRate = 5e-4
-	}
-	if c.Gamma == 0 {
-		c.Gamma = 0.95
-	}
-	if c.NoiseStd == 0 {
-		c.NoiseStd = 0.2
-	}
-	if c.GradientSteps == 0 {
-		c.GradientSteps = 2
-	}
-	if c.LearningStarts == 0 {
-		c.LearningStarts = 5000
-	}
-	if c.LogEvery == 0 {
-		c.LogEvery = 8000
-	}
+	c.BatchSize = cmp.Or(c.BatchSize, 128)
+	c.Buffer = cmp.Or(c.Buffer, 300_000)
+	c.LearningRate = cmp.Or(c.LearningRate, 5e-4)
+	c.Gamma = cmp.Or(c.Gamma, 0.95)
+	c.NoiseStd = cmp.Or(c.NoiseStd, 0.2)
+	c.GradientSteps = cmp.Or(c.GradientSteps, 2)
+	c.LearningStarts = cmp.Or(c.LearningStarts, 5000)
+	c.LogEvery = cmp.Or(c.LogEvery, 8000)
 }
 
 // Trained is the outcome of Train.

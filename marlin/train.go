@@ -1,6 +1,7 @@
 package marlin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -66,33 +67,17 @@ type TrainConfig struct {
 }
 
 func (c *TrainConfig) defaults() {
-	if c.Steps == 0 {
-		c.Steps = 200_000
-	}
-	if c.Envs == 0 {
-		c.Envs = 8
-	}
-	if c.Loss == 0 {
-		c.Loss = 0.03
-	}
+	c.Steps = cmp.Or(c.Steps, 200_000)
+	c.Envs = cmp.Or(c.Envs, 8)
+	c.Loss = cmp.Or(c.Loss, 0.03)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{400, 300}
 	}
-	if c.BatchSize == 0 {
-		c.BatchSize = 512
-	}
-	if c.Buffer == 0 {
-		c.Buffer = 250_000
-	}
-	if c.LearningRate == 0 {
-		c.LearningRate = 3e-4
-	}
-	if c.GradientSteps == 0 {
-		c.GradientSteps = 1
-	}
-	if c.Gamma == 0 {
-		c.Gamma = 0.99
-	}
+	c.BatchSize = cmp.Or(c.BatchSize, 512)
+	c.Buffer = cmp.Or(c.Buffer, 250_000)
+	c.LearningRate = cmp.Or(c.LearningRate, 3e-4)
+	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
+	c.Gamma = cmp.Or(c.Gamma, 0.99)
 }
 
 // EnvConfigFor returns the environment configuration training uses.

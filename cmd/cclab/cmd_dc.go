@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -164,10 +163,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Seed: *seed, LearningRate: *lr, Gamma: *gamma, Lambda: *lambda, Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: func(i int) io.Writer { return files[i] }, Progress: progress, Command: command})
 	if err != nil {
-		if errors.Is(err, context.Canceled) && *ck != "" {
-			return fmt.Errorf("interrupted; checkpoint in %s, continue with the same command and --resume", *ck)
-		}
-		return err
+		return trainingError(err, *ck)
 	}
 	for i, p := range res.Policies {
 		if err := p.Save(paths[i]); err != nil {

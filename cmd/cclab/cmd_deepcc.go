@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/cclab/cclab/deepcc/tuner"
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
-	"github.com/cclab/cclab/rl/trainlog"
 )
 
 func init() {
@@ -69,44 +67,24 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(names) == 0 {
 		return usagef("--train-traces names no trace")
 	}
-	if *ck == "" {
-		*ck = *out + ".ckpt"
-	}
-	if *csvPath == "" {
-		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
-	}
-	csvf, err := trainlog.OpenFile(*csvPath, *resume)
+	tr, err := startTraining(*out, *ck, *csvPath, *resume, stderr)
 	if err != nil {
 		return err
 	}
-	defer csvf.Close()
-	var progress io.Writer
-	if isTerminal(stderr) {
-		progress = stderr
-	}
 	cmdline := "cclab deepcc train " + strings.Join(args, " ")
-	fmt.Fprintf(stderr, "training %d steps on %d environments (traces %v; checkpoint %s, learning curve %s)\n", *steps, *envs, names, *ck, *csvPath)
+	fmt.Fprintf(stderr, "training %d steps on %d environments (traces %v; checkpoint %s, learning curve %s)\n", *steps, *envs, names, tr.ck, tr.csvPath)
 	res, err := deepcc.Train(ctx, deepcc.TrainConfig{
 		Sampler: deepcc.Sampler{Traces: deepcc.TracePaths(*traceDir, names)},
 		Steps:   *steps, Envs: *envs, Seed: *seed, Hidden: hid,
 		BatchSize: *batch, GradientSteps: *gsteps,
-		Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: csvf, Progress: progress, Command: cmdline,
+		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
+		CSV: tr.curve, Progress: tr.progress, Command: cmdline,
 	})
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; checkpoint in %s, continue with the same command and --resume", *ck)
-		}
-		return err
+		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
 	}
-	if err := res.Policy.Save(*out); err != nil {
-		return err
-	}
-	if err := plotDeepCCCurve(*csvPath, strings.TrimSuffix(*csvPath, ".csv")); err != nil {
-		fmt.Fprintf(stderr, "learning-curve plot: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "trained %d steps in %.0f s of wall time; policy written to %s\n", res.Steps, res.Run.WallSeconds, *out)
-	return nil
+	return tr.finish(nil, res.Policy, res.Steps, res.Run.WallSeconds,
+		curveFigure{"DeepCC training: mean episode return (random goals)", "episode return (20 s episodes)", "DDPG"}, stdout, stderr)
 }
 
 // parseWidths parses comma-separated positive layer widths.
@@ -123,18 +101,6 @@ func parseWidths(s string) ([]int, error) {
 		return nil, fmt.Errorf("no width given")
 	}
 	return out, nil
-}
-
-// plotDeepCCCurve draws a training CSV's mean episode return against steps.
-func plotDeepCCCurve(csvPath, stem string) error {
-	xs, ys, err := readCurve(csvPath)
-	if err != nil {
-		return err
-	}
-	fig := plot.TimeSeries{Title: "DeepCC training: mean episode return (random goals)", X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: "episode return (20 s episodes)"},
-		Series: []plot.Series{{Name: "DDPG", X: xs, Y: ys}}}
-	_, err = plot.SaveAll(fig, stem, "png", "svg")
-	return err
 }
 
 func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {

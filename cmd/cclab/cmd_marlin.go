@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,7 +15,6 @@ import (
 	"github.com/cclab/cclab/plot"
 	"github.com/cclab/cclab/report"
 	"github.com/cclab/cclab/rl/policy"
-	"github.com/cclab/cclab/rl/trainlog"
 	"github.com/cclab/cclab/scenario"
 )
 
@@ -73,43 +71,23 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if *ck == "" {
-		*ck = *out + ".ckpt"
-	}
-	if *csvPath == "" {
-		*csvPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".csv"
-	}
-	csvf, err := trainlog.OpenFile(*csvPath, *resume)
+	tr, err := startTraining(*out, *ck, *csvPath, *resume, stderr)
 	if err != nil {
 		return err
 	}
-	defer csvf.Close()
-	var progress io.Writer
-	if isTerminal(stderr) {
-		progress = stderr
-	}
 	cmdline := "cclab marlin train " + strings.Join(args, " ")
-	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, *ck, *csvPath)
+	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, tr.ck, tr.csvPath)
 	res, err := marlin.Train(ctx, marlin.TrainConfig{
 		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize, Bulk: *bulk,
 		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
-		Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: csvf, Progress: progress, Command: cmdline,
+		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
+		CSV: tr.curve, Progress: tr.progress, Command: cmdline,
 	})
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; checkpoint in %s, continue with the same command and --resume", *ck)
-		}
-		return err
+		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
 	}
-	if err := res.Policy.Save(*out); err != nil {
-		return err
-	}
-	if err := plotLearningCurve(*csvPath, strings.TrimSuffix(*csvPath, ".csv")); err != nil {
-		fmt.Fprintf(stderr, "learning-curve plot: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "trained %d steps in %.0f s of wall time; policy written to %s\n", res.Steps, res.Run.WallSeconds, *out)
-	return nil
+	return tr.finish(nil, res.Policy, res.Steps, res.Run.WallSeconds,
+		curveFigure{"MARLIN training: mean episode return", "return per episode (at most 200 steps)", "SAC"}, stdout, stderr)
 }
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -282,25 +260,4 @@ func marlinFigures(r *marlin.Report) ([]namedFigure, error) {
 		{"fig3_rti", "Figure 3 (right): RTT Transition Impact", rti},
 		{"fig4_retransmissions", "Figure 4: retransmissions", rx},
 	}, nil
-}
-
-// plotLearningCurve draws a training CSV's episode return against steps.
-func plotLearningCurve(csvPath, stem string) error {
-	xs, ys, err := readCurve(csvPath)
-	if err != nil {
-		return err
-	}
-	fig := plot.TimeSeries{Title: "MARLIN training: mean episode return", X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: "return per episode (at most 200 steps)"},
-		Series: []plot.Series{{Name: "SAC", X: xs, Y: ys}}}
-	_, err = plot.SaveAll(fig, stem, "png", "svg")
-	return err
-}
-
-// readCurve reads the step and ep_rew_mean columns of a training CSV.
-func readCurve(path string) (xs, ys []float64, err error) {
-	c, err := trainlog.ReadColumns(path, "step", "ep_rew_mean")
-	if err != nil {
-		return nil, nil, err
-	}
-	return c[0], c[1], nil
 }

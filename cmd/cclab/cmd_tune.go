@@ -446,15 +446,6 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !(*gain >= 0) {
 		return usagef("--gain %v: want a number >= 0", *gain)
 	}
-	// The default scenario and traces are built into cclab: used when the
-	// repository's copies are not on disk (cclab run from elsewhere).
-	builtinScn := false
-	if _, err := os.Stat(*scnPath); err != nil {
-		if *scnPath != vegasstudy.ScenarioPath {
-			return usagef("--scenario: %v", err)
-		}
-		builtinScn = true
-	}
 	dir := *tracesDir
 	if dir == "" {
 		dir = filepath.Join(filepath.Dir(*scnPath), "..", "..", "traces")
@@ -491,12 +482,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return usagef("trace %s is both a training and a held-out trace", f)
 		}
 	}
-	var s *scenario.Scenario
-	if builtinScn {
-		s, err = scenario.Parse(vegasstudy.Scenario, vegasstudy.ScenarioPath)
-	} else {
-		s, err = loadScenario(*scnPath, "", -1, nil)
-	}
+	s, err := loadScenario(*scnPath, "", -1, nil)
 	if err != nil {
 		return err
 	}

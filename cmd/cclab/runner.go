@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/cclab/cclab/network"
 	"github.com/cclab/cclab/scenario"
 	"github.com/cclab/cclab/scenarios"
+	vegasstudy "github.com/cclab/cclab/studies/vegas"
 )
 
 const defaultSample = 100 * time.Millisecond
@@ -22,9 +24,13 @@ const defaultSample = 100 * time.Millisecond
 func readFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		// Not a file: maybe a built-in scenario ("cclab run satcom-uhf").
+		// Not a file: maybe a built-in scenario ("cclab run satcom-uhf"),
+		// or a scenario file of the repository built into cclab.
 		if b, berr := scenarios.Bytes(path); berr == nil {
 			return b, nil
+		}
+		if filepath.Clean(path) == vegasstudy.ScenarioPath {
+			return vegasstudy.Scenario, nil
 		}
 		return nil, fmt.Errorf("%w (built-in scenarios: %s)", err, strings.Join(scenarios.Names(), ", "))
 	}

@@ -15,8 +15,8 @@ package cc
 import (
 	"time"
 
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Algorithm is a congestion controller. Methods are called from one goroutine;

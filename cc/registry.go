@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 // ParamSpec documents one controller parameter.

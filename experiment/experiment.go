@@ -7,10 +7,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/metrics"
-	"github.com/cclab/cclab/network"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Result is the summary of one run. Field names are the JSON contract of

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	_ "github.com/cclab/cclab/cc/all"
-	"github.com/cclab/cclab/network"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // mustParse parses an inline scenario.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/model"
+	"github.com/cclab/cclab/analysis/model"
 )
 
 // oneFlow is one bulk flow on 10 Mbit/s with a 50 ms RTT and a one-BDP

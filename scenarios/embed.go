@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 //go:embed *.yaml

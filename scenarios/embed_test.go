@@ -8,7 +8,7 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 	_ "github.com/cclab/cclab/traces"
 )

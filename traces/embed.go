@@ -7,7 +7,7 @@ package traces
 import (
 	"embed"
 
-	"github.com/cclab/cclab/trace"
+	"github.com/cclab/cclab/netsim/trace"
 )
 
 //go:embed *.gz

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/trace"
+	"github.com/cclab/cclab/netsim/trace"
 )
 
 // TestShippedTraces checks each built-in trace against README.md: the

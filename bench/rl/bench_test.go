@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cclab/cclab/rl/ddpg"
-	"github.com/cclab/cclab/rl/env"
-	"github.com/cclab/cclab/rl/nn"
-	"github.com/cclab/cclab/rl/policy"
-	"github.com/cclab/cclab/rl/ppo"
-	"github.com/cclab/cclab/rl/sac"
-	"github.com/cclab/cclab/rl/space"
+	"github.com/cclab/cclab/learn/rl/ddpg"
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/nn"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/ppo"
+	"github.com/cclab/cclab/learn/rl/sac"
+	"github.com/cclab/cclab/learn/rl/space"
 )
 
 // synthetic has a real task's observation and action sizes and

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 const mss units.Bytes = 1448

@@ -1,6 +1,6 @@
 package bbr
 
-import "github.com/cclab/cclab/units"
+import "github.com/cclab/cclab/core/units"
 
 // MaxWindowRounds is the largest bottleneck-bandwidth filter window, in
 // round trips, that the filter can hold (and the range limit of the

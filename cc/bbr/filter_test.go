@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 // bruteMax is the reference: the maximum of all samples whose round is

@@ -3,8 +3,8 @@ package bbr
 import (
 	"time"
 
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Long-term ("LT") bandwidth estimation constants, Linux tcp_bbr.c.

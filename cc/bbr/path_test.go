@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc/cctest"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // On a single bottleneck BBR's bandwidth estimate converges to the

@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Driver is a scenario driver around one controller. Segments are numbered

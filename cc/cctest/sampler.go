@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // packet is one transmission of a segment, with the delivery-rate state

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/cc/cctest"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 const mss units.Bytes = 1448

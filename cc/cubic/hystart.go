@@ -3,8 +3,8 @@ package cubic
 import (
 	"time"
 
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Detection methods of hybrid slow start, as Linux's hystart_detect bits.

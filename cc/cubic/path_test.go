@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc/cctest"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Over a drop-tail bottleneck with a one-BDP buffer CUBIC keeps the link

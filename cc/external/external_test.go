@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 func TestExternal(t *testing.T) {

@@ -6,8 +6,8 @@ package fixed
 
 import (
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Spec registers "fixed".

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 const mss = 1000

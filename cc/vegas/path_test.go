@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc/cctest"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/units"
 )
 
 // On a single bottleneck Vegas settles with its estimate of queued segments

@@ -25,8 +25,8 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/cc/newreno"
-	"github.com/cclab/cclab/clock"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 )
 
 // Spec registers "vegas".

@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/dcrl"
-	"github.com/cclab/cclab/rl/policy"
-	"github.com/cclab/cclab/rl/trainlog"
+	"github.com/cclab/cclab/papers/datacenter"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
 func init() {
@@ -25,39 +25,39 @@ func init() {
 }
 
 // DefaultDCPolicy is the trained single-agent PPO policy shipped with cclab.
-const DefaultDCPolicy = "dcrl/policy/ppo.policy"
+const DefaultDCPolicy = "papers/datacenter/policy/ppo.policy"
 
 // dcConfig builds the environment configuration from the shared flags.
-func dcConfig(scn string, sets []string, agents int, action string, history int, interval time.Duration, episode int, alpha float64, tau time.Duration) (dcrl.Config, error) {
+func dcConfig(scn string, sets []string, agents int, action string, history int, interval time.Duration, episode int, alpha float64, tau time.Duration) (datacenter.Config, error) {
 	if scn == "" {
 		scn = "datacenter"
 	}
 	base, err := loadScenario(scn, "", -1, sets)
 	if err != nil {
-		return dcrl.Config{}, err
+		return datacenter.Config{}, err
 	}
-	kind, err := dcrl.ParseActionKind(action)
+	kind, err := datacenter.ParseActionKind(action)
 	if err != nil {
-		return dcrl.Config{}, usagef("--action: %v", err)
+		return datacenter.Config{}, usagef("--action: %v", err)
 	}
 	switch {
 	case agents < 1:
-		return dcrl.Config{}, usagef("--agents must be at least 1, got %d", agents)
+		return datacenter.Config{}, usagef("--agents must be at least 1, got %d", agents)
 	case history < 1 || history > 16:
-		return dcrl.Config{}, usagef("--history must be in [1, 16], got %d", history)
+		return datacenter.Config{}, usagef("--history must be in [1, 16], got %d", history)
 	case interval < time.Millisecond:
-		return dcrl.Config{}, usagef("--interval must be at least 1ms, got %v", interval)
+		return datacenter.Config{}, usagef("--interval must be at least 1ms, got %v", interval)
 	case episode < 1:
-		return dcrl.Config{}, usagef("--episode must be at least 1 step, got %d", episode)
+		return datacenter.Config{}, usagef("--episode must be at least 1 step, got %d", episode)
 	case !(alpha > 0 && alpha <= 1):
-		return dcrl.Config{}, usagef("--alpha must be in (0, 1], got %g", alpha)
+		return datacenter.Config{}, usagef("--alpha must be in (0, 1], got %g", alpha)
 	case tau <= 0:
-		return dcrl.Config{}, usagef("--tau must be positive, got %v", tau)
+		return datacenter.Config{}, usagef("--tau must be positive, got %v", tau)
 	}
-	cfg := dcrl.Config{Base: base, Agents: agents, Action: kind, History: history, Interval: interval, Steps: episode,
-		Reward: dcrl.RewardConfig{Alpha: alpha, Tau: tau}, Random: dcrl.TrainingRandomization()}
-	if _, err := dcrl.NewSim(cfg); err != nil {
-		return dcrl.Config{}, err
+	cfg := datacenter.Config{Base: base, Agents: agents, Action: kind, History: history, Interval: interval, Steps: episode,
+		Reward: datacenter.RewardConfig{Alpha: alpha, Tau: tau}, Random: datacenter.TrainingRandomization()}
+	if _, err := datacenter.NewSim(cfg); err != nil {
+		return datacenter.Config{}, err
 	}
 	return cfg, nil
 }
@@ -81,7 +81,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("dc train", stderr)
 	algo := fs.String("algo", "ppo", "learning algorithm: ppo, a2c or dqn")
 	agents := fs.Int("agents", 1, "number of agents K; the controlled flows are split into K contiguous subsets")
-	mode := fs.String("mode", dcrl.Shared, "multi-agent learning: shared (one policy, parameter sharing) or independent (K learners, team reward)")
+	mode := fs.String("mode", datacenter.Shared, "multi-agent learning: shared (one policy, parameter sharing) or independent (K learners, team reward)")
 	action := fs.String("action", "discrete", "action space: discrete (30-setting grid) or continuous (ppo, a2c)")
 	steps := fs.Int64("steps", 60_000, "training budget in simulated intervals (summed over parallel environments)")
 	envs := fs.Int("envs", 4, "parallel simulations")
@@ -92,8 +92,8 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var sets stringList
 	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
 	history := fs.Int("history", 1, "stacked observation frames")
-	interval := fs.Duration("interval", dcrl.DefaultInterval, "agent step T2")
-	episode := fs.Int("episode", dcrl.DefaultSteps, "agent steps per episode")
+	interval := fs.Duration("interval", datacenter.DefaultInterval, "agent step T2")
+	episode := fs.Int("episode", datacenter.DefaultSteps, "agent steps per episode")
 	alpha := fs.Float64("alpha", 0.75, "reward weight of utilisation against the RTprop/RTT term")
 	tau := fs.Duration("tau", time.Millisecond, "latency scale of the reward's sigmoid term")
 	lr := fs.Float64("lr", 0, "learning rate (default: ppo 1e-3, a2c 7e-4, dqn 5e-4)")
@@ -113,8 +113,8 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	switch {
 	case *algo != "ppo" && *algo != "a2c" && *algo != "dqn":
 		return usagef("--algo must be ppo, a2c or dqn, got %q", *algo)
-	case *mode != dcrl.Shared && *mode != dcrl.Independent:
-		return usagef("--mode must be %s or %s, got %q", dcrl.Shared, dcrl.Independent, *mode)
+	case *mode != datacenter.Shared && *mode != datacenter.Independent:
+		return usagef("--mode must be %s or %s, got %q", datacenter.Shared, datacenter.Independent, *mode)
 	case *steps < 1 || *envs < 1 || *workers < 0:
 		return usagef("--steps and --envs must be positive and --workers non-negative")
 	case *lr < 0 || !(*gamma > 0 && *gamma <= 1) || !(*lambda > 0 && *lambda <= 1):
@@ -123,7 +123,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--resume needs --checkpoint")
 	case *algo == "dqn" && *action == "continuous":
 		return usagef("--algo dqn needs --action discrete")
-	case *ck != "" && *mode == dcrl.Independent && *agents > 1:
+	case *ck != "" && *mode == datacenter.Independent && *agents > 1:
 		return usagef("--checkpoint needs a single learner: one agent or --mode shared")
 	}
 	cfg, err := dcConfig(*scn, sets, *agents, *action, *history, *interval, *episode, *alpha, *tau)
@@ -131,7 +131,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	k := 1
-	if *mode == dcrl.Independent {
+	if *mode == datacenter.Independent {
 		k = *agents
 	}
 	paths := policyPaths(*out, k)
@@ -159,7 +159,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	command := "cclab dc train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %s, %d agent(s) (%s), %d intervals of %v on %d simulations; learning curve %s\n",
 		*algo, *agents, *mode, *steps, *interval, *envs, strings.Join(csvPaths, ", "))
-	res, err := dcrl.Train(ctx, dcrl.TrainConfig{Env: cfg, Algo: *algo, Mode: *mode, Steps: *steps, Envs: *envs, Workers: *workers,
+	res, err := datacenter.Train(ctx, datacenter.TrainConfig{Env: cfg, Algo: *algo, Mode: *mode, Steps: *steps, Envs: *envs, Workers: *workers,
 		Seed: *seed, LearningRate: *lr, Gamma: *gamma, Lambda: *lambda, Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: func(i int) io.Writer { return files[i] }, Progress: progress, Command: command})
 	if err != nil {
@@ -176,7 +176,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(csvPaths) > 1 {
 			label = fmt.Sprintf("%s, agent %d", *algo, i)
 		}
-		if err := dcrl.PlotLearningCurve(c, stem, label); err != nil {
+		if err := datacenter.PlotLearningCurve(c, stem, label); err != nil {
 			fmt.Fprintf(stderr, "learning-curve plot: %v\n", err)
 		}
 	}
@@ -206,7 +206,7 @@ func loadPolicies(list string) ([]*policy.Policy, []string, error) {
 		if f == "" {
 			continue
 		}
-		p, err := dcrl.LoadPolicy(f)
+		p, err := datacenter.LoadPolicy(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -220,17 +220,17 @@ func loadPolicies(list string) ([]*policy.Policy, []string, error) {
 }
 
 // parseParams parses "WINDOW_S,ROUNDS" (e.g. "0.1,2").
-func parseParams(s string) (dcrl.Params, error) {
+func parseParams(s string) (datacenter.Params, error) {
 	a, b, ok := strings.Cut(s, ",")
 	if !ok {
-		return dcrl.Params{}, fmt.Errorf("want RTPROP_WINDOW_S,BTLBW_ROUNDS (e.g. 0.1,2), got %q", s)
+		return datacenter.Params{}, fmt.Errorf("want RTPROP_WINDOW_S,BTLBW_ROUNDS (e.g. 0.1,2), got %q", s)
 	}
 	w, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	r, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if err1 != nil || err2 != nil || !(w >= 0.1 && w <= 600) || r < 1 || r > 100 {
-		return dcrl.Params{}, fmt.Errorf("want an RTprop window in [0.1, 600] s and an integer BtlBw window in [1, 100] rounds, got %q", s)
+		return datacenter.Params{}, fmt.Errorf("want an RTprop window in [0.1, 600] s and an integer BtlBw window in [1, 100] rounds, got %q", s)
 	}
-	return dcrl.Params{MinRTTWindow: w, BwWindowRounds: r}, nil
+	return datacenter.Params{MinRTTWindow: w, BwWindowRounds: r}, nil
 }
 
 func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -242,7 +242,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	seed := fs.Uint64("seed", 1000, "seed of the first evaluation episode (the grid search uses others)")
 	gridRuns := fs.Int("grid-runs", 6, "episodes per setting in the static grid search")
 	static := fs.String("static-best", "", "skip the grid search and use this static setting, RTPROP_WINDOW_S,BTLBW_ROUNDS")
-	conds := fs.String("conditions", strings.Join(dcrl.ConditionNames(), ","), "conditions to evaluate on")
+	conds := fs.String("conditions", strings.Join(datacenter.ConditionNames(), ","), "conditions to evaluate on")
 	jobs := fs.Int("jobs", 0, "parallel episodes (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write dc_eval.json, figures and report.html to this directory")
@@ -263,19 +263,19 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *jobs == 0 {
 		*jobs = runtime.GOMAXPROCS(0)
 	}
-	cl, err := dcrl.LookupConditions(strings.Split(*conds, ","))
+	cl, err := datacenter.LookupConditions(strings.Split(*conds, ","))
 	if err != nil {
 		return usagef("--conditions: %v", err)
 	}
-	cfg, err := dcConfig(*scn, sets, *agents, "discrete", 1, dcrl.DefaultInterval, dcrl.DefaultSteps, 0.75, time.Millisecond)
+	cfg, err := dcConfig(*scn, sets, *agents, "discrete", 1, datacenter.DefaultInterval, datacenter.DefaultSteps, 0.75, time.Millisecond)
 	if err != nil {
 		return err
 	}
-	rep := &dcrl.EvalReport{Runs: *runs, Seed: *seed, Policies: map[string]dcrl.PolicyInfo{}, Traces: map[string][]dcrl.TracePoint{}}
+	rep := &datacenter.EvalReport{Runs: *runs, Seed: *seed, Policies: map[string]datacenter.PolicyInfo{}, Traces: map[string][]datacenter.TracePoint{}}
 	type learned struct {
 		name string
 		pols []*policy.Policy
-		kind dcrl.ActionKind
+		kind datacenter.ActionKind
 	}
 	var ls []learned
 	add := func(name, list string) error {
@@ -283,7 +283,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		pc, err := dcrl.ConfigFromPolicy(cfg, pols[0])
+		pc, err := datacenter.ConfigFromPolicy(cfg, pols[0])
 		if err != nil {
 			return fmt.Errorf("%s: %w", files[0], err)
 		}
@@ -292,17 +292,17 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		} else if pc.History != cfg.History || pc.Agents != cfg.Agents || pc.Interval != cfg.Interval || pc.Steps != cfg.Steps || pc.Reward != cfg.Reward {
 			return fmt.Errorf("%s was trained with other environment settings than %s (agents, history, interval, episode or reward); evaluate them separately", files[0], ls[0].name)
 		}
-		if err := dcrl.CheckPolicies(pc, pols); err != nil {
+		if err := datacenter.CheckPolicies(pc, pols); err != nil {
 			return fmt.Errorf("%s: %w", strings.Join(files, ","), err)
 		}
 		m := pols[0].Meta
-		rep.Policies[name] = dcrl.PolicyInfo{Files: files, Algo: m.Algo, Steps: m.Steps, TrainingWallS: m.TrainingWallS, Mode: m.Extra["mode"], Action: m.Extra["action"]}
+		rep.Policies[name] = datacenter.PolicyInfo{Files: files, Algo: m.Algo, Steps: m.Steps, TrainingWallS: m.TrainingWallS, Mode: m.Extra["mode"], Action: m.Extra["action"]}
 		ls = append(ls, learned{name, pols, pc.Action})
 		return nil
 	}
 	if *pol != "none" {
 		name := "learned"
-		if p, err := dcrl.LoadPolicy(strings.Split(*pol, ",")[0]); err == nil {
+		if p, err := datacenter.LoadPolicy(strings.Split(*pol, ",")[0]); err == nil {
 			name = strings.ToUpper(p.Meta.Algo)
 			if p.Meta.Extra["agents"] != "" && p.Meta.Extra["agents"] != "1" {
 				name += fmt.Sprintf(" ×%s %s", p.Meta.Extra["agents"], p.Meta.Extra["mode"])
@@ -320,13 +320,13 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("--compare %s: %w", m.name, err)
 		}
 	}
-	sim, err := dcrl.NewSim(cfg)
+	sim, err := datacenter.NewSim(cfg)
 	if err != nil {
 		return err
 	}
 	rep.Agents = sim.Agents()
 	for _, c := range cl {
-		rep.Conditions = append(rep.Conditions, dcrl.ConditionInfo{Name: c.Name, Doc: c.Doc})
+		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Doc})
 	}
 	if *static != "" {
 		p, err := parseParams(*static)
@@ -337,22 +337,22 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	} else {
 		bar := newProgress(stderr, "dc eval: static grid search")
 		// Grid-search seeds are disjoint from the evaluation's.
-		rep.Grid, rep.StaticBest, err = dcrl.GridSearch(ctx, cfg, *gridRuns, 1_000_000+*seed, *jobs, bar.update)
+		rep.Grid, rep.StaticBest, err = datacenter.GridSearch(ctx, cfg, *gridRuns, 1_000_000+*seed, *jobs, bar.update)
 		bar.finish()
 		if err != nil {
 			return err
 		}
 		rep.GridRuns = *gridRuns
 	}
-	schemes := []dcrl.Scheme{
-		dcrl.StaticScheme("default BBR", dcrl.DefaultParams),
-		dcrl.StaticScheme("static best", rep.StaticBest),
+	schemes := []datacenter.Scheme{
+		datacenter.StaticScheme("default BBR", datacenter.DefaultParams),
+		datacenter.StaticScheme("static best", rep.StaticBest),
 	}
 	for _, l := range ls {
-		schemes = append(schemes, dcrl.PolicyScheme(l.name, l.pols, l.kind))
+		schemes = append(schemes, datacenter.PolicyScheme(l.name, l.pols, l.kind))
 	}
 	bar := newProgress(stderr, "dc eval")
-	rep.Rows, err = dcrl.Evaluate(ctx, dcrl.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.update})
+	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.update})
 	bar.finish()
 	if err != nil {
 		return err
@@ -360,10 +360,10 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *out != "" {
 		rep.TraceSeed = *seed
 		for _, s := range schemes {
-			if s.Name == "static best" && rep.StaticBest == dcrl.DefaultParams {
+			if s.Name == "static best" && rep.StaticBest == datacenter.DefaultParams {
 				continue
 			}
-			tr, err := dcrl.Trace(cfg, *seed, s.New())
+			tr, err := datacenter.Trace(cfg, *seed, s.New())
 			if err != nil {
 				return err
 			}
@@ -376,7 +376,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return emit(stdout, *asJSON, rep, func(w io.Writer) { printDCEval(w, rep) })
 }
 
-func fmtEst(e dcrl.Estimate, digits int) string {
+func fmtEst(e datacenter.Estimate, digits int) string {
 	if math.IsNaN(e.Mean) {
 		return "n/a"
 	}
@@ -386,7 +386,7 @@ func fmtEst(e dcrl.Estimate, digits int) string {
 	return fmt.Sprintf("%.*f ±%.*f", digits, e.Mean, digits, e.CI)
 }
 
-func printDCEval(w io.Writer, r *dcrl.EvalReport) {
+func printDCEval(w io.Writer, r *datacenter.EvalReport) {
 	fmt.Fprintf(w, "Data-centre BBR tuning: %d episodes per scheme and condition (seeds %d-%d), %d agent(s)\n", r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, r.Agents)
 	if len(r.Grid) > 0 {
 		fmt.Fprintf(w, "static best: %v (grid search, %d settings x %d episodes on the training condition)\n", r.StaticBest, len(r.Grid), r.GridRuns)
@@ -401,7 +401,7 @@ func printDCEval(w io.Writer, r *dcrl.EvalReport) {
 		fmt.Fprintf(w, "\ncondition %s: %s\n", c.Name, c.Doc)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scheme\treward\tvs default\tvs static best\tutil\tgoodput Mbit/s\tRTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
-		var static *dcrl.Row
+		var static *datacenter.Row
 		for i, row := range r.Rows {
 			if row.Condition == c.Name && row.Scheme == "static best" {
 				static = &r.Rows[i]
@@ -413,7 +413,7 @@ func printDCEval(w io.Writer, r *dcrl.EvalReport) {
 			}
 			vsStatic := "-"
 			if static != nil && row.Scheme != "default BBR" && row.Scheme != "static best" {
-				vsStatic = fmtEst(dcrl.PairedGain(row, *static), 3)
+				vsStatic = fmtEst(datacenter.PairedGain(row, *static), 3)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Scheme,
 				fmtEst(row.Get("reward"), 3), fmtEst(row.RewardGain, 3), vsStatic, fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0),

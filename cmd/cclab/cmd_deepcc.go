@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/deepcc"
-	"github.com/cclab/cclab/deepcc/tuner"
-	"github.com/cclab/cclab/plot"
-	"github.com/cclab/cclab/report"
+	"github.com/cclab/cclab/papers/deepcc"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
+	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/analysis/report"
 )
 
 func init() {

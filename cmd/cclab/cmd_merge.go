@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/cclab/cclab/sweep"
+	"github.com/cclab/cclab/analysis/sweep"
 )
 
 func init() {

@@ -19,8 +19,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/cclab/cclab/model"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/analysis/model"
+	"github.com/cclab/cclab/core/units"
 )
 
 func init() {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/model"
-	"github.com/cclab/cclab/units"
+	"github.com/cclab/cclab/analysis/model"
+	"github.com/cclab/cclab/core/units"
 )
 
 func runModelCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/cclab/cclab/ncstudy"
-	"github.com/cclab/cclab/plot"
-	"github.com/cclab/cclab/report"
+	"github.com/cclab/cclab/papers/tcpnc"
+	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/analysis/report"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("nc study takes no arguments, got %q", pos)
 	}
-	cfg := ncstudy.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs}
+	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs}
 	if *quick {
 		cfg.Seeds = 3
 		cfg.Duration = 100e9
@@ -44,7 +44,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	bar := newProgress(stderr, "nc study")
 	cfg.Progress = bar.update
-	res, err := ncstudy.Run(ctx, cfg)
+	res, err := tcpnc.Run(ctx, cfg)
 	bar.finish()
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return emit(stdout, *asJSON, res, func(w io.Writer) { printNC(w, res) })
 }
 
-func printNC(w io.Writer, r *ncstudy.Result) {
+func printNC(w io.Writer, r *tcpnc.Result) {
 	c := r.Config
 	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
 		c.Rate, c.Delay, c.Queue, c.CC, c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
@@ -83,7 +83,7 @@ func printNC(w io.Writer, r *ncstudy.Result) {
 	}
 }
 
-func writeNCOutputs(dir string, r *ncstudy.Result) error {
+func writeNCOutputs(dir string, r *tcpnc.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/plot"
-	"github.com/cclab/cclab/report"
-	"github.com/cclab/cclab/scenario"
-	"github.com/cclab/cclab/sweep"
+	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/analysis/sweep"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cclab/cclab/sweep"
+	"github.com/cclab/cclab/analysis/sweep"
 )
 
 func TestReportOnSweep(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/scenario"
 	_ "github.com/cclab/cclab/traces" // built-in traces for built-in scenarios
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/cclab/cclab/report"
-	"github.com/cclab/cclab/sweep"
+	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/analysis/sweep"
 )
 
 func init() {

@@ -21,10 +21,10 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/cclab/cclab/sweep"
+	"github.com/cclab/cclab/analysis/sweep"
 )
 
-const satcomLike = "../../sweep/testdata/satcom-like.yaml"
+const satcomLike = "../../analysis/sweep/testdata/satcom-like.yaml"
 
 func mainIn(ctx context.Context, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
@@ -148,8 +148,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", "--out", out}, 2, "want exactly one scenario file"},
 		{[]string{"sweep", satcomLike, "--out", out, "--grid", "cc"}, 2, `--grid "cc": want KEY=V1,V2`},
 		{[]string{"sweep", satcomLike, "--out", out, "--grid", "bottlenek.loss.p=0,0.1"}, 2, "--grid bottlenek.loss.p=0: "},
-		{[]string{"sweep", satcomLike, "--out", out, "--grid", "bottleneck.loss.p=0,2"}, 2, "--grid combination bottleneck.loss.p=2: ../../sweep/testdata/satcom-like.yaml:"},
-		{[]string{"sweep", satcomLike, "--out", out, "--grid", "cc=newreno,nosuch"}, 2, `--grid combination cc=nosuch: ../../sweep/testdata/satcom-like.yaml:`},
+		{[]string{"sweep", satcomLike, "--out", out, "--grid", "bottleneck.loss.p=0,2"}, 2, "--grid combination bottleneck.loss.p=2: ../../analysis/sweep/testdata/satcom-like.yaml:"},
+		{[]string{"sweep", satcomLike, "--out", out, "--grid", "cc=newreno,nosuch"}, 2, `--grid combination cc=nosuch: ../../analysis/sweep/testdata/satcom-like.yaml:`},
 		{[]string{"sweep", satcomLike, "--out", out, "--grid-file", gridFile}, 2, `--grid-file ` + gridFile + `: cc: value "newreno" appears twice`},
 		{[]string{"sweep", satcomLike, "--out", out, "--seeds", "9:3"}, 2, `--seeds "9:3": want A:B with A < B`},
 		{[]string{"sweep", satcomLike, "--out", out, "--seeds", "1:3", "--runs", "4"}, 2, "--seeds replaces --seed and --runs"},
@@ -194,7 +194,7 @@ func TestSweepInterruptMessage(t *testing.T) {
 		cancel()
 	}()
 	code, _, stderr := mainIn(ctx, append(heavySweep, "--out", dir)...)
-	if code != 1 || !strings.Contains(stderr, "run the same command again to resume:\n  cclab sweep ../../sweep/testdata/satcom-like.yaml --grid cc=newreno,fixed --runs 300") {
+	if code != 1 || !strings.Contains(stderr, "run the same command again to resume:\n  cclab sweep ../../analysis/sweep/testdata/satcom-like.yaml --grid cc=newreno,fixed --runs 300") {
 		t.Fatalf("interrupted sweep: exit %d, stderr %s", code, stderr)
 	}
 	_, rs, err := sweep.Load(dir, nil)

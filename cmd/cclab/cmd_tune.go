@@ -19,16 +19,16 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/cclab/cclab/moo"
-	"github.com/cclab/cclab/moo/operator"
-	"github.com/cclab/cclab/scenario"
-	vegasstudy "github.com/cclab/cclab/studies/vegas"
-	"github.com/cclab/cclab/trace"
-	"github.com/cclab/cclab/tune"
+	"github.com/cclab/cclab/learn/moo"
+	"github.com/cclab/cclab/learn/moo/operator"
+	"github.com/cclab/cclab/experiment/scenario"
+	vegasstudy "github.com/cclab/cclab/papers/vegas"
+	"github.com/cclab/cclab/netsim/trace"
+	"github.com/cclab/cclab/analysis/tune"
 )
 
 // The Vegas study's defaults: the paper's problem, and a split of the
-// shipped cellular traces by recording (see studies/vegas/README.md).
+// shipped cellular traces by recording (see papers/vegas/README.md).
 var (
 	vegasParams      = []string{"vegas.alpha=1:20:int", "vegas.beta=1:30:int"}
 	vegasConstraints = []string{"vegas.alpha < vegas.beta"}
@@ -399,7 +399,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var tf tuneFlags
 	tf.register(fs, 10, 4)
 	scnPath := fs.String("scenario", vegasstudy.ScenarioPath, "the study's scenario (the default is built into cclab)")
-	tracesDir := fs.String("traces-dir", "", "directory of the trace files (default: traces/ next to studies/, i.e. SCENARIO/../../traces)")
+	tracesDir := fs.String("traces-dir", "", "directory of the trace files (default: the repository's traces/, i.e. SCENARIO/../../traces)")
 	mode := fs.String("mode", "both", "trace mode: average (the paper's 100 ms averages), exact (every delivery opportunity) or both")
 	thorough := fs.Bool("thorough", false, "40 individuals x 25 generations instead of the paper's 10 x 4 (--pop and --gens override)")
 	gain := fs.Float64("gain", 1.15, "goal: held-out goodput gain over the default, Mbit/s, at no more mean queueing delay")

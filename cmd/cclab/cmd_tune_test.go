@@ -162,7 +162,7 @@ func TestStudyVegasSmall(t *testing.T) {
 		t.Skip("vegas is not registered yet")
 	}
 	root := filepath.Join("..", "..")
-	code, stdout, errOut := runTuneCLI(t, "study", "vegas", "--scenario", filepath.Join(root, "studies", "vegas", "vegas.yaml"),
+	code, stdout, errOut := runTuneCLI(t, "study", "vegas", "--scenario", filepath.Join(root, "papers", "vegas", "vegas.yaml"),
 		"--pop", "2", "--gens", "1", "--json", "--progress", "none")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

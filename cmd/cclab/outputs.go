@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/cclab/cclab/clock"
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/network"
-	"github.com/cclab/cclab/packet"
-	"github.com/cclab/cclab/pcap"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/netsim/pcap"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // writeRunOutputs writes a single run's files into dir: summary.json, the

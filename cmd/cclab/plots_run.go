@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/network"
-	"github.com/cclab/cclab/plot"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/analysis/plot"
 )
 
 // maxPlottedFlows bounds the series in a single-run dashboard: beyond a

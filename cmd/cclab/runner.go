@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/network"
-	"github.com/cclab/cclab/scenario"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
-	vegasstudy "github.com/cclab/cclab/studies/vegas"
+	vegasstudy "github.com/cclab/cclab/papers/vegas"
 )
 
 const defaultSample = 100 * time.Millisecond

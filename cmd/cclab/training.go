@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cclab/cclab/plot"
-	"github.com/cclab/cclab/rl/policy"
-	"github.com/cclab/cclab/rl/trainlog"
+	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
 // training holds a single-policy training command's files: the policy

@@ -1,0 +1,296 @@
+package network
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/link"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/netsim/traffic"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Source is a background UDP source and its sink's measurements.
+type Source struct {
+	// Index is the source's number in datagrams.
+	Index int32
+	// Name is the source's name; Group the background entry it belongs to
+	// (a sequence's name for its parts).
+	Name, Group string
+	// SentPackets and SentBytes count what the source emitted;
+	// DeliveredBytes what reached its sink.
+	SentPackets               int64
+	SentBytes, DeliveredBytes units.Bytes
+	// Drops, Losses and BottleneckBytes are as for flows.
+	Drops, Losses   int64
+	BottleneckBytes units.Bytes
+	// Offered is the configured long-run offered rate at scale 1.
+	Offered units.Bandwidth
+
+	proc       *traffic.Process
+	timer      *sim.Timer
+	fwd        *link.DelayLine
+	extraDelay time.Duration
+	seq        int64
+	stopped    bool
+	net        *Network
+}
+
+// spawner starts background TCP flows: one per activity window of a
+// sequence part, or at Poisson arrivals.
+type spawner struct {
+	n       *Network
+	name    string
+	group   string
+	b       scenario.Background
+	win     traffic.Window
+	sizes   *traffic.SizeDist
+	gap     time.Duration // mean inter-arrival for arrivals
+	timer   *sim.Timer
+	count   int
+	stopped bool
+	flows   []*Flow
+	rng     *rand.Rand
+}
+
+func (n *Network) addBackground() error {
+	for i := range n.scn.Background {
+		b := &n.scn.Background[i]
+		var err error
+		if b.Type == "sequence" {
+			for _, part := range b.Sequence {
+				w := traffic.Window{Start: clock.Time(b.Start.V), Period: b.Period.V, From: part.Start.V, To: part.Stop.V}
+				if b.Stop.IsSet() {
+					w.Stop = clock.Time(b.Stop.V)
+				}
+				if err = n.addSource(part, b.Name, w); err != nil {
+					break
+				}
+			}
+		} else {
+			w := traffic.Window{Start: clock.Time(b.Start.V)}
+			if b.Stop.IsSet() {
+				w.Stop = clock.Time(b.Stop.V)
+			}
+			err = n.addSource(*b, b.Name, w)
+		}
+		if err != nil {
+			return fmt.Errorf("background %s: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// addSource instantiates one background entry (or sequence part) with its
+// activity window.
+func (n *Network) addSource(b scenario.Background, group string, w traffic.Window) error {
+	for k := range b.Count {
+		name := b.Name
+		if b.Count > 1 {
+			name = fmt.Sprintf("%s-%d", b.Name, k+1)
+		}
+		switch b.Type {
+		case "tcp", "arrivals":
+			sp := &spawner{n: n, name: name, group: group, b: b, win: w}
+			if b.Type == "arrivals" {
+				if b.Sizes != "" {
+					// A built-in distribution's name is not a path.
+					src := b.Sizes
+					if !slices.Contains(traffic.NamedDistributions(), src) {
+						src = n.scn.Path(src)
+					}
+					d, err := traffic.LoadSizes(src)
+					if err != nil {
+						return err
+					}
+					sp.sizes = d
+				}
+				mean := float64(b.Size.V)
+				if sp.sizes != nil {
+					mean = sp.sizes.Mean()
+				}
+				sp.gap = b.Interval.V
+				if b.Load > 0 {
+					rate := n.scn.Bottleneck.Rate.V
+					if rate <= 0 {
+						return fmt.Errorf("load needs a rate-based bottleneck; give interval instead")
+					}
+					sp.gap = time.Duration(mean * 8 / (b.Load * float64(rate)) * 1e9)
+				}
+			}
+			sp.timer = n.Sched.Timer(sp.fire)
+			sp.rng = n.rnd.Stream("background/" + name)
+			n.spawners = append(n.spawners, sp)
+			if ok, next := w.Active(0); ok {
+				sp.timer.Reset(0)
+			} else if next != clock.Never {
+				sp.timer.Reset(next)
+			}
+		default:
+			p := traffic.Process{
+				Poisson: b.Type == "poisson" || b.Type == "mice",
+				Rate:    b.Rate.V,
+				Size:    b.Size.V,
+				Window:  w,
+			}
+			if b.Type == "onoff" {
+				// An onoff source inside a sequence part keeps the part's
+				// window; alone it cycles on/off from its start.
+				if p.Window.Period == 0 {
+					p.Window.Period = b.On.V + b.Off.V
+					p.Window.From, p.Window.To = 0, b.On.V
+				}
+			}
+			if b.Type == "mice" {
+				p.Poisson = false // constant rate inside a burst
+				p.MiceGap, p.BurstLen = b.Interval.V, b.Burst.V
+			}
+			s := &Source{
+				Index: int32(len(n.Sources)), Name: name, Group: group,
+				proc:       traffic.NewProcess(p, n.rnd.Stream("background/"+name)),
+				extraDelay: b.ExtraDelay.V, net: n,
+			}
+			s.Offered = s.proc.MeanRate()
+			s.fwd = link.NewDelayLine(n.Sched, (*sourceSink)(s))
+			s.timer = n.Sched.Timer(s.fire)
+			if t := s.proc.First(0); t != clock.Never {
+				s.timer.Reset(t)
+			}
+			n.Sources = append(n.Sources, s)
+		}
+	}
+	return nil
+}
+
+func (s *Source) fire(now clock.Time) {
+	if s.stopped {
+		return
+	}
+	n := s.net
+	p := n.Pool.Get()
+	p.Flow = s.Index
+	p.Kind = packet.Datagram
+	p.Size = s.proc.Size
+	p.Len = s.proc.Size
+	p.Seq = s.seq
+	p.SentAt = now
+	s.seq++
+	s.SentPackets++
+	s.SentBytes += p.Size
+	n.Bottleneck.Receive(now, p)
+	if t := s.proc.Next(now); t != clock.Never && t < n.end {
+		s.timer.Reset(t)
+	}
+}
+
+func (s *Source) setScale(now clock.Time, f float64) {
+	s.proc.SetScale(f)
+	// Re-draw the next send under the new rate so a slowed source does not
+	// send one more packet at the old spacing.
+	if s.timer.Armed() && !s.stopped {
+		if t := s.proc.First(now); t != clock.Never {
+			s.timer.Reset(max(t, now))
+		}
+	}
+}
+
+// sourceSink counts a source's delivered datagrams.
+type sourceSink Source
+
+func (k *sourceSink) Receive(now clock.Time, p *packet.Packet) {
+	s := (*Source)(k)
+	s.DeliveredBytes += p.Size
+	s.net.Pool.Put(p)
+}
+
+func (sp *spawner) fire(now clock.Time) {
+	if sp.stopped {
+		return
+	}
+	n := sp.n
+	b := sp.b
+	sp.count++
+	spec := FlowSpec{
+		Name: fmt.Sprintf("%s#%d", sp.name, sp.count), Group: sp.group, Background: true,
+		CC: b.CC, Start: time.Duration(now), ExtraDelay: b.ExtraDelay.V,
+		Transport: transportConfig(n.scn.Transport, nil),
+	}
+	var next clock.Time
+	switch b.Type {
+	case "tcp":
+		spec.Bytes = b.Bytes.V
+		// The flow lives until its window closes.
+		end := sp.windowEnd(now)
+		if end != clock.Never {
+			spec.Stop = time.Duration(end)
+		}
+		_, next = sp.win.Active(max(end, now+1))
+		if sp.win.Period == 0 {
+			next = clock.Never
+		}
+	case "arrivals":
+		if sp.sizes != nil {
+			spec.Bytes = sp.sizes.Sample(sp.rng)
+		} else {
+			spec.Bytes = b.Size.V
+		}
+		next = now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap)))
+		if ok, nx := sp.win.Active(next); !ok {
+			next = nx
+		}
+	}
+	if f, err := n.NewFlow(spec); err == nil {
+		f.SegMaxRTT = make([]time.Duration, len(n.Segments))
+		sp.flows = append(sp.flows, f)
+	}
+	if next != clock.Never && next < n.end {
+		sp.timer.Reset(next)
+	}
+}
+
+// windowEnd returns the end of the activity window holding now.
+func (sp *spawner) windowEnd(now clock.Time) clock.Time {
+	w := sp.win
+	end := clock.Never
+	switch {
+	case w.Period > 0:
+		k := now.Sub(w.Start) / w.Period
+		base := w.Start.Add(k * w.Period)
+		to := w.To
+		if to == 0 {
+			to = w.Period
+		}
+		end = base.Add(to)
+	case w.To > 0:
+		end = w.Start.Add(w.To)
+	}
+	if w.Stop > 0 && w.Stop < end {
+		end = w.Stop
+	}
+	return end
+}
+
+// stopBackground stops the sources, spawners and flows of a background
+// entry (by its name, a sequence's name or a part's name).
+func (n *Network) stopBackground(now clock.Time, name string) {
+	for _, s := range n.Sources {
+		if s.Name == name || s.Group == name {
+			s.stopped = true
+			s.timer.Stop()
+		}
+	}
+	for _, sp := range n.spawners {
+		if sp.name == name || sp.group == name {
+			sp.stopped = true
+			sp.timer.Stop()
+			for _, f := range sp.flows {
+				f.Sender.Stop()
+			}
+		}
+	}
+}

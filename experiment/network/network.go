@@ -1,0 +1,535 @@
+// Package network builds a simulation from a scenario: a dumbbell whose
+// senders share one bottleneck link towards their receivers, with a
+// per-flow delay line in each direction (the bottleneck's propagation delay
+// plus the flow's extra delay), an uncongested reverse path for ACKs, the
+// link schedule, background traffic and the measurement hooks.
+//
+// A data packet's path: sender -> bottleneck queue -> serialiser -> loss
+// model -> forward delay line -> (last-hop loss) -> receiver. An ACK's path:
+// receiver -> reverse delay line -> sender.
+package network
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/link"
+	"github.com/cclab/cclab/netsim/loss"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/netsim/queue"
+	"github.com/cclab/cclab/core/rng"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/transport/tcp"
+	"github.com/cclab/cclab/netsim/trace"
+	"github.com/cclab/cclab/core/units"
+)
+
+// DefaultSACKTimeout is the acknowledgement timer of the Mockets-style
+// protocol. Mockets exposes it as the "Selective Acknowledgment
+// Transmission Timeout" without a published default in the MARLIN paper;
+// 20 ms keeps its ACK rate close to TCP's on the paper's links while still
+// aggregating acknowledgements.
+const DefaultSACKTimeout = 20 * time.Millisecond
+
+// Network is one built simulation.
+type Network struct {
+	// Sched is the simulation's event queue and clock.
+	Sched *sim.Scheduler
+	// Pool recycles packets.
+	Pool *packet.Pool
+	// Bottleneck is the shared link.
+	Bottleneck *link.Link
+	// Flows holds every transport flow: the scenario's measured flows
+	// first, then background TCP flows.
+	Flows []*Flow
+	// Sources holds the background UDP sources.
+	Sources []*Source
+	// Segments are the link schedule's periods, for RTI.
+	Segments []Segment
+	// Series holds time series when sampling is on.
+	Series *Series
+
+	spawners []*spawner
+	scn      *scenario.Scenario
+	rnd      rng.Source
+	end      clock.Time
+	pending  int // measured finite flows not yet complete
+	bulk     int // measured bulk flows
+	segIdx   int
+	trRates  []units.Bandwidth // averaged trace mode
+	trWindow time.Duration
+	trIdx    int
+	trTimer  *sim.Timer
+	bgScale  float64
+	// Capture, if set, observes every packet at the bottleneck.
+	Capture link.Observer
+}
+
+// Segment is one period of the link schedule.
+type Segment struct {
+	// Start is when the period begins.
+	Start clock.Time
+	// BaseRTT is the smallest possible RTT of a flow without extra delay:
+	// twice the propagation delay plus one full data packet's
+	// serialisation (the RTI's nominal RTT, before each flow's extra delay).
+	BaseRTT time.Duration
+	// Rate is the bottleneck rate during the period (0 for traces).
+	Rate units.Bandwidth
+	// Loss is the bottleneck's loss probability during the period.
+	Loss float64
+}
+
+// Flow is one transport flow and its measurements.
+type Flow struct {
+	// Index is the flow's number in packets.
+	Index int32
+	// Name is the flow's name ("transfer", or "web-3" for replicas).
+	Name string
+	// Group is the scenario entry it came from.
+	Group string
+	// Background marks flows from the background list.
+	Background bool
+	// CC is the controller's description.
+	CC scenario.CC
+	// Sender and Receiver are the endpoints.
+	Sender   *tcp.Sender
+	Receiver *tcp.Receiver
+	// Bytes is the transfer size (0 for bulk).
+	Bytes units.Bytes
+	// Start and Stop bound the flow's activity (Stop = clock.Never if it
+	// runs to the end).
+	Start, Stop clock.Time
+	// ExtraDelay is the flow's one-way extra delay.
+	ExtraDelay time.Duration
+	// RTT collects every RTT sample.
+	RTT metrics.Hist
+	// SegMaxRTT is the largest RTT sample in each schedule segment.
+	SegMaxRTT []time.Duration
+	// Drops counts the flow's packets the bottleneck queue dropped,
+	// Losses those its loss model erased, LastHopLosses those lost after
+	// the bottleneck.
+	Drops, Losses, LastHopLosses int64
+	// BottleneckBytes counts the flow's bytes the bottleneck transmitted.
+	BottleneckBytes units.Bytes
+	// Coding is the flow's TCP/NC layer, nil for plain TCP.
+	Coding *Coding
+
+	fwd, rev *link.DelayLine
+	lastHop  loss.Model
+	net      *Network
+}
+
+// Done reports whether a finite flow has delivered all its bytes.
+func (f *Flow) Done() bool { return f.Receiver.DoneAt != clock.Never }
+
+// Build constructs the network for a validated scenario. It loads trace
+// files; errors name the file.
+func Build(s *scenario.Scenario) (*Network, error) {
+	n := &Network{
+		Sched:   sim.New(),
+		Pool:    &packet.Pool{},
+		scn:     s,
+		rnd:     rng.New(s.Seed),
+		end:     clock.Time(s.Duration.V),
+		bgScale: 1,
+	}
+	if err := n.buildBottleneck(); err != nil {
+		return nil, err
+	}
+	for i := range s.Flows {
+		if err := n.addFlows(&s.Flows[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := n.addBackground(); err != nil {
+		return nil, err
+	}
+	n.buildSegments()
+	for _, f := range n.Flows {
+		f.SegMaxRTT = make([]time.Duration, len(n.Segments))
+	}
+	n.scheduleChanges()
+	if s.Sample.V > 0 {
+		n.startSampling(s.Sample.V)
+	}
+	return n, nil
+}
+
+// Scenario returns the scenario the network was built from.
+func (n *Network) Scenario() *scenario.Scenario { return n.scn }
+
+// End returns the scheduled end of the run.
+func (n *Network) End() clock.Time { return n.end }
+
+func (n *Network) buildQueue(q scenario.Queue, l *link.Link) (queue.Queue, error) {
+	lim := queue.Limit{Packets: q.Limit.Packets, Bytes: q.Limit.V}
+	switch q.Discipline {
+	case "red":
+		var pt time.Duration
+		if r := n.scn.Bottleneck.Rate.V; r > 0 {
+			pt = r.TxTime(1500)
+		}
+		return queue.NewRED(queue.REDConfig{Limit: lim, MinTh: q.MinTh, MaxTh: q.MaxTh, MaxP: q.MaxP, Wq: q.Wq, PacketTime: pt}, n.rnd.Stream("bottleneck/red"))
+	case "codel":
+		drop := func(p *packet.Packet, now clock.Time) {}
+		if l != nil {
+			drop = l.DropFunc()
+		}
+		return queue.NewCoDel(queue.CoDelConfig{Limit: lim, Target: q.Target.V, Interval: q.Interval.V}, drop)
+	default:
+		return queue.NewDropTail(lim)
+	}
+}
+
+// buildLoss returns the model for a loss spec, drawing from the named
+// stream.
+func (n *Network) buildLoss(l scenario.Loss, stream string) (loss.Model, error) {
+	switch l.Model {
+	case "bernoulli":
+		if l.P == 0 {
+			return loss.None{}, nil
+		}
+		return loss.NewBernoulli(l.P, n.rnd.Stream(stream))
+	case "gilbert-elliott":
+		bad := 1.0
+		if l.LossBad != nil {
+			bad = *l.LossBad
+		}
+		return loss.NewGilbertElliott(loss.GEConfig{P: l.P, R: l.R, LossGood: l.LossGood, LossBad: bad}, n.rnd.Stream(stream))
+	}
+	return loss.None{}, nil
+}
+
+func (n *Network) buildBottleneck() error {
+	b := n.scn.Bottleneck
+	cfg := link.Config{Rate: b.Rate.V, Delay: b.Delay.V}
+	if b.Trace != "" {
+		// Parsed traces, pieces and window rates are cached process-wide:
+		// sweeps and tuners build the same link thousands of times.
+		path := n.scn.Path(b.Trace)
+		tr, err := trace.Shared.Piece(path, b.TraceStart.V, b.TraceLength.V)
+		if err != nil {
+			return fmt.Errorf("bottleneck.trace: %w", err)
+		}
+		offset := b.TraceStart.V
+		if b.TraceLength.V > 0 {
+			offset = 0 // the slice already starts there
+		}
+		if b.TraceMode == "average" {
+			rates, err := trace.Shared.WindowRates(path, b.TraceStart.V, b.TraceLength.V, b.TraceWindow.V)
+			if err != nil {
+				return fmt.Errorf("bottleneck.trace_window: %w", err)
+			}
+			n.trRates, n.trWindow = rates, b.TraceWindow.V
+			n.trIdx = int(offset/b.TraceWindow.V) % len(rates)
+			cfg.Rate = rates[n.trIdx]
+			if cfg.Rate == 0 {
+				cfg.Rate = 1 // the link must start with a rate; replaced at once
+			}
+		} else {
+			cfg.Trace = tr
+			cfg.TraceOffset = offset
+		}
+	}
+	lm, err := n.buildLoss(b.Loss, "bottleneck/loss")
+	if err != nil {
+		return err
+	}
+	cfg.Loss = lm
+	// The queue needs the link for CoDel's drop callback and the link
+	// needs a queue: build with a placeholder, then install the real one.
+	ph, _ := queue.NewDropTail(queue.Limit{Packets: 1})
+	cfg.Queue = ph
+	l, err := link.New(n.Sched, n.Pool, cfg, (*observer)(n))
+	if err != nil {
+		return err
+	}
+	q, err := n.buildQueue(b.Queue, l)
+	if err != nil {
+		return fmt.Errorf("bottleneck.queue: %w", err)
+	}
+	l.SetQueue(0, q)
+	l.Output = n.route
+	n.Bottleneck = l
+	if n.trRates != nil {
+		n.trTimer = n.Sched.Timer(n.nextTraceWindow)
+		l.SetRate(0, n.trRates[n.trIdx])
+		n.trTimer.Reset(clock.Time(n.trWindow))
+	}
+	return nil
+}
+
+// nextTraceWindow applies the next averaged trace window's rate.
+func (n *Network) nextTraceWindow(now clock.Time) {
+	n.trIdx = (n.trIdx + 1) % len(n.trRates)
+	n.Bottleneck.SetRate(now, n.trRates[n.trIdx])
+	n.trTimer.Reset(now.Add(n.trWindow))
+}
+
+func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {
+	var c tcp.Config
+	apply := func(t scenario.Transport) {
+		if t.MSS.IsSet() {
+			c.MSS = t.MSS.V
+		}
+		if t.DelayedAck != nil {
+			c.NoDelayedAck = !*t.DelayedAck
+		}
+		if t.DelAckTimeout.IsSet() {
+			c.DelAckTimeout = t.DelAckTimeout.V
+		}
+		if t.MinRTO.IsSet() {
+			c.MinRTO = t.MinRTO.V
+		}
+		if t.InitialRTO.IsSet() {
+			c.InitialRTO = t.InitialRTO.V
+		}
+		if t.MaxRTO.IsSet() {
+			c.MaxRTO = t.MaxRTO.V
+		}
+		if t.DupThresh > 0 {
+			c.DupThresh = t.DupThresh
+		}
+		if t.RecvWindow.IsSet() {
+			c.RecvWindow = t.RecvWindow.V
+		}
+		if t.SACKTimeout.IsSet() {
+			c.AckInterval = t.SACKTimeout.V
+		}
+	}
+	apply(def)
+	if over != nil {
+		apply(*over)
+	}
+	return c.WithDefaults()
+}
+
+// FlowSpec is what NewFlow needs; the scenario's flows and background TCP
+// sources both reduce to it.
+type FlowSpec struct {
+	Name, Group string
+	Background  bool
+	CC          scenario.CC
+	Bytes       units.Bytes
+	Start, Stop time.Duration
+	ExtraDelay  time.Duration
+	Loss        *scenario.Loss
+	Transport   tcp.Config
+	Coding      *scenario.Coding
+}
+
+func (n *Network) addFlows(sf *scenario.Flow) error {
+	var spread *rand.Rand
+	if sf.StartSpread.V > 0 {
+		spread = n.rnd.Stream("flows/" + sf.Name + "/start")
+	}
+	for k := range sf.Count {
+		name := sf.Name
+		if sf.Count > 1 {
+			name = fmt.Sprintf("%s-%d", sf.Name, k+1)
+		}
+		start := sf.Start.V
+		if spread != nil {
+			start += time.Duration(spread.Int64N(int64(sf.StartSpread.V) + 1))
+		}
+		stop := sf.Stop.V
+		tc := transportConfig(n.scn.Transport, sf.Transport)
+		if sf.Protocol == "mockets" && tc.AckInterval == 0 {
+			tc.AckInterval = DefaultSACKTimeout
+		}
+		f, err := n.NewFlow(FlowSpec{
+			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
+			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss,
+			Transport: tc, Coding: sf.Coding,
+		})
+		if err != nil {
+			return err
+		}
+		if f.Bytes > 0 {
+			n.pending++
+		} else {
+			n.bulk++
+		}
+	}
+	return nil
+}
+
+// NewFlow adds a TCP flow that starts at spec.Start.
+func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
+	tc := spec.Transport.WithDefaults()
+	tc.Bytes = spec.Bytes
+	if err := tc.Validate(); err != nil {
+		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+	}
+	alg, err := cc.NewSeeded(spec.CC.Name, tc.MSS, spec.CC.Params, n.rnd.Stream("flow/"+spec.Name+"/cc").Uint64()|1)
+	if err != nil {
+		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+	}
+	f := &Flow{
+		Index: int32(len(n.Flows)), Name: spec.Name, Group: spec.Group, Background: spec.Background,
+		CC: spec.CC, Bytes: spec.Bytes, Start: clock.Time(spec.Start), Stop: clock.Never,
+		ExtraDelay: spec.ExtraDelay, net: n, lastHop: loss.None{},
+	}
+	if spec.Stop > 0 {
+		f.Stop = clock.Time(spec.Stop)
+	}
+	if spec.Loss != nil {
+		if f.lastHop, err = n.buildLoss(*spec.Loss, "flow/"+spec.Name+"/lasthop"); err != nil {
+			return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+		}
+	}
+	f.Receiver = tcp.NewReceiver(tc, f.Index, n.Sched, n.Pool, (*reversePath)(f))
+	if spec.Coding != nil {
+		if err := n.addCoding(f, spec.Coding, tc.MSS, tc.Header); err != nil {
+			return nil, err
+		}
+		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, (*encoderSide)(f.Coding), alg)
+		f.rev = link.NewDelayLine(n.Sched, (*ackSide)(f.Coding))
+	} else {
+		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
+		f.rev = link.NewDelayLine(n.Sched, f.Sender)
+	}
+	f.fwd = link.NewDelayLine(n.Sched, (*forwardSink)(f))
+	f.Sender.OnRTT = f.onRTT
+	if !spec.Background {
+		f.Receiver.OnDone = func(now clock.Time) {
+			n.pending--
+			if n.pending == 0 && n.bulk == 0 {
+				n.Sched.Stop()
+			}
+		}
+	}
+	n.Flows = append(n.Flows, f)
+	n.Sched.At(f.Start, startFlow{}, f)
+	if f.Stop != clock.Never {
+		n.Sched.At(f.Stop, stopFlow{}, f)
+	}
+	return f, nil
+}
+
+type startFlow struct{}
+
+func (startFlow) Handle(now clock.Time, arg any) { arg.(*Flow).Sender.Start(now) }
+
+type stopFlow struct{}
+
+func (stopFlow) Handle(now clock.Time, arg any) { arg.(*Flow).Sender.Stop() }
+
+func (f *Flow) onRTT(now clock.Time, rtt time.Duration) {
+	f.RTT.Add(rtt)
+	if i := f.net.segIdx; rtt > f.SegMaxRTT[i] {
+		f.SegMaxRTT[i] = rtt
+	}
+}
+
+// forwardSink receives a flow's packets at the end of its forward path.
+type forwardSink Flow
+
+func (s *forwardSink) Receive(now clock.Time, p *packet.Packet) {
+	f := (*Flow)(s)
+	if f.lastHop.Lose() {
+		f.LastHopLosses++
+		f.net.Pool.Put(p)
+		return
+	}
+	if f.Coding != nil {
+		(*decoderSide)(f.Coding).Receive(now, p)
+		return
+	}
+	f.Receiver.Receive(now, p)
+}
+
+// reversePath carries a flow's ACKs back, uncongested, over the bottleneck's
+// current propagation delay plus the flow's extra delay.
+type reversePath Flow
+
+func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
+	f := (*Flow)(r)
+	if c := f.net.Capture; c != nil {
+		c.Sent(now, p)
+	}
+	f.rev.Push(now, p, f.net.Bottleneck.Delay()+f.ExtraDelay)
+}
+
+// route sends a packet leaving the bottleneck onto its flow's forward path.
+func (n *Network) route(now clock.Time, p *packet.Packet, delay time.Duration) {
+	if p.Kind == packet.Datagram {
+		s := n.Sources[p.Flow]
+		s.fwd.Push(now, p, delay+s.extraDelay)
+		return
+	}
+	f := n.Flows[p.Flow]
+	f.fwd.Push(now, p, delay+f.ExtraDelay)
+}
+
+// observer attributes bottleneck events to flows.
+type observer Network
+
+func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
+	n := (*Network)(o)
+	if p.Kind == packet.Datagram {
+		n.Sources[p.Flow].Drops++
+	} else {
+		n.Flows[p.Flow].Drops++
+	}
+	if n.Capture != nil {
+		n.Capture.Dropped(now, p)
+	}
+}
+
+func (o *observer) Lost(now clock.Time, p *packet.Packet) {
+	n := (*Network)(o)
+	if p.Kind == packet.Datagram {
+		n.Sources[p.Flow].Losses++
+		n.Sources[p.Flow].BottleneckBytes += p.Size
+	} else {
+		n.Flows[p.Flow].Losses++
+		n.Flows[p.Flow].BottleneckBytes += p.Size
+	}
+	if n.Capture != nil {
+		n.Capture.Lost(now, p)
+	}
+}
+
+func (o *observer) Sent(now clock.Time, p *packet.Packet) {
+	n := (*Network)(o)
+	if p.Kind == packet.Datagram {
+		n.Sources[p.Flow].BottleneckBytes += p.Size
+	} else {
+		n.Flows[p.Flow].BottleneckBytes += p.Size
+	}
+	if n.Capture != nil {
+		n.Capture.Sent(now, p)
+	}
+}
+
+// Run executes the simulation to its end: the scenario's duration, or the
+// completion of every measured finite flow when there is no measured bulk
+// flow.
+func (n *Network) Run() {
+	n.Sched.RunUntil(n.end)
+}
+
+// Now returns the simulation time.
+func (n *Network) Now() clock.Time { return n.Sched.Now() }
+
+// InFlight counts packets held by the network (queue, serialiser, delay
+// lines) for conservation checks: it must equal Pool.Live().
+func (n *Network) InFlight() int {
+	c := n.Bottleneck.Queue().Len()
+	if n.Bottleneck.Busy() {
+		c++
+	}
+	for _, f := range n.Flows {
+		c += f.fwd.Len() + f.rev.Len()
+	}
+	for _, s := range n.Sources {
+		c += s.fwd.Len()
+	}
+	return c
+}

@@ -1,0 +1,251 @@
+package network
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/cclab/cclab/cc/all"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/units"
+)
+
+func build(t *testing.T, yml string) *Network {
+	t.Helper()
+	s, err := scenario.Parse([]byte(yml), "test.yaml")
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return n
+}
+
+func conserve(t *testing.T, n *Network) {
+	t.Helper()
+	if live, held := n.Pool.Live(), n.InFlight(); live != held {
+		t.Errorf("packet conservation: %d packets alive, network holds %d", live, held)
+	}
+}
+
+// TestMarlinBackgroundOfferedLoad runs the shipped MARLIN background pattern
+// on a link too fast to drop anything and checks that each UDP part sends
+// the load it is configured for, within 5% over a long run.
+func TestMarlinBackgroundOfferedLoad(t *testing.T) {
+	data, err := os.ReadFile("../../scenarios/satcom-uhf.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, file, err := scenario.Decode(data, "satcom-uhf.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Bottleneck.Schedule = nil
+	s.Flows = nil
+	for _, kv := range [][2]string{{"bottleneck.rate", "100Mbps"}, {"duration", "800s"}, {"background.0.sequence.1.cc", "newreno"}, {"background.0.sequence.3.cc", "newreno"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(scenario.Locate(err, file, "satcom-uhf.yaml"))
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Run()
+	secs := n.Now().Seconds()
+	if len(n.Sources) != 4 {
+		t.Fatalf("%d UDP sources, want 4 (two elephants, two mice)", len(n.Sources))
+	}
+	for _, src := range n.Sources {
+		got := float64(src.SentBytes) * 8 / secs
+		want := float64(src.Offered)
+		if math.Abs(got-want)/want > 0.05 {
+			t.Errorf("%s sent %.0f bit/s, configured %.0f bit/s (off by %.1f%%)", src.Name, got, want, 100*math.Abs(got-want)/want)
+		}
+		if src.Drops != 0 {
+			t.Errorf("%s: %d drops on an uncongested link", src.Name, src.Drops)
+		}
+	}
+	// Each elephant part: 800 kbit/s for 2 s of every 8 s.
+	if got := float64(n.Sources[0].Offered); got != 200e3 {
+		t.Errorf("udp elephant offered %.0f bit/s, want 200000", got)
+	}
+	conserve(t, n)
+}
+
+// TestSequenceWindows checks that sequence parts are active only in their
+// windows: the UDP elephant sends in [0,2) and [4,6) of every 8 s.
+func TestSequenceWindows(t *testing.T) {
+	n := build(t, `
+name: w
+duration: 24s
+sample: 100ms
+bottleneck: {rate: 100Mbps, delay: 1ms}
+background:
+  - name: seq
+    type: sequence
+    period: 8s
+    sequence:
+      - {name: a, type: cbr, rate: 1Mbps, start: 0s, stop: 2s}
+      - {name: b, type: cbr, rate: 1Mbps, start: 4s, stop: 6s}
+`)
+	n.Run()
+	s := n.Series
+	for k, tt := range s.T {
+		if k == 0 {
+			continue
+		}
+		// The sample at t covers (t-100ms, t]; skip the edges of windows.
+		ph := math.Mod(tt.Seconds()-0.05, 8)
+		a, b := s.SourceMbps[0][k], s.SourceMbps[1][k]
+		inA, inB := ph > 0.05 && ph < 1.95, ph > 4.05 && ph < 5.95
+		outA, outB := ph > 2.1 && ph < 7.95, ph < 3.9 || ph > 6.1
+		if inA && math.Abs(a-1) > 0.15 || outA && a > 0 {
+			t.Fatalf("t=%v: source a at %.2f Mbit/s (phase %.2f)", tt, a, ph)
+		}
+		if inB && math.Abs(b-1) > 0.15 || outB && b > 0 {
+			t.Fatalf("t=%v: source b at %.2f Mbit/s (phase %.2f)", tt, b, ph)
+		}
+	}
+}
+
+// TestScheduleChangesLink checks a SATCOM-to-UHF switch: rate, delay and
+// loss change at 10 s, and the background is scaled and stopped.
+func TestScheduleChangesLink(t *testing.T) {
+	n := build(t, `
+name: s
+duration: 20s
+bottleneck:
+  rate: 1Mbps
+  delay: 500ms
+  schedule:
+    - {at: 10s, rate: 256kbps, delay: 125ms, loss: {p: 0.03}, scale_background: 0.5, stop_background: [x]}
+flows:
+  - {name: f, cc: newreno}
+background:
+  - {name: x, type: cbr, rate: 100kbps}
+  - {name: y, type: cbr, rate: 100kbps}
+`)
+	n.Sched.RunUntil(clock.Time(9999 * time.Millisecond))
+	if n.Bottleneck.Rate() != units.Mbps || n.Bottleneck.Delay() != 500*time.Millisecond || n.Bottleneck.LossRate() != 0 {
+		t.Fatalf("before the switch: %v %v %v", n.Bottleneck.Rate(), n.Bottleneck.Delay(), n.Bottleneck.LossRate())
+	}
+	xBefore, yBefore := n.Sources[0].SentBytes, n.Sources[1].SentBytes
+	n.Run()
+	if n.Bottleneck.Rate() != 256*units.Kbps || n.Bottleneck.Delay() != 125*time.Millisecond || n.Bottleneck.LossRate() != 0.03 {
+		t.Fatalf("after the switch: %v %v %v", n.Bottleneck.Rate(), n.Bottleneck.Delay(), n.Bottleneck.LossRate())
+	}
+	if n.Sources[0].SentBytes-xBefore > 1500 {
+		t.Errorf("stopped source sent %d bytes after the switch", n.Sources[0].SentBytes-xBefore)
+	}
+	// y halves: about 50 kbit/s over the last 10 s.
+	if got := float64(n.Sources[1].SentBytes-yBefore) * 8 / 10; math.Abs(got-50e3) > 3e3 {
+		t.Errorf("scaled source sent %.0f bit/s after the switch, want 50000", got)
+	}
+	if len(n.Segments) != 2 || n.Segments[1].BaseRTT != 250*time.Millisecond+(256*units.Kbps).TxTime(1500) {
+		t.Errorf("segments %+v", n.Segments)
+	}
+	conserve(t, n)
+}
+
+// TestTraceModes checks both trace modes on a step trace: the exact mode
+// delivers at most the trace's opportunities, the average mode follows the
+// windowed rate, and a saturating flow gets nearly all of either.
+func TestTraceModes(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	// 3 s at 1 packet/ms (12 Mbit/s), then 3 s at 2 packets/ms.
+	for ms := 1; ms <= 6000; ms++ {
+		k := 1
+		if ms > 3000 {
+			k = 2
+		}
+		for range k {
+			b.WriteString(itoa(ms))
+			b.WriteByte('\n')
+		}
+	}
+	path := dir + "/step.trace"
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"exact", "average"} {
+		t.Run(mode, func(t *testing.T) {
+			n := build(t, `
+name: tr
+duration: 12s
+bottleneck: {trace: `+path+`, trace_mode: `+mode+`, delay: 10ms, queue: {limit: 200}}
+flows:
+  - {name: f, cc: fixed, transport: {delayed_ack: false}}
+`)
+			n.Run()
+			capacity := n.Bottleneck.Capacity(n.Now())
+			// 12 s = two loops of 3 s at 1500 B/ms and 3 s at 3000 B/ms.
+			if want := units.Bytes(2 * (3000*1500 + 3000*3000)); math.Abs(float64(capacity-want)) > 3000*1500*0.002 {
+				t.Errorf("capacity %d bytes, want %d", capacity, want)
+			}
+			util := float64(n.Bottleneck.TxBytes) / float64(capacity)
+			if util > 1.0001 || util < 0.97 {
+				t.Errorf("utilisation %.4f, want in [0.97, 1]", util)
+			}
+			conserve(t, n)
+		})
+	}
+}
+
+func TestConservationAllDisciplines(t *testing.T) {
+	for _, q := range []string{"{discipline: droptail, limit: 20}", "{discipline: droptail, limit: 30KB}", "{discipline: red, limit: 100}", "{discipline: codel, limit: 200}"} {
+		n := build(t, `
+name: q
+duration: 5s
+bottleneck: {rate: 20Mbps, delay: 10ms, queue: `+q+`, loss: {p: 0.01}}
+flows:
+  - {name: f, cc: newreno, count: 8}
+  - {name: g, cc: fixed, count: 2, extra_delay: 30ms}
+background:
+  - {name: u, type: poisson, rate: 5Mbps}
+`)
+		n.Run()
+		conserve(t, n)
+		if n.Bottleneck.Drops == 0 {
+			t.Errorf("%s: no drops under overload", q)
+		}
+	}
+}
+
+// TestNamedSizesFromAFile: a built-in flow-size distribution is found by
+// name even when the scenario comes from a file in another directory.
+func TestNamedSizesFromAFile(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/dc.yaml"
+	yml := `
+name: dc
+duration: 2s
+bottleneck: {rate: 100Mbps, delay: 1ms}
+background:
+  - {name: web, type: arrivals, cc: newreno, sizes: websearch, interval: 10ms}
+`
+	if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	n.Run()
+	if len(n.Flows) < 50 {
+		t.Errorf("%d background flows arrived in 2 s at a 10 ms mean gap, want about 200", len(n.Flows))
+	}
+}

@@ -1,0 +1,99 @@
+package network
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Series holds time series sampled at a fixed interval: per flow (cwnd,
+// latest RTT, throughput) and for the bottleneck (queue, rate).
+type Series struct {
+	// Interval is the sampling interval.
+	Interval time.Duration
+	// T holds the sample times.
+	T []clock.Time
+	// QueuePackets and QueueBytes are the bottleneck queue's length.
+	QueuePackets []int
+	QueueBytes   []units.Bytes
+	// LinkMbps is the bottleneck rate (0 in exact trace mode), and
+	// LinkUtil its utilisation over the last interval.
+	LinkMbps []float64
+	// Flows holds one series per flow, indexed like Network.Flows; flows
+	// created during the run (background arrivals) have samples from
+	// their creation, aligned to T by Offset.
+	Flows []*FlowSeries
+	// Sources holds the delivered rate of each background UDP source.
+	SourceMbps [][]float64
+
+	timer     *sim.Timer
+	lastSent  units.Bytes
+	lastDeliv []units.Bytes
+	lastSrc   []units.Bytes
+}
+
+// FlowSeries is one flow's samples.
+type FlowSeries struct {
+	// Offset is the index in Series.T of the first sample.
+	Offset int
+	// CwndBytes, RTTms (latest sample, 0 before the first), Mbps
+	// (delivered over the last interval) and InFlight.
+	CwndBytes []units.Bytes
+	RTTms     []float64
+	Mbps      []float64
+	InFlight  []units.Bytes
+}
+
+func (n *Network) startSampling(interval time.Duration) {
+	s := &Series{Interval: interval}
+	n.Series = s
+	s.timer = n.Sched.Timer(n.sample)
+	s.timer.Reset(0)
+}
+
+func (n *Network) sample(now clock.Time) {
+	s := n.Series
+	idx := len(s.T)
+	s.T = append(s.T, now)
+	q := n.Bottleneck.Queue()
+	s.QueuePackets = append(s.QueuePackets, q.Len())
+	s.QueueBytes = append(s.QueueBytes, q.Bytes())
+	s.LinkMbps = append(s.LinkMbps, n.Bottleneck.Rate().Mbps())
+	for len(s.Flows) < len(n.Flows) {
+		s.Flows = append(s.Flows, &FlowSeries{Offset: idx})
+		s.lastDeliv = append(s.lastDeliv, 0)
+	}
+	secs := s.Interval.Seconds()
+	for i, f := range n.Flows {
+		fs := s.Flows[i]
+		st := f.Sender.State()
+		fs.CwndBytes = append(fs.CwndBytes, st.Cwnd)
+		fs.InFlight = append(fs.InFlight, st.InFlight)
+		fs.RTTms = append(fs.RTTms, float64(st.LatestRTT)/1e6)
+		d := f.Receiver.DeliveredBytes
+		mbps := 0.0
+		if len(fs.Mbps) > 0 {
+			mbps = float64(d-s.lastDeliv[i]) * 8 / secs / 1e6
+		}
+		s.lastDeliv[i] = d
+		fs.Mbps = append(fs.Mbps, mbps)
+	}
+	for len(s.SourceMbps) < len(n.Sources) {
+		s.SourceMbps = append(s.SourceMbps, make([]float64, idx))
+		s.lastSrc = append(s.lastSrc, 0)
+	}
+	for i, src := range n.Sources {
+		d := src.DeliveredBytes
+		mbps := 0.0
+		if idx > 0 {
+			mbps = float64(d-s.lastSrc[i]) * 8 / secs / 1e6
+		}
+		s.lastSrc[i] = d
+		s.SourceMbps[i] = append(s.SourceMbps[i], mbps)
+	}
+	if next := now.Add(s.Interval); next <= n.end {
+		s.timer.Reset(next)
+	}
+}

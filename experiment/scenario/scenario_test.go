@@ -1,0 +1,174 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/cclab/cclab/cc/newreno"
+)
+
+const good = `name: satcom-uhf
+seed: 1
+duration: 120s
+bottleneck:
+  rate: 1Mbps
+  delay: 500ms
+  queue: {discipline: droptail, limit: 100}
+  loss: {model: bernoulli, p: 0}
+  schedule:
+    - at: 10s
+      rate: 256kbps
+      delay: 125ms
+      loss: {model: bernoulli, p: 0.03}
+flows:
+  - name: transfer
+    cc: newreno
+    bytes: 600KB
+    start: 0s
+    count: 1
+    extra_delay: 0ms
+`
+
+func TestParseIssueExample(t *testing.T) {
+	s, err := Parse([]byte(good), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Bottleneck
+	if b.Rate.V != 1e6 || b.Delay.V != 500*time.Millisecond || b.Queue.Limit.Packets != 100 {
+		t.Errorf("bottleneck = %+v", b)
+	}
+	c := b.Schedule[0]
+	if c.At.V != 10*time.Second || c.Rate.V != 256000 || c.Delay.V != 125*time.Millisecond || c.Loss.P != 0.03 {
+		t.Errorf("schedule = %+v", c)
+	}
+	f := s.Flows[0]
+	if f.Bytes.V != 600000 || f.CC.Name != "newreno" || f.Count != 1 {
+		t.Errorf("flow = %+v", f)
+	}
+}
+
+func TestErrorsNameLineAndField(t *testing.T) {
+	tests := []struct {
+		name, edit, to, want string
+	}{
+		{"bad rate unit", "rate: 1Mbps", "rate: 1Mbs", `x.yaml:5:9: bottleneck.rate: "1Mbs": unknown rate unit "Mbs"`},
+		{"unknown field", "  delay: 500ms\n  queue", "  delay: 500ms\n  dleay: 1s\n  queue", `x.yaml:7:3: unknown field "dleay"`},
+		{"bad cc", "cc: newreno", "cc: cubicc", `x.yaml:16:9: flows[0].cc: unknown congestion controller "cubicc" (accepted:`},
+		{"bad cc param", "cc: newreno", "cc: {name: newreno, alpha: 3}", `flows[0].cc: newreno has no parameter "alpha" (accepted: iw, beta)`},
+		{"param range", "cc: newreno", "cc: {name: newreno, beta: 3}", `parameter beta = 3 is out of range [0.05, 0.95]`},
+		{"bad loss", "p: 0.03", "p: 1.5", `x.yaml:13:35: bottleneck.schedule[0].loss.p: must be in [0, 1), got 1.5`},
+		{"bad queue", "discipline: droptail", "discipline: fifo", `bottleneck.queue.discipline: unknown queue discipline "fifo" (accepted: droptail, red, codel)`},
+		{"bad size", "600KB", "600kB?", `flows[0].bytes: "600kB?"`},
+		{"decreasing schedule", "at: 10s", "at: -1s", `bottleneck.schedule[0].at: "-1s": a duration cannot be negative`},
+		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: cannot unmarshal string`},
+		{"no rate", "  rate: 1Mbps\n", "", `bottleneck.rate: the bottleneck needs a rate`},
+		{"bad duration", "duration: 120s", "duration: 2 minutes", `x.yaml:3:11: duration: "2 minutes" is not a duration`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := strings.Replace(good, tt.edit, tt.to, 1)
+			_, err := Parse([]byte(in), "x.yaml")
+			if err == nil {
+				t.Fatalf("accepted:\n%s", in)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error\n  %v\nwant it to contain\n  %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	s, err := Parse([]byte(good), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{
+		{"bottleneck.loss.p", "0.01"},
+		{"flows.0.bytes", "1MB"},
+		{"flows[0].extra_delay", "10ms"},
+		{"bottleneck.schedule.0.rate", "512kbps"},
+		{"newreno.beta", "0.7"},
+		{"seed", "9"},
+	} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("Set(%s): %v", kv[0], err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Bottleneck.Loss.P != 0.01 || s.Flows[0].Bytes.V != 1e6 || s.Flows[0].ExtraDelay.V != 10*time.Millisecond ||
+		s.Bottleneck.Schedule[0].Rate.V != 512000 || s.Flows[0].CC.Params["beta"] != 0.7 || s.Seed != 9 {
+		t.Errorf("overrides not applied: %+v", s)
+	}
+	for _, bad := range [][2]string{
+		{"bottleneck.los.p", `bottleneck has no field "los"`},
+		{"flows.3.bytes", "flows has 1 entries, index 3 is out of range"},
+		{"newreno.alpha", `newreno has no parameter "alpha"`},
+		{"seed", `"x" is not a non-negative integer`},
+	} {
+		v := "x"
+		if bad[0] != "seed" {
+			v = "1"
+		}
+		if err := s.Set(bad[0], v); err == nil || !strings.Contains(err.Error(), bad[1]) {
+			t.Errorf("Set(%s) error %v, want %q", bad[0], err, bad[1])
+		}
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	s, err := Parse([]byte(good), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Clone()
+	c.Set("newreno.beta", "0.6")
+	c.Set("bottleneck.schedule.0.loss.p", "0.2")
+	if s.Flows[0].CC.Params != nil || s.Bottleneck.Schedule[0].Loss.P != 0.03 {
+		t.Errorf("modifying the clone changed the original")
+	}
+}
+
+func TestShippedScenariosParse(t *testing.T) {
+	files, _ := filepath.Glob("../../scenarios/*.yaml")
+	if len(files) == 0 {
+		t.Skip("no scenarios")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			// Controllers registered elsewhere are not linked into this
+			// test; only structural errors matter here.
+			if !strings.Contains(err.Error(), "unknown congestion controller") {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"))
+	f.Add([]byte("flows: [{cc: {name: newreno, beta: 0.3}, count: 3}]\nbottleneck: {trace: a, trace_mode: average}\n"))
+	f.Add([]byte("background: [{type: sequence, period: 8s, sequence: [{type: cbr, rate: 1Mbps, stop: 2s}]}]\nbottleneck: {rate: 1Mbps}\n"))
+	dir := f.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "a"), []byte("1\n"), 0o644)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, filepath.Join(dir, "fuzz.yaml"))
+		if err != nil {
+			if strings.TrimSpace(err.Error()) == "" {
+				t.Fatalf("empty error message")
+			}
+			return
+		}
+		// A valid scenario stays valid through Clone.
+		if err := s.Clone().Validate(); err != nil {
+			t.Fatalf("clone of valid scenario invalid: %v", err)
+		}
+	})
+}

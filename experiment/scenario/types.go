@@ -1,0 +1,342 @@
+// Package scenario defines cclab's experiment description, its YAML file
+// format and its validation. A Scenario is plain data: the simulator builds a
+// network from it, sweeps and tuners modify it with Set, and learning
+// environments construct it in code.
+//
+// Quantities with units (rates, sizes, durations) are kept as the text the
+// user wrote until Validate parses them, so that every error can name the
+// file, line and field it comes from.
+package scenario
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cclab/cclab/core/units"
+)
+
+// Scenario is one experiment: a dumbbell with a bottleneck, flows and
+// background traffic.
+type Scenario struct {
+	// Name identifies the scenario in outputs.
+	Name string `yaml:"name"`
+	// Seed derives every random stream of the run.
+	Seed uint64 `yaml:"seed"`
+	// Duration ends the run; it also ends earlier once every finite flow
+	// has completed and no bulk flow exists [60s].
+	Duration Duration `yaml:"duration"`
+	// Sample is the time-series interval; 0 disables time series unless an
+	// output directory asks for them [0].
+	Sample Duration `yaml:"sample"`
+	// Bottleneck is the shared link.
+	Bottleneck Link `yaml:"bottleneck"`
+	// Transport holds defaults for every flow's transport.
+	Transport Transport `yaml:"transport"`
+	// Flows are the measured transport flows.
+	Flows []Flow `yaml:"flows"`
+	// Background are competing traffic sources (issue: background traffic).
+	Background []Background `yaml:"background"`
+
+	// dir is the directory of the scenario file, for relative paths.
+	dir string
+}
+
+// Link describes the bottleneck.
+type Link struct {
+	// Rate is the serialisation rate ("1Mbps"); exclusive with Trace.
+	Rate Rate `yaml:"rate"`
+	// Delay is the one-way propagation delay.
+	Delay Duration `yaml:"delay"`
+	// Queue is the queue discipline.
+	Queue Queue `yaml:"queue"`
+	// Loss is the random-loss model applied to packets leaving the link.
+	Loss Loss `yaml:"loss"`
+	// Trace is a Mahimahi trace file; relative paths are relative to the
+	// scenario file.
+	Trace string `yaml:"trace"`
+	// TraceMode is "exact" (per-packet delivery opportunities) or "average"
+	// (the rate averaged over TraceWindow, as the Vegas/NSGA-II paper does)
+	// [exact].
+	TraceMode string `yaml:"trace_mode"`
+	// TraceWindow is the averaging window in average mode [100ms].
+	TraceWindow Duration `yaml:"trace_window"`
+	// TraceStart starts the trace this far into it [0s].
+	TraceStart Duration `yaml:"trace_start"`
+	// TraceLength, if set, cuts the trace to [TraceStart,
+	// TraceStart+TraceLength) and loops that piece (the paper's 120 s
+	// pieces).
+	TraceLength Duration `yaml:"trace_length"`
+	// Schedule changes the link at given times.
+	Schedule []Change `yaml:"schedule"`
+}
+
+// Queue describes a queue discipline.
+type Queue struct {
+	// Discipline is droptail, red or codel [droptail].
+	Discipline string `yaml:"discipline"`
+	// Limit is a packet count ("100") or a size ("150KB") [100 packets; for
+	// codel and red 1000 packets].
+	Limit Size `yaml:"limit"`
+	// MinTh, MaxTh (packets), MaxP and Wq are RED's parameters (see
+	// queue.REDConfig for defaults).
+	MinTh float64 `yaml:"min_th"`
+	MaxTh float64 `yaml:"max_th"`
+	MaxP  float64 `yaml:"max_p"`
+	Wq    float64 `yaml:"w_q"`
+	// Target and Interval are CoDel's parameters [5ms, 100ms].
+	Target   Duration `yaml:"target"`
+	Interval Duration `yaml:"interval"`
+}
+
+// Loss describes a random-loss model.
+type Loss struct {
+	// Model is none, bernoulli or gilbert-elliott [none, or bernoulli when
+	// p is given].
+	Model string `yaml:"model"`
+	// P is Bernoulli's loss probability, or Gilbert-Elliott's Good->Bad
+	// transition probability.
+	P float64 `yaml:"p"`
+	// R is Gilbert-Elliott's Bad->Good transition probability.
+	R float64 `yaml:"r"`
+	// LossGood and LossBad are Gilbert-Elliott's per-state loss
+	// probabilities [0, 1].
+	LossGood float64  `yaml:"loss_good"`
+	LossBad  *float64 `yaml:"loss_bad"`
+}
+
+// Change is one entry of a link schedule; unset fields keep their value.
+type Change struct {
+	// At is when the change happens.
+	At Duration `yaml:"at"`
+	// Rate, Delay, Loss and Queue replace the link's.
+	Rate  Rate     `yaml:"rate"`
+	Delay Duration `yaml:"delay"`
+	Loss  *Loss    `yaml:"loss"`
+	Queue *Queue   `yaml:"queue"`
+	// Window re-sets the window of flows using the fixed controller (the
+	// Mockets baseline matched to the new link).
+	Window Size `yaml:"window"`
+	// ScaleBackground multiplies the rates of UDP background sources from
+	// now on (background traffic adapting to the new link) [unchanged].
+	ScaleBackground float64 `yaml:"scale_background"`
+	// StopBackground names background sources that stop at this change.
+	StopBackground []string `yaml:"stop_background"`
+}
+
+// Transport holds transport settings; zero values mean the tcp package's
+// defaults (MSS 1448, delayed ACKs, min RTO 200 ms).
+type Transport struct {
+	MSS           Size     `yaml:"mss"`
+	DelayedAck    *bool    `yaml:"delayed_ack"`
+	DelAckTimeout Duration `yaml:"delack_timeout"`
+	MinRTO        Duration `yaml:"min_rto"`
+	InitialRTO    Duration `yaml:"initial_rto"`
+	MaxRTO        Duration `yaml:"max_rto"`
+	DupThresh     int      `yaml:"dupthresh"`
+	// SACKTimeout makes the receiver acknowledge on a timer only (the
+	// Mockets policy); flows with protocol mockets default to 20ms.
+	SACKTimeout Duration `yaml:"sack_timeout"`
+	RecvWindow  Size     `yaml:"recv_window"`
+}
+
+// Flow is a measured transport flow (or Count identical ones).
+type Flow struct {
+	// Name labels the flow; with Count > 1, flows are named name-1, ...
+	Name string `yaml:"name"`
+	// CC is the congestion controller, a name or {name: ..., param: value}.
+	CC CC `yaml:"cc"`
+	// Bytes is the transfer size; unset means a bulk flow.
+	Bytes Size `yaml:"bytes"`
+	// Start and Stop bound the flow's activity [0s, end of run].
+	Start Duration `yaml:"start"`
+	Stop  Duration `yaml:"stop"`
+	// Count replicates the flow [1].
+	Count int `yaml:"count"`
+	// StartSpread spreads the replicas' start times uniformly at random
+	// over [Start, Start+StartSpread] [0: all start together]. Replicas
+	// that start in the same nanosecond send their SYNs and initial
+	// windows in one burst and then time out in lockstep, which real
+	// hosts never do.
+	StartSpread Duration `yaml:"start_spread"`
+	// ExtraDelay is added to the flow's one-way delay in each direction (a
+	// receiver-side access link), so flows can have different RTTs.
+	ExtraDelay Duration `yaml:"extra_delay"`
+	// Loss is a random-loss model on the flow's last hop (after the
+	// bottleneck), e.g. wireless erasures.
+	Loss *Loss `yaml:"loss"`
+	// Transport overrides the scenario's transport defaults.
+	Transport *Transport `yaml:"transport"`
+	// Coding enables TCP/NC (network coding below TCP).
+	Coding *Coding `yaml:"coding"`
+	// Protocol is "tcp" (default) or "mockets": the MARLIN partnering
+	// protocol, a message transport whose receiver sends selective
+	// acknowledgements on a timeout (transport.sack_timeout, default 20ms)
+	// and whose window is set by its controller (fixed or external), never
+	// by slow start.
+	Protocol string `yaml:"protocol"`
+}
+
+// Coding configures the TCP/NC layer.
+type Coding struct {
+	// Redundancy is R, coded packets sent per packet from TCP (>= 1).
+	Redundancy float64 `yaml:"redundancy"`
+	// Window is the coding window's maximum size in packets [1000].
+	Window int `yaml:"window"`
+	// Payload makes the coding layer code real bytes and check the decoded
+	// bytes (slower; for tests).
+	Payload bool `yaml:"payload"`
+}
+
+// Background is a competing traffic source.
+type Background struct {
+	// Name labels the source.
+	Name string `yaml:"name"`
+	// Type is cbr, poisson, onoff, mice, tcp, arrivals or sequence.
+	Type string `yaml:"type"`
+	// Rate is the sending rate of cbr and poisson sources, or the "on"
+	// rate of onoff.
+	Rate Rate `yaml:"rate"`
+	// Size is the packet size for UDP sources [1500B], or the burst size of
+	// mice, or the flow size of arrivals when no distribution is given.
+	Size Size `yaml:"size"`
+	// Start and Stop bound the source's activity; inside a sequence they
+	// are offsets within the period.
+	Start Duration `yaml:"start"`
+	Stop  Duration `yaml:"stop"`
+	// On and Off are the durations of an onoff cycle.
+	On  Duration `yaml:"on"`
+	Off Duration `yaml:"off"`
+	// Interval is the mean time between mice bursts or flow arrivals.
+	Interval Duration `yaml:"interval"`
+	// Burst is the duration of a mice burst (sent at Rate).
+	Burst Duration `yaml:"burst"`
+	// CC is the controller of tcp and arrivals sources.
+	CC CC `yaml:"cc"`
+	// Bytes is the transfer size of a tcp source (unset: bulk).
+	Bytes Size `yaml:"bytes"`
+	// Count replicates the source [1].
+	Count int `yaml:"count"`
+	// ExtraDelay is as for flows.
+	ExtraDelay Duration `yaml:"extra_delay"`
+	// Sizes names a flow-size distribution for arrivals: a file with an
+	// empirical CDF ("size_bytes cdf" per line) or "websearch"/"datamining".
+	Sizes string `yaml:"sizes"`
+	// Load is the offered load of arrivals as a fraction of the bottleneck
+	// rate; it sets Interval from the mean flow size.
+	Load float64 `yaml:"load"`
+	// Period repeats a sequence source every Period.
+	Period Duration `yaml:"period"`
+	// Sequence lists the parts of a repeating pattern.
+	Sequence []Background `yaml:"sequence"`
+}
+
+// CC names a congestion controller with optional parameters. In YAML it is
+// either a string ("cubic") or a mapping ({name: vegas, alpha: 2}).
+type CC struct {
+	Name   string
+	Params map[string]float64
+}
+
+// Rate is a bandwidth written with a unit ("256kbps").
+type Rate struct {
+	Raw string
+	V   units.Bandwidth
+}
+
+// Size is a byte count ("150KB") or, where a field allows it, a bare
+// packet count ("100").
+type Size struct {
+	Raw string
+	V   units.Bytes
+	// Packets is set instead of V when the field accepts packet counts
+	// and the value had no unit.
+	Packets int
+}
+
+// Duration is a Go-style duration ("500ms").
+type Duration struct {
+	Raw string
+	V   time.Duration
+}
+
+// IsSet reports whether a value was given.
+func (r Rate) IsSet() bool { return r.Raw != "" }
+
+// IsSet reports whether a value was given.
+func (s Size) IsSet() bool { return s.Raw != "" }
+
+// IsSet reports whether a value was given.
+func (d Duration) IsSet() bool { return d.Raw != "" }
+
+// Dur returns a Duration holding d, for scenarios built in code.
+func Dur(d time.Duration) Duration { return Duration{Raw: d.String(), V: d} }
+
+// RateOf returns a Rate holding r.
+func RateOf(r units.Bandwidth) Rate { return Rate{Raw: r.String(), V: r} }
+
+// SizeOf returns a Size holding b bytes.
+func SizeOf(b units.Bytes) Size { return Size{Raw: b.String(), V: b} }
+
+// rawScalar turns a YAML scalar's bytes into the text the user wrote.
+func rawScalar(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
+		s = s[1 : len(s)-1]
+	}
+	return s
+}
+
+// UnmarshalYAML keeps the raw text; Validate parses it.
+func (r *Rate) UnmarshalYAML(b []byte) error { r.Raw = rawScalar(b); return nil }
+
+// UnmarshalYAML keeps the raw text; Validate parses it.
+func (s *Size) UnmarshalYAML(b []byte) error { s.Raw = rawScalar(b); return nil }
+
+// UnmarshalYAML keeps the raw text; Validate parses it.
+func (d *Duration) UnmarshalYAML(b []byte) error { d.Raw = rawScalar(b); return nil }
+
+// MarshalYAML writes the raw text back.
+func (r Rate) MarshalYAML() (any, error) { return r.Raw, nil }
+
+// MarshalYAML writes the raw text back.
+func (s Size) MarshalYAML() (any, error) { return s.Raw, nil }
+
+// MarshalYAML writes the raw text back.
+func (d Duration) MarshalYAML() (any, error) { return d.Raw, nil }
+
+// MarshalYAML writes a bare name when there are no parameters.
+func (c CC) MarshalYAML() (any, error) {
+	if len(c.Params) == 0 {
+		return c.Name, nil
+	}
+	m := map[string]any{"name": c.Name}
+	for k, v := range c.Params {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// String formats the controller as "name" or "name(k=v,...)".
+func (c CC) String() string {
+	if len(c.Params) == 0 {
+		return c.Name
+	}
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	var b strings.Builder
+	b.WriteString(c.Name)
+	b.WriteByte('(')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(formatFloat(c.Params[k]))
+	}
+	b.WriteByte(')')
+	return b.String()
+}

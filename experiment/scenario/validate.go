@@ -1,0 +1,441 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Error is a validation error at a field path such as "flows[0].cc". Load
+// turns the path into a file position.
+type Error struct {
+	// Path is the field's location in goccy/go-yaml path syntax without the
+	// leading "$.".
+	Path string
+	// Msg says what is wrong and what is accepted.
+	Msg string
+	// File, Line and Column are set when the scenario came from a file.
+	File         string
+	Line, Column int
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Column, e.Path, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("%s: %s: %s", e.File, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+func errf(path, format string, args ...any) *Error {
+	return &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Defaults used when a field is absent.
+const (
+	DefaultDuration    = 60 * time.Second
+	DefaultQueueLimit  = 100
+	DefaultTraceWindow = 100 * time.Millisecond
+)
+
+// Validate parses every unit-bearing field, fills in defaults and checks
+// every value, returning the first problem as an *Error. It must be called
+// (again) after any modification with Set.
+func (s *Scenario) Validate() error {
+	if s.Name == "" {
+		s.Name = "unnamed"
+	}
+	if err := parseDuration(&s.Duration, "duration", false); err != nil {
+		return err
+	}
+	if !s.Duration.IsSet() {
+		s.Duration = Dur(DefaultDuration)
+	}
+	if s.Duration.V <= 0 {
+		return errf("duration", "must be positive, got %q", s.Duration.Raw)
+	}
+	if err := parseDuration(&s.Sample, "sample", false); err != nil {
+		return err
+	}
+	if err := s.validateLink(); err != nil {
+		return err
+	}
+	if err := validateTransport(&s.Transport, "transport"); err != nil {
+		return err
+	}
+	if len(s.Flows) == 0 && len(s.Background) == 0 {
+		return errf("flows", "a scenario needs at least one flow")
+	}
+	names := map[string]string{}
+	for i := range s.Flows {
+		p := fmt.Sprintf("flows[%d]", i)
+		f := &s.Flows[i]
+		if err := s.validateFlow(f, p); err != nil {
+			return err
+		}
+		if prev, dup := names[f.Name]; dup {
+			return errf(p+".name", "%q is already the name of %s", f.Name, prev)
+		}
+		names[f.Name] = p
+	}
+	for i := range s.Background {
+		p := fmt.Sprintf("background[%d]", i)
+		if err := s.validateBackground(&s.Background[i], p, 0); err != nil {
+			return err
+		}
+		b := &s.Background[i]
+		if prev, dup := names[b.Name]; dup {
+			return errf(p+".name", "%q is already the name of %s", b.Name, prev)
+		}
+		names[b.Name] = p
+	}
+	return nil
+}
+
+func (s *Scenario) validateLink() error {
+	l := &s.Bottleneck
+	const p = "bottleneck"
+	if err := parseRate(&l.Rate, p+".rate"); err != nil {
+		return err
+	}
+	if l.Trace != "" && l.Rate.IsSet() {
+		return errf(p+".rate", "give either rate or trace, not both")
+	}
+	if l.Trace == "" && !l.Rate.IsSet() {
+		return errf(p+".rate", "the bottleneck needs a rate (e.g. 10Mbps) or a trace file")
+	}
+	if l.Trace == "" && l.Rate.V <= 0 {
+		return errf(p+".rate", "must be positive, got %q", l.Rate.Raw)
+	}
+	if err := parseDuration(&l.Delay, p+".delay", true); err != nil {
+		return err
+	}
+	if err := validateQueue(&l.Queue, p+".queue"); err != nil {
+		return err
+	}
+	if err := validateLoss(&l.Loss, p+".loss"); err != nil {
+		return err
+	}
+	switch l.TraceMode {
+	case "", "exact", "average":
+	default:
+		return errf(p+".trace_mode", "unknown mode %q (accepted: exact, average)", l.TraceMode)
+	}
+	if l.Trace != "" && l.TraceMode == "" {
+		l.TraceMode = "exact"
+	}
+	for _, d := range []struct {
+		v    *Duration
+		name string
+	}{{&l.TraceWindow, "trace_window"}, {&l.TraceStart, "trace_start"}, {&l.TraceLength, "trace_length"}} {
+		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
+			return err
+		}
+	}
+	if !l.TraceWindow.IsSet() {
+		l.TraceWindow = Dur(DefaultTraceWindow)
+	}
+	if l.TraceWindow.V < time.Millisecond || l.TraceWindow.V%time.Millisecond != 0 {
+		return errf(p+".trace_window", "must be a positive whole number of milliseconds, got %q", l.TraceWindow.Raw)
+	}
+	var prev time.Duration
+	for i := range l.Schedule {
+		c := &l.Schedule[i]
+		cp := fmt.Sprintf("%s.schedule[%d]", p, i)
+		if !c.At.IsSet() {
+			return errf(cp+".at", "every schedule entry needs a time (at: 10s)")
+		}
+		if err := parseDuration(&c.At, cp+".at", false); err != nil {
+			return err
+		}
+		if c.At.V < prev {
+			return errf(cp+".at", "schedule times must not decrease (%v after %v)", c.At.V, prev)
+		}
+		prev = c.At.V
+		if err := parseRate(&c.Rate, cp+".rate"); err != nil {
+			return err
+		}
+		if c.Rate.IsSet() && l.Trace != "" {
+			return errf(cp+".rate", "a trace-driven bottleneck's rate comes from the trace")
+		}
+		if err := parseDuration(&c.Delay, cp+".delay", true); err != nil {
+			return err
+		}
+		if c.Loss != nil {
+			if err := validateLoss(c.Loss, cp+".loss"); err != nil {
+				return err
+			}
+		}
+		if c.Queue != nil {
+			if err := validateQueue(c.Queue, cp+".queue"); err != nil {
+				return err
+			}
+		}
+		if err := parseSize(&c.Window, cp+".window", false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateQueue(q *Queue, p string) error {
+	switch q.Discipline {
+	case "":
+		q.Discipline = "droptail"
+	case "droptail", "red", "codel":
+	default:
+		return errf(p+".discipline", "unknown queue discipline %q (accepted: droptail, red, codel)", q.Discipline)
+	}
+	if err := parseSize(&q.Limit, p+".limit", true); err != nil {
+		return err
+	}
+	if !q.Limit.IsSet() {
+		n := DefaultQueueLimit
+		if q.Discipline != "droptail" {
+			n = 1000
+		}
+		q.Limit = Size{Raw: strconv.Itoa(n), Packets: n}
+	}
+	if q.Limit.Packets <= 0 && q.Limit.V <= 0 {
+		return errf(p+".limit", "must be a positive packet count (100) or size (150KB), got %q", q.Limit.Raw)
+	}
+	for _, d := range []struct {
+		v    *Duration
+		name string
+	}{{&q.Target, "target"}, {&q.Interval, "interval"}} {
+		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
+			return err
+		}
+	}
+	if q.Discipline == "red" {
+		if q.MinTh < 0 || q.MaxTh < 0 || q.MaxTh != 0 && q.MaxTh <= q.MinTh {
+			return errf(p, "red needs 0 <= min_th < max_th, got min_th=%g max_th=%g", q.MinTh, q.MaxTh)
+		}
+		if q.MaxP < 0 || q.MaxP > 1 || q.Wq < 0 || q.Wq > 1 {
+			return errf(p, "red max_p and w_q must be in [0, 1]")
+		}
+	}
+	return nil
+}
+
+func validateLoss(l *Loss, p string) error {
+	switch l.Model {
+	case "":
+		if l.P != 0 {
+			l.Model = "bernoulli"
+		} else {
+			l.Model = "none"
+		}
+	case "none", "bernoulli", "gilbert-elliott":
+	default:
+		return errf(p+".model", "unknown loss model %q (accepted: none, bernoulli, gilbert-elliott)", l.Model)
+	}
+	check := func(name string, v float64, hi float64, openHi bool) error {
+		if math.IsNaN(v) || v < 0 || v > hi || openHi && v == hi {
+			br := "]"
+			if openHi {
+				br = ")"
+			}
+			return errf(p+"."+name, "must be in [0, %g%s, got %g", hi, br, v)
+		}
+		return nil
+	}
+	switch l.Model {
+	case "bernoulli":
+		return check("p", l.P, 1, true)
+	case "gilbert-elliott":
+		if err := check("p", l.P, 1, false); err != nil {
+			return err
+		}
+		if err := check("r", l.R, 1, false); err != nil {
+			return err
+		}
+		if l.P > 0 && l.R == 0 {
+			return errf(p+".r", "must be positive when p > 0 (the Bad state would never end)")
+		}
+		if err := check("loss_good", l.LossGood, 1, true); err != nil {
+			return err
+		}
+		if l.LossBad != nil {
+			return check("loss_bad", *l.LossBad, 1, false)
+		}
+	case "none":
+		if l.P != 0 {
+			return errf(p+".p", "model none takes no p")
+		}
+	}
+	return nil
+}
+
+func validateTransport(t *Transport, p string) error {
+	if err := parseSize(&t.MSS, p+".mss", false); err != nil {
+		return err
+	}
+	if t.MSS.IsSet() && (t.MSS.V < 1 || t.MSS.V > 65535) {
+		return errf(p+".mss", "must be in [1B, 65535B], got %q", t.MSS.Raw)
+	}
+	for _, d := range []struct {
+		v    *Duration
+		name string
+	}{{&t.DelAckTimeout, "delack_timeout"}, {&t.MinRTO, "min_rto"}, {&t.InitialRTO, "initial_rto"}, {&t.MaxRTO, "max_rto"}, {&t.SACKTimeout, "sack_timeout"}} {
+		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
+			return err
+		}
+	}
+	if t.MinRTO.IsSet() && t.MinRTO.V <= 0 {
+		return errf(p+".min_rto", "must be positive")
+	}
+	if t.DupThresh < 0 {
+		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
+	}
+	return parseSize(&t.RecvWindow, p+".recv_window", false)
+}
+
+func (s *Scenario) validateFlow(f *Flow, p string) error {
+	if f.Name == "" {
+		f.Name = strings.ReplaceAll(strings.ReplaceAll(p, "[", "-"), "]", "")
+	}
+	if err := validateCC(&f.CC, p+".cc"); err != nil {
+		return err
+	}
+	if err := parseSize(&f.Bytes, p+".bytes", false); err != nil {
+		return err
+	}
+	if f.Bytes.IsSet() && f.Bytes.V <= 0 {
+		return errf(p+".bytes", "a finite transfer needs a positive size, got %q (omit bytes for a bulk flow)", f.Bytes.Raw)
+	}
+	for _, d := range []struct {
+		v    *Duration
+		name string
+	}{{&f.Start, "start"}, {&f.Stop, "stop"}, {&f.ExtraDelay, "extra_delay"}, {&f.StartSpread, "start_spread"}} {
+		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
+			return err
+		}
+	}
+	if f.Stop.IsSet() && f.Stop.V <= f.Start.V {
+		return errf(p+".stop", "must be after start (%v), got %v", f.Start.V, f.Stop.V)
+	}
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	if f.Count < 0 || f.Count > 100000 {
+		return errf(p+".count", "must be in [1, 100000], got %d", f.Count)
+	}
+	if f.Loss != nil {
+		if err := validateLoss(f.Loss, p+".loss"); err != nil {
+			return err
+		}
+	}
+	if f.Transport != nil {
+		if err := validateTransport(f.Transport, p+".transport"); err != nil {
+			return err
+		}
+	}
+	switch f.Protocol {
+	case "", "tcp", "mockets":
+	default:
+		return errf(p+".protocol", "unknown protocol %q (accepted: tcp, mockets)", f.Protocol)
+	}
+	if c := f.Coding; c != nil {
+		if math.IsNaN(c.Redundancy) || c.Redundancy < 1 || c.Redundancy > 10 {
+			return errf(p+".coding.redundancy", "R must be in [1, 10], got %g", c.Redundancy)
+		}
+		if c.Window == 0 {
+			c.Window = 1000
+		}
+		if c.Window < 1 || c.Window > 4096 {
+			return errf(p+".coding.window", "must be in [1, 4096] packets, got %d", c.Window)
+		}
+	}
+	return nil
+}
+
+func validateCC(c *CC, p string) error {
+	if c.Name == "" {
+		return errf(p, "each flow needs a congestion controller (accepted: %s)", strings.Join(cc.Names(), ", "))
+	}
+	spec, err := cc.Lookup(c.Name)
+	if err != nil {
+		return errf(p, "%v", err)
+	}
+	if _, err := spec.Resolve(c.Params); err != nil {
+		return errf(p, "%v", err)
+	}
+	return nil
+}
+
+// Dir returns the directory relative paths in the scenario are resolved
+// against.
+func (s *Scenario) Dir() string { return s.dir }
+
+// SetDir sets the directory for relative paths (Load sets it to the file's).
+func (s *Scenario) SetDir(d string) { s.dir = d }
+
+// Path resolves a path given in the scenario.
+func (s *Scenario) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.dir == "" {
+		return p
+	}
+	return filepath.Join(s.dir, p)
+}
+
+func parseRate(r *Rate, path string) error {
+	if !r.IsSet() {
+		r.V = 0
+		return nil
+	}
+	v, err := units.ParseBandwidth(r.Raw)
+	if err != nil {
+		return errf(path, "%v", err)
+	}
+	r.V = v
+	return nil
+}
+
+func parseDuration(d *Duration, path string, _ bool) error {
+	if !d.IsSet() {
+		d.V = 0
+		return nil
+	}
+	v, err := units.ParseDuration(d.Raw)
+	if err != nil {
+		return errf(path, "%v", err)
+	}
+	d.V = v
+	return nil
+}
+
+// parseSize parses a size; when packets is true a bare integer is a packet
+// count.
+func parseSize(s *Size, path string, packets bool) error {
+	s.V, s.Packets = 0, 0
+	if !s.IsSet() {
+		return nil
+	}
+	if packets {
+		if n, err := strconv.Atoi(strings.TrimSpace(s.Raw)); err == nil {
+			if n <= 0 {
+				return errf(path, "must be positive, got %d", n)
+			}
+			s.Packets = n
+			return nil
+		}
+	}
+	v, err := units.ParseBytes(s.Raw)
+	if err != nil {
+		if packets {
+			return errf(path, "%v (or give a packet count such as 100)", err)
+		}
+		return errf(path, "%v", err)
+	}
+	s.V = v
+	return nil
+}

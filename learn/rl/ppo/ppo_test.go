@@ -1,0 +1,180 @@
+package ppo
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cclab/cclab/learn/rl"
+	"github.com/cclab/cclab/learn/rl/cartpole"
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/pendulum"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/trainlog"
+)
+
+func vec(t testing.TB, mk func() env.Env, k, workers int) *env.Vec {
+	t.Helper()
+	envs := make([]env.Env, k)
+	for i := range envs {
+		envs[i] = mk()
+	}
+	v, err := env.NewVec(envs, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func train(t testing.TB, a rl.Agent, steps int64) {
+	t.Helper()
+	for a.Steps() < steps {
+		if err := a.Iterate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func paramBytes(p *PPO) []byte {
+	var b []byte
+	for _, ps := range p.AC.Params() {
+		for _, v := range ps {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	return b
+}
+
+// TestSmokeContinuous runs a few small rollouts on Pendulum: the value
+// loss must fall as the critic fits the returns, the KL and clip fraction
+// must be sane, and nothing may be NaN.
+func TestSmokeContinuous(t *testing.T) {
+	p, err := New(vec(t, pendulum.New, 2, 1), Config{Seed: 1, NSteps: 128, BatchSize: 64, LearningRate: 1e-3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, p, 256)
+	first := p.Stats()
+	train(t, p, 256*8)
+	last := p.Stats()
+	if !(last.ValueLoss < first.ValueLoss) {
+		t.Errorf("value loss %g → %g, want a decrease", first.ValueLoss, last.ValueLoss)
+	}
+	for name, v := range map[string]float64{"policy": last.PolicyLoss, "value": last.ValueLoss, "kl": last.ApproxKL, "std": last.Std} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("%s = %g", name, v)
+		}
+	}
+	if last.ApproxKL < 0 || last.ClipFraction < 0 || last.ClipFraction > 1 {
+		t.Errorf("approx KL %g, clip fraction %g out of range", last.ApproxKL, last.ClipFraction)
+	}
+	if last.Epochs != 10 {
+		t.Errorf("ran %d epochs, want 10 without a KL target", last.Epochs)
+	}
+}
+
+// TestKLEarlyStop: a tiny KL target with a large learning rate must stop
+// the epochs early.
+func TestKLEarlyStop(t *testing.T) {
+	p, _ := New(vec(t, pendulum.New, 1, 1), Config{Seed: 2, NSteps: 256, BatchSize: 32, LearningRate: 1e-2, TargetKL: 1e-5}, nil)
+	train(t, p, 256)
+	if e := p.Stats().Epochs; e >= 10 {
+		t.Errorf("ran %d epochs, want an early stop", e)
+	}
+}
+
+// TestCartPoleImproves: discrete actions. With SB3 zoo's CartPole
+// settings PPO must raise the mean episode length from ≈ 20 (random) to
+// well above it within 12k steps.
+func TestCartPoleImproves(t *testing.T) {
+	cfg := Config{Seed: 3, NSteps: 32, BatchSize: 256, GAELambda: 0.8, Gamma: 0.98, NEpochs: 20, LearningRate: 1e-3}
+	p, err := New(vec(t, cartpole.New, 8, 1), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, p, 12000)
+	pol, _ := p.Policy(policy.Meta{})
+	ev, err := rl.Evaluate(pol, cartpole.New(), 5, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Mean < 100 {
+		t.Errorf("mean evaluation return %g after 12k steps, want >= 100 (random play ≈ 20)", ev.Mean)
+	}
+}
+
+func TestDeterministicAndResume(t *testing.T) {
+	cfg := Config{Seed: 5, NSteps: 64, BatchSize: 32, NEpochs: 3}
+	straight, _ := New(vec(t, pendulum.New, 3, 1), cfg, nil)
+	train(t, straight, 64*3*4)
+	parallel, _ := New(vec(t, pendulum.New, 3, 3), cfg, nil)
+	train(t, parallel, 64*3*4)
+	if !bytes.Equal(paramBytes(straight), paramBytes(parallel)) {
+		t.Fatalf("same seed, parallel stepping: parameters differ")
+	}
+	first, _ := New(vec(t, pendulum.New, 3, 1), cfg, nil)
+	train(t, first, 64*3*2)
+	path := filepath.Join(t.TempDir(), "ppo.ckpt")
+	if err := rl.SaveCheckpoint(path, first, 0); err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := New(vec(t, pendulum.New, 3, 1), cfg, nil)
+	if _, err := rl.LoadCheckpoint(path, resumed); err != nil {
+		t.Fatal(err)
+	}
+	train(t, resumed, 64*3*4)
+	if !bytes.Equal(paramBytes(straight), paramBytes(resumed)) {
+		t.Errorf("resumed run differs from the uninterrupted run")
+	}
+	other := cfg
+	other.Seed = 6
+	o, _ := New(vec(t, pendulum.New, 3, 1), other, nil)
+	train(t, o, 64*3*4)
+	if bytes.Equal(paramBytes(straight), paramBytes(o)) {
+		t.Errorf("different seeds gave identical parameters")
+	}
+}
+
+// TestPendulumLearns (CCLAB_RL_LONG=1) is the 200k-step criterion for
+// one seed with the settings `cclab rl bench pendulum --algo ppo` uses.
+func TestPendulumLearns(t *testing.T) {
+	if os.Getenv("CCLAB_RL_LONG") == "" {
+		t.Skip("set CCLAB_RL_LONG=1 to run the 200k-step Pendulum check")
+	}
+	p, err := New(vec(t, pendulum.New, 4, 1), Config{Seed: 1, NSteps: 1024, Gamma: 0.9, GAELambda: 0.95, NEpochs: 10, LearningRate: 1e-3,
+		UseSDE: true, SDESampleFreq: 4}, trainlog.New(os.Stdout, nil, 0, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, p, 200000)
+	pol, _ := p.Policy(policy.Meta{})
+	ev, _ := rl.Evaluate(pol, pendulum.New(), 10, 1000)
+	t.Logf("mean return %.1f ± %.1f", ev.Mean, ev.Std)
+	if ev.Mean < -200 {
+		t.Errorf("mean evaluation return %.1f, want >= -200", ev.Mean)
+	}
+}
+
+// TestSDESmoke: gSDE exploration draws state-dependent noise, keeps its
+// matrix for SDESampleFreq steps and learns without NaN.
+func TestSDESmoke(t *testing.T) {
+	p, err := New(vec(t, pendulum.New, 2, 1), Config{Seed: 1, NSteps: 64, BatchSize: 32, UseSDE: true, SDESampleFreq: 4, LearningRate: 1e-3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, p, 64*2*6)
+	st := p.Stats()
+	if math.IsNaN(st.PolicyLoss) || math.IsNaN(st.ValueLoss) || !(st.Std > 0) {
+		t.Errorf("stats %+v", st)
+	}
+	if len(p.AC.LogStd) != 64 {
+		t.Errorf("gSDE log-std has %d entries, want 64 (last hidden width × action dim)", len(p.AC.LogStd))
+	}
+	if _, err := New(vec(t, cartpole.New, 1, 1), Config{UseSDE: true}, nil); err == nil {
+		t.Errorf("gSDE accepted a Discrete action space")
+	}
+}

@@ -1,0 +1,195 @@
+package sac
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/cclab/cclab/learn/rl"
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/pendulum"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/trainlog"
+)
+
+func newPendulumVec(t testing.TB, k int) *env.Vec {
+	t.Helper()
+	envs := make([]env.Env, k)
+	for i := range envs {
+		envs[i] = pendulum.New()
+	}
+	v, err := env.NewVec(envs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// smallConfig keeps the smoke tests fast: small networks and batches.
+func smallConfig(seed uint64) Config {
+	return Config{Seed: seed, Hidden: []int{32, 32}, BatchSize: 32, LearningRate: 1e-3, LogEvery: 100}
+}
+
+func paramBytes(s *SAC) []byte {
+	var b []byte
+	for _, p := range [][]float32{s.Actor.Params, s.Q1.Params, s.Q2.Params, s.Q1Targ.Params, s.Q2Targ.Params, s.logAlpha} {
+		for _, v := range p {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	return b
+}
+
+func train(t testing.TB, s *SAC, steps int64) {
+	t.Helper()
+	for s.Steps() < steps {
+		if err := s.Iterate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSmoke trains for 600 steps: the critic loss must fall from its
+// first logged value, α must move from 1 towards smaller values
+// (Pendulum's entropy target −1 is below the initial policy's), and
+// nothing may be NaN.
+func TestSmoke(t *testing.T) {
+	var csv bytes.Buffer
+	s, err := New(newPendulumVec(t, 2), smallConfig(1), trainlog.New(&csv, nil, 0, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, s, 200)
+	first := s.Stats()
+	train(t, s, 600)
+	last := s.Stats()
+	if last.Updates != (600-100)/2 {
+		t.Errorf("updates = %d, want %d (one per vectorised step after learning starts)", last.Updates, (600-100)/2)
+	}
+	for name, v := range map[string]float64{"actor loss": last.ActorLoss, "critic loss": last.CriticLoss, "alpha": last.EntCoef, "entropy": last.Entropy} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("%s = %g", name, v)
+		}
+	}
+	if !(last.CriticLoss < first.CriticLoss) {
+		t.Errorf("critic loss went from %g to %g, want a decrease", first.CriticLoss, last.CriticLoss)
+	}
+	if !(last.EntCoef < 1) {
+		t.Errorf("entropy coefficient %g, want < 1 after automatic tuning", last.EntCoef)
+	}
+	if !bytes.HasPrefix(csv.Bytes(), []byte("step,ep_rew_mean,ep_len_mean,actor_loss")) {
+		t.Errorf("CSV header = %q", csv.String()[:min(60, csv.Len())])
+	}
+	p, err := s.Policy(rlMeta())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := rl.Evaluate(p, pendulum.New(), 2, 99)
+	if err != nil || math.IsNaN(ev.Mean) {
+		t.Fatalf("Evaluate = %+v, %v", ev, err)
+	}
+}
+
+func rlMeta() policy.Meta { return policy.Meta{Algo: "sac", Seed: 1} }
+
+// TestDeterministic runs the same seed twice (with parallel environment
+// stepping the second time) and requires byte-identical parameters; a
+// different seed must differ.
+func TestDeterministic(t *testing.T) {
+	run := func(seed uint64, workers int) []byte {
+		envs := []env.Env{pendulum.New(), pendulum.New(), pendulum.New()}
+		v, err := env.NewVec(envs, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(v, smallConfig(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train(t, s, 450)
+		return paramBytes(s)
+	}
+	a, b := run(7, 1), run(7, 3)
+	if !bytes.Equal(a, b) {
+		t.Errorf("same seed gave different parameters (sequential vs parallel stepping)")
+	}
+	if bytes.Equal(a, run(8, 1)) {
+		t.Errorf("different seeds gave identical parameters")
+	}
+}
+
+// TestResumeReproduces checkpoints mid-run, restores into a fresh learner
+// and continues; the result must equal an uninterrupted run byte for byte.
+func TestResumeReproduces(t *testing.T) {
+	straight, err := New(newPendulumVec(t, 2), smallConfig(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, straight, 500)
+
+	first, _ := New(newPendulumVec(t, 2), smallConfig(3), nil)
+	train(t, first, 240)
+	path := filepath.Join(t.TempDir(), "sac.ckpt")
+	if err := rl.SaveCheckpoint(path, first, 12.5); err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := New(newPendulumVec(t, 2), smallConfig(3), nil)
+	wall, err := rl.LoadCheckpoint(path, resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wall != 12.5 || resumed.Steps() != 240 {
+		t.Errorf("restored wall %g steps %d, want 12.5 and 240", wall, resumed.Steps())
+	}
+	train(t, resumed, 500)
+	if !bytes.Equal(paramBytes(straight), paramBytes(resumed)) {
+		t.Errorf("resumed run differs from the uninterrupted run")
+	}
+
+	// A checkpoint for other network sizes is refused with a clear error.
+	other := smallConfig(3)
+	other.Hidden = []int{16}
+	mismatch, _ := New(newPendulumVec(t, 2), other, nil)
+	if _, err := rl.LoadCheckpoint(path, mismatch); err == nil {
+		t.Errorf("checkpoint loaded into a learner with different networks")
+	} else {
+		t.Logf("mismatch error: %v", err)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	for _, c := range []Config{{Tau: 2}, {Gamma: -1}, {BatchSize: -3}, {Hidden: []int{0}}, {GradientSteps: -2}} {
+		if _, err := New(newPendulumVec(t, 1), c, nil); err == nil {
+			t.Errorf("New(%+v) accepted an invalid configuration", c)
+		}
+	}
+}
+
+// TestPendulumLearns is the full benchmark criterion for one seed and is
+// skipped unless CCLAB_RL_LONG=1: it takes minutes. `cclab rl bench
+// pendulum` runs the five-seed version.
+func TestPendulumLearns(t *testing.T) {
+	if os.Getenv("CCLAB_RL_LONG") == "" {
+		t.Skip("set CCLAB_RL_LONG=1 to run the 20k-step Pendulum check")
+	}
+	seed := uint64(1)
+	if s := os.Getenv("CCLAB_RL_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	s, err := New(newPendulumVec(t, 1), Config{Seed: seed, LearningRate: 1e-3}, trainlog.New(os.Stdout, nil, 0, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train(t, s, 20000)
+	p, _ := s.Policy(rlMeta())
+	ev, _ := rl.Evaluate(p, pendulum.New(), 10, 1000)
+	t.Logf("mean return %.1f ± %.1f", ev.Mean, ev.Std)
+	if ev.Mean < -200 {
+		t.Errorf("mean evaluation return %.1f, want >= -200", ev.Mean)
+	}
+}

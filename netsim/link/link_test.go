@@ -1,0 +1,136 @@
+package link
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/netsim/queue"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/netsim/trace"
+	"github.com/cclab/cclab/core/units"
+)
+
+type departure struct {
+	at  clock.Time
+	seq int64
+}
+
+func newLink(t *testing.T, cfg Config) (*sim.Scheduler, *packet.Pool, *Link, *[]departure) {
+	t.Helper()
+	s := sim.New()
+	pool := &packet.Pool{}
+	if cfg.Queue == nil {
+		cfg.Queue, _ = queue.NewDropTail(queue.Limit{Packets: 1000})
+	}
+	l, err := New(s, pool, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []departure
+	l.Output = func(now clock.Time, p *packet.Packet, d time.Duration) {
+		out = append(out, departure{now, p.Seq})
+		pool.Put(p)
+	}
+	return s, pool, l, &out
+}
+
+type send struct {
+	l    *Link
+	pool *packet.Pool
+	size units.Bytes
+}
+
+func (x send) Handle(now clock.Time, arg any) {
+	p := x.pool.Get()
+	p.Size, p.Seq = x.size, arg.(int64)
+	x.l.Receive(now, p)
+}
+
+func TestRateChangeMidPacket(t *testing.T) {
+	s, pool, l, out := newLink(t, Config{Rate: units.Mbps})
+	// A 1500-byte packet takes 12 ms at 1 Mbit/s. After 6 ms (half sent)
+	// the rate drops to 500 kbit/s: the other 6000 bits take 12 ms more.
+	s.At(0, send{l, pool, 1500}, int64(1))
+	s.RunUntil(clock.Time(6 * time.Millisecond))
+	l.SetRate(s.Now(), 500*units.Kbps)
+	s.Run()
+	if len(*out) != 1 || (*out)[0].at != clock.Time(18*time.Millisecond) {
+		t.Fatalf("departures %v, want one at 18ms", *out)
+	}
+	// A zero rate stalls the link; restoring it resumes where it stopped.
+	s.At(s.Now(), send{l, pool, 1500}, int64(2))
+	s.RunUntil(s.Now().Add(12 * time.Millisecond)) // half of it at 500 kbit/s
+	l.SetRate(s.Now(), 0)
+	s.RunUntil(s.Now().Add(time.Second))
+	if len(*out) != 1 {
+		t.Fatalf("a stalled link sent a packet")
+	}
+	l.SetRate(s.Now(), units.Mbps)
+	resume := s.Now()
+	s.Run()
+	if got, want := (*out)[1].at, resume.Add(6*time.Millisecond); got != want {
+		t.Errorf("resumed packet left at %v, want %v", got, want)
+	}
+}
+
+// TestTraceOpportunities checks mm-link's semantics: an opportunity carries
+// 1500 bytes, small packets share it, a large one spans two, and unused
+// bytes are not banked.
+func TestTraceOpportunities(t *testing.T) {
+	tr, err := trace.Parse(strings.NewReader("10\n20\n30\n40\n50\n1000\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, pool, l, out := newLink(t, Config{Trace: tr})
+	// Three 500-byte packets at 5 ms all leave at the 10 ms opportunity.
+	for i := range 3 {
+		s.At(clock.Time(5*time.Millisecond), send{l, pool, 500}, int64(i))
+	}
+	// A 2000-byte packet at 15 ms leaves at 30 ms (1500 at 20, 500 at 30).
+	s.At(clock.Time(15*time.Millisecond), send{l, pool, 2000}, int64(10))
+	// Nothing queued at 40 ms: its bytes are wasted; a packet arriving at
+	// 45 ms waits for 50 ms.
+	s.At(clock.Time(45*time.Millisecond), send{l, pool, 1500}, int64(20))
+	s.Run()
+	want := []departure{{10e6, 0}, {10e6, 1}, {10e6, 2}, {30e6, 10}, {50e6, 20}}
+	if len(*out) != len(want) {
+		t.Fatalf("departures %v, want %v", *out, want)
+	}
+	for i := range want {
+		if (*out)[i] != want[i] {
+			t.Errorf("departure %d = %v, want %v", i, (*out)[i], want[i])
+		}
+	}
+	// Capacity counts every opportunity, used or not: 5 up to 50 ms.
+	if got := l.Capacity(clock.Time(60 * time.Millisecond)); got != 5*1500 {
+		t.Errorf("capacity up to 60ms = %d, want %d", got, 5*1500)
+	}
+}
+
+func TestDelayLineReorderOnDelayDrop(t *testing.T) {
+	s := sim.New()
+	var got []int64
+	d := NewDelayLine(s, recv(func(now clock.Time, p *packet.Packet) { got = append(got, p.Seq) }))
+	pool := &packet.Pool{}
+	for i, delay := range []time.Duration{500, 500, 125, 125} {
+		p := pool.Get()
+		p.Seq = int64(i)
+		d.Push(clock.Time(i), p, delay*time.Millisecond)
+	}
+	s.Run()
+	// After the delay drops, later packets overtake earlier ones, as on a
+	// re-routed path (and in ns-3).
+	want := []int64{2, 3, 0, 1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("arrival order %v, want %v", got, want)
+		}
+	}
+}
+
+type recv func(now clock.Time, p *packet.Packet)
+
+func (r recv) Receive(now clock.Time, p *packet.Packet) { r(now, p) }

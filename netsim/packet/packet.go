@@ -1,0 +1,126 @@
+// Package packet defines the simulated packet and a per-simulation free list,
+// so that steady-state simulation allocates no packets: a packet dropped or
+// delivered goes back to the pool and is reused by the next send.
+package packet
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Kind says what a packet carries.
+type Kind uint8
+
+// Packet kinds.
+const (
+	// Data is a transport data segment.
+	Data Kind = iota
+	// Ack is a transport acknowledgement.
+	Ack
+	// Datagram is an unacknowledged datagram (background UDP traffic).
+	Datagram
+	// Syn opens a transport connection.
+	Syn
+	// SynAck answers a Syn.
+	SynAck
+)
+
+// MaxSACK is the number of SACK blocks an ACK carries: three, as TCP with
+// timestamps can fit in its 40 option bytes (RFC 2018 §3).
+const MaxSACK = 3
+
+// Block is a byte range [Start, End) of received data, as in a SACK option.
+type Block struct {
+	Start, End int64
+}
+
+// Packet is a simulated packet. Sequence numbers are byte offsets from the
+// start of the flow (the initial sequence number is 0), which keeps pcap
+// export simple.
+type Packet struct {
+	// Flow is the flow index in the simulation.
+	Flow int32
+	// Kind is Data, Ack or Datagram.
+	Kind Kind
+	// Retransmission marks a data segment sent more than once.
+	Retransmission bool
+	// NSACK is the number of valid SACK blocks.
+	NSACK uint8
+	// Size is the packet's size on the wire in bytes, headers included.
+	Size units.Bytes
+	// Len is the payload length in bytes.
+	Len units.Bytes
+	// Seq is the first payload byte's offset (Data), or the datagram's
+	// sequence number (Datagram).
+	Seq int64
+	// AckNo is the cumulative acknowledgement: the next byte expected.
+	AckNo int64
+	// SACK holds NSACK blocks, the first covering the most recently received
+	// segment (RFC 2018).
+	SACK [MaxSACK]Block
+	// SentAt is when the sender put the packet on the wire (a timestamp
+	// option's TSval).
+	SentAt clock.Time
+	// EchoAt echoes the SentAt of the segment that triggered an ACK (TSecr).
+	EchoAt clock.Time
+	// AckDelay is how long the receiver held the newest segment before this
+	// ACK (timer-driven acknowledgements only), which the sender removes
+	// from its RTT sample, as QUIC does with its ack_delay field.
+	AckDelay time.Duration
+	// EnqueuedAt is when the packet entered the queue it is in.
+	EnqueuedAt clock.Time
+	// CodeStart, Coeffs and Payload are a network-coding header (TCP/NC):
+	// the first packet of the combination's window, its coefficients, and
+	// (in the payload-checking mode) the coded bytes. On an ACK, CodeStart
+	// carries the decoder's limit. The pool keeps the slices' storage, so
+	// coded traffic allocates nothing in steady state.
+	CodeStart uint64
+	Coeffs    []byte
+	Payload   []byte
+
+	next *Packet // free-list link
+}
+
+// Pool is a free list of packets for one simulation. It is not safe for
+// concurrent use, like everything else in a simulation.
+type Pool struct {
+	free  *Packet
+	live  int
+	total int
+}
+
+// Get returns a zeroed packet.
+func (p *Pool) Get() *Packet {
+	p.live++
+	if pk := p.free; pk != nil {
+		p.free = pk.next
+		pk.next = nil
+		return pk
+	}
+	p.total++
+	return &Packet{}
+}
+
+// Put returns a packet to the pool. The caller must not use it afterwards.
+func (p *Pool) Put(pk *Packet) {
+	*pk = Packet{next: p.free, Coeffs: pk.Coeffs[:0], Payload: pk.Payload[:0]}
+	p.free = pk
+	p.live--
+}
+
+// Live returns the number of packets handed out and not yet returned; at the
+// end of a simulation it equals the packets still in queues and on links,
+// which is how conservation is checked.
+func (p *Pool) Live() int { return p.live }
+
+// Allocated returns the number of packets ever allocated: the simulation's
+// peak packet population.
+func (p *Pool) Allocated() int { return p.total }
+
+// Receiver is anything that accepts packets: a link, a delay line, a
+// transport endpoint. The receiver owns the packet after the call.
+type Receiver interface {
+	Receive(now clock.Time, p *Packet)
+}

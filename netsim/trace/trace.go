@@ -1,0 +1,235 @@
+// Package trace reads Mahimahi link traces ("packet-delivery-opportunity"
+// traces, the format of mm-link) and answers the two questions the simulator
+// asks of them: when is the next delivery opportunity after time t (exact
+// mode), and what is the average rate over each window of N ms (averaged
+// mode, as the Vegas/NSGA-II paper updates its ns-3 link every 100 ms).
+//
+// Format: one decimal integer per line, a time in milliseconds from the start
+// of the trace at which one MTU-sized packet may leave; a time repeated k
+// times is k opportunities in that millisecond; times never decrease; the
+// last time is the period after which the trace repeats (mm-link adds it to
+// its base time on wrap-around).
+package trace
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cclab/cclab/core/units"
+)
+
+// PacketSize is the bytes one opportunity carries, 1500 as in Mahimahi's
+// traces/README (mm-link's implementation uses 1504, the TUN payload size).
+const PacketSize units.Bytes = 1500
+
+// Trace is a parsed trace: distinct millisecond times with their
+// opportunity counts, and the period.
+type Trace struct {
+	// Name is the file name, for messages.
+	Name string
+	// ms holds distinct opportunity times in ms, increasing.
+	ms []int64
+	// count[i] is the number of opportunities at ms[i].
+	count []int32
+	// cum[i] is the number of opportunities before ms[i].
+	cum []int64
+	// period is the last timestamp, ms.
+	period int64
+}
+
+// Load reads a trace file; a name ending in .gz is decompressed, so large
+// traces can ship compressed.
+func Load(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return Parse(r, path)
+}
+
+// maxLines bounds a trace to keep a malformed input from exhausting memory:
+// the largest public Mahimahi traces have about a million lines.
+const maxLines = 50_000_000
+
+// Parse reads a trace from r; name is used in error messages, which have the
+// form "name:line: problem".
+func Parse(r io.Reader, name string) (*Trace, error) {
+	t := &Trace{Name: name}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64), 64)
+	line := 0
+	prev := int64(-1)
+	var total int64
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) > 0 && b[len(b)-1] == '\r' {
+			b = b[:len(b)-1]
+		}
+		if len(b) == 0 {
+			return nil, fmt.Errorf("%s:%d: empty line (a Mahimahi trace has one integer per line: a time in ms)", name, line)
+		}
+		v, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s:%d: %q is not a non-negative integer time in ms", name, line, b)
+		}
+		if v > 1<<40 {
+			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large", name, line, v)
+		}
+		if v < prev {
+			return nil, fmt.Errorf("%s:%d: time %d ms is before the previous line's %d ms (times must not decrease)", name, line, v, prev)
+		}
+		if line > maxLines {
+			return nil, fmt.Errorf("%s:%d: more than %d lines", name, line, maxLines)
+		}
+		if v == prev {
+			t.count[len(t.count)-1]++
+		} else {
+			t.ms = append(t.ms, v)
+			t.count = append(t.count, 1)
+			t.cum = append(t.cum, total)
+		}
+		total++
+		prev = v
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line too long (a Mahimahi trace has one integer per line)", name, line+1)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if line == 0 {
+		return nil, fmt.Errorf("%s: empty trace (need at least one line)", name)
+	}
+	if prev <= 0 {
+		return nil, fmt.Errorf("%s:%d: the last time is the trace's period and must be positive, got %d", name, line, prev)
+	}
+	t.period = prev
+	return t, nil
+}
+
+// Period returns the trace's loop period.
+func (t *Trace) Period() time.Duration { return time.Duration(t.period) * time.Millisecond }
+
+// Opportunities returns the number of opportunities in one period.
+func (t *Trace) Opportunities() int64 {
+	return t.cum[len(t.cum)-1] + int64(t.count[len(t.count)-1])
+}
+
+// MeanRate returns the average capacity over one period.
+func (t *Trace) MeanRate() units.Bandwidth {
+	return units.BandwidthFromDelta(units.Bytes(t.Opportunities())*PacketSize, t.Period())
+}
+
+// Cursor walks the delivery opportunities of a looping trace.
+type Cursor struct {
+	t    *Trace
+	loop int64 // completed periods
+	i    int   // index into t.ms
+}
+
+// CursorAt returns a cursor at the first opportunity at or after time at
+// (measured from the trace's start).
+func (t *Trace) CursorAt(at time.Duration) Cursor {
+	ms := int64(at / time.Millisecond)
+	if at%time.Millisecond != 0 {
+		ms++ // an opportunity at ms m is usable from m ms on
+	}
+	loop := ms / t.period
+	off := ms % t.period
+	i := sort.Search(len(t.ms), func(k int) bool { return t.ms[k] >= off })
+	if i == len(t.ms) {
+		loop, i = loop+1, 0
+	}
+	// A timestamp equal to the period belongs to this loop and to the
+	// start of the next (mm-link's base advances by the period); handled
+	// by normal ordering since ms[last] == period.
+	return Cursor{t: t, loop: loop, i: i}
+}
+
+// Time returns the cursor's opportunity time from the trace's start.
+func (c *Cursor) Time() time.Duration {
+	return time.Duration(c.loop*c.t.period+c.t.ms[c.i]) * time.Millisecond
+}
+
+// Count returns the number of opportunities at the cursor's time.
+func (c *Cursor) Count() int { return int(c.t.count[c.i]) }
+
+// Next advances to the next distinct opportunity time.
+func (c *Cursor) Next() {
+	c.i++
+	if c.i == len(c.t.ms) {
+		c.i = 0
+		c.loop++
+	}
+}
+
+// WindowRates returns the average rate of each consecutive window of the
+// given length over one period, (opportunities in window) x PacketSize x 8 /
+// window. A trailing partial window is averaged over its own length.
+func (t *Trace) WindowRates(window time.Duration) ([]units.Bandwidth, error) {
+	if window < time.Millisecond || window%time.Millisecond != 0 {
+		return nil, fmt.Errorf("trace window must be a positive whole number of ms, got %v", window)
+	}
+	w := int64(window / time.Millisecond)
+	n := (t.period + w - 1) / w
+	counts := make([]int64, n)
+	for i, ms := range t.ms {
+		// An opportunity at exactly the period falls in the last window.
+		k := min(ms/w, n-1)
+		counts[k] += int64(t.count[i])
+	}
+	rates := make([]units.Bandwidth, n)
+	for k, c := range counts {
+		length := w
+		if k == int(n-1) && t.period%w != 0 {
+			length = t.period % w
+		}
+		rates[k] = units.BandwidthFromDelta(units.Bytes(c)*PacketSize, time.Duration(length)*time.Millisecond)
+	}
+	return rates, nil
+}
+
+// Slice returns the part of the trace in [from, from+length), re-based to
+// start at 0, with period length: the paper's "cut into 120 s pieces". It
+// errors if the piece holds no opportunity.
+func (t *Trace) Slice(from, length time.Duration) (*Trace, error) {
+	f := int64(from / time.Millisecond)
+	l := int64(length / time.Millisecond)
+	if f < 0 || l <= 0 {
+		return nil, fmt.Errorf("%s: bad slice [%v, +%v)", t.Name, from, length)
+	}
+	out := &Trace{Name: fmt.Sprintf("%s[%v+%v]", t.Name, from, length), period: l}
+	var total int64
+	for i, ms := range t.ms {
+		if ms < f || ms >= f+l {
+			continue
+		}
+		out.ms = append(out.ms, ms-f)
+		out.count = append(out.count, t.count[i])
+		out.cum = append(out.cum, total)
+		total += int64(t.count[i])
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("%s: no delivery opportunity in [%v, %v)", t.Name, from, from+length)
+	}
+	return out, nil
+}

@@ -1,0 +1,412 @@
+// Package marlin reproduces the MARLIN system (paper 000): reinforcement
+// learning of a congestion window for a Mockets-style transport on a tactical
+// dumbbell whose bottleneck switches from SATCOM to UHF, competing with
+// background traffic. It provides the learning environment (14 features x 7
+// statistics, stacked over 10 steps, equation-1 reward), training with SAC,
+// and the paper's evaluation (transfer time, retransmissions, RTT Transition
+// Impact against TCP CUBIC, the Mockets baseline, a random agent and the
+// ideal fair behaviour).
+package marlin
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Paper constants (section IV and V-A).
+const (
+	// StepInterval is the time between actions.
+	StepInterval = 100 * time.Millisecond
+	// EpisodeSteps is the length of a (partial, truncated) training
+	// episode.
+	EpisodeSteps = 200
+	// History is the number of stacked states in an observation.
+	History = 10
+	// WindowCap is the largest window the agent may set.
+	WindowCap units.Bytes = 150_000
+	// ObservationSize is one observation: features x statistics x history.
+	ObservationSize = NumFeatures * NumStats * History
+)
+
+// EnvConfig configures an environment. Zero values take the defaults in
+// brackets.
+type EnvConfig struct {
+	// Base is the scenario: its first flow is the agent's (it is switched to
+	// the Mockets protocol with an external controller), the rest is the
+	// competing traffic. Required.
+	Base *scenario.Scenario
+	// Loss is the random loss after the link switch, or a negative value to
+	// keep the scenario's [the scenario's].
+	Loss float64
+	// LossRange, if its upper bound is positive, draws each episode's loss
+	// uniformly from it instead (domain randomisation) [off].
+	LossRange [2]float64
+	// SwitchRange, if its upper bound is positive, draws each episode's
+	// link-switch time uniformly from it (the authors randomise the switch
+	// between 1 and 20 s in training) [off].
+	SwitchRange [2]time.Duration
+	// BackgroundScale, if its upper bound is positive, scales the SATCOM
+	// background's UDP rates by a factor drawn from it [off].
+	BackgroundScale [2]float64
+	// Bytes is the transfer size; 0 means a bulk flow.
+	Bytes units.Bytes
+	// BytesRange, if its upper bound is positive, draws each episode's
+	// transfer size log-uniformly from it instead of Bytes.
+	BytesRange [2]units.Bytes
+	// InitialWindow is the window before the first action [10 segments].
+	InitialWindow units.Bytes
+}
+
+// Env is the MARLIN environment core: one observation is the 14 x 7
+// statistics of the current step; wrap it with env.NewStack(History) and
+// env.NewTimeLimit(EpisodeSteps) (see NewTrainingEnv) for the paper's
+// stacked, truncated episodes.
+type Env struct {
+	cfg  EnvConfig
+	obs  []float32
+	feat [NumFeatures]stats
+
+	net  *network.Network
+	flow *network.Flow
+	ext  cc.WindowSetter
+	mss  units.Bytes
+
+	// Per-step measurement baselines.
+	lastT                  clock.Time
+	lastSent, lastGood     units.Bytes
+	lastAcked              units.Bytes
+	lastRetx               int64
+	lastSegs               int64
+	lastCap                units.Bytes
+	lastUDP                units.Bytes
+	lastBG                 units.Bytes
+	lastFairCap            units.Bytes
+	stepMinRTT, stepMaxRTT time.Duration
+	targetBytes            float64
+	steps                  int
+	lossNow                float64
+	rewardSum, retxEpisode float64
+	done                   bool
+	info                   env.Info
+}
+
+var (
+	_ env.Env = (*Env)(nil)
+)
+
+// NewEnv returns an environment; cfg.Base must be valid.
+func NewEnv(cfg EnvConfig) (*Env, error) {
+	if cfg.Base == nil {
+		return nil, fmt.Errorf("marlin: no base scenario")
+	}
+	if len(cfg.Base.Flows) == 0 {
+		return nil, fmt.Errorf("marlin: the base scenario %s has no flow for the agent", cfg.Base.Name)
+	}
+	if cfg.LossRange[1] < cfg.LossRange[0] || cfg.LossRange[0] < 0 || cfg.LossRange[1] >= 1 {
+		return nil, fmt.Errorf("marlin: loss range %v must be within [0, 1)", cfg.LossRange)
+	}
+	if r := cfg.BytesRange; r[1] > 0 && (r[0] <= 0 || r[0] > r[1]) {
+		return nil, fmt.Errorf("marlin: transfer size range %v must be increasing and positive", r)
+	}
+	e := &Env{cfg: cfg, obs: make([]float32, NumFeatures*NumStats), info: env.Info{}}
+	// Validate the derived scenario once, so Reset cannot fail later.
+	if _, err := e.scenarioFor(1, rand.New(rand.NewPCG(1, 1))); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ObservationSpace implements env.Env: 14 x 7 unbounded statistics.
+func (e *Env) ObservationSpace() space.Space {
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), NumFeatures*NumStats)
+}
+
+// ActionSpace implements env.Env: one value in [-1, 1], the fraction by
+// which the window grows (or shrinks).
+func (e *Env) ActionSpace() space.Space { return space.Uniform(-1, 1, 1) }
+
+// scenarioFor derives an episode's scenario from the base.
+func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, error) {
+	s := e.cfg.Base.Clone()
+	s.Seed = seed
+	f := &s.Flows[0]
+	f.Protocol = "mockets"
+	f.Count = 1
+	f.Start = scenario.Duration{}
+	iw := e.cfg.InitialWindow
+	mss := units.Bytes(1448)
+	if s.Transport.MSS.IsSet() {
+		mss = s.Transport.MSS.V
+	}
+	if iw == 0 {
+		iw = 10 * mss
+	}
+	f.CC = scenario.CC{Name: "external", Params: map[string]float64{
+		"iw":         math.Max(1, math.Ceil(float64(iw)/float64(mss))),
+		"max_window": float64(WindowCap),
+	}}
+	f.Bytes = scenario.Size{}
+	bytes := e.cfg.Bytes
+	if r := e.cfg.BytesRange; r[1] > 0 {
+		lo, hi := math.Log(float64(max(r[0], 1))), math.Log(float64(r[1]))
+		bytes = units.Bytes(math.Exp(lo + rnd.Float64()*(hi-lo)))
+	}
+	if bytes > 0 {
+		f.Bytes = scenario.SizeOf(bytes)
+	}
+	sched := s.Bottleneck.Schedule
+	loss := e.cfg.Loss
+	if e.cfg.LossRange[1] > 0 {
+		loss = e.cfg.LossRange[0] + rnd.Float64()*(e.cfg.LossRange[1]-e.cfg.LossRange[0])
+	}
+	if loss >= 0 && len(sched) > 0 {
+		sched[0].Loss = &scenario.Loss{Model: "bernoulli", P: loss}
+	}
+	if r := e.cfg.SwitchRange; r[1] > 0 && len(sched) > 0 {
+		at := r[0] + time.Duration(rnd.Float64()*float64(r[1]-r[0]))
+		at = at.Round(time.Millisecond)
+		sched[0].At = scenario.Dur(at)
+	}
+	if r := e.cfg.BackgroundScale; r[1] > 0 {
+		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		for i := range s.Background {
+			scaleUDP(&s.Background[i], k)
+		}
+	}
+	// The simulation must outlast the longest episode.
+	s.Duration = scenario.Dur(max(s.Duration.V, EpisodeSteps*StepInterval+time.Second))
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("marlin: derived scenario: %w", err)
+	}
+	return s, nil
+}
+
+func scaleUDP(b *scenario.Background, k float64) {
+	switch b.Type {
+	case "cbr", "poisson", "onoff", "mice":
+		b.Rate = scenario.RateOf(units.Bandwidth(float64(b.Rate.V) * k))
+	case "sequence":
+		for i := range b.Sequence {
+			scaleUDP(&b.Sequence[i], k)
+		}
+	}
+}
+
+// Reset implements env.Env: a new episode on a fresh network whose every
+// random stream derives from seed.
+func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
+	rnd := rand.New(rand.NewPCG(seed, 0x6d61726c696e))
+	s, err := e.scenarioFor(seed, rnd)
+	if err != nil {
+		panic(err) // validated in NewEnv
+	}
+	n, err := network.Build(s)
+	if err != nil {
+		panic(fmt.Sprintf("marlin: building a validated scenario: %v", err))
+	}
+	e.net = n
+	e.flow = n.Flows[0]
+	e.ext = e.flow.Sender.CC().(cc.WindowSetter)
+	e.mss = e.flow.Sender.Config().MSS
+	prev := e.flow.Sender.OnRTT
+	e.flow.Sender.OnRTT = func(now clock.Time, rtt time.Duration) {
+		prev(now, rtt)
+		if e.stepMinRTT == 0 || rtt < e.stepMinRTT {
+			e.stepMinRTT = rtt
+		}
+		e.stepMaxRTT = max(e.stepMaxRTT, rtt)
+	}
+	e.feat = [NumFeatures]stats{}
+	e.lastT, e.lastSent, e.lastGood, e.lastAcked, e.lastRetx, e.lastSegs = 0, 0, 0, 0, 0, 0
+	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
+	e.stepMinRTT, e.stepMaxRTT = 0, 0
+	e.targetBytes, e.steps, e.done = 0, 0, false
+	e.rewardSum, e.retxEpisode = 0, 0
+	e.lossNow = n.Bottleneck.LossRate()
+	clear(e.obs)
+	clear(e.info)
+	return e.obs, e.info
+}
+
+// Step implements env.Env: scale the window by (1 + action), simulate one
+// step, and observe.
+func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) {
+	if e.net == nil {
+		panic("marlin: Step before Reset")
+	}
+	a := float64(action[0])
+	if math.IsNaN(a) {
+		a = 0
+	}
+	a = math.Max(-1, math.Min(1, a))
+	now := e.net.Now()
+	cw := e.flow.Sender.CC().CongestionWindow()
+	w := units.Bytes(math.Ceil(float64(cw) * (1 + a)))
+	w = min(max(w, e.mss), WindowCap)
+	e.ext.SetCongestionWindow(now, w)
+
+	end := now.Add(StepInterval)
+	e.net.Sched.RunUntil(end)
+	if e.net.Sched.Stopped() || e.flow.Done() {
+		e.done = true
+	}
+	r := e.observe(end)
+	e.steps++
+	return e.obs, r, e.done, false, e.info
+}
+
+// observe measures the step that ended at now, updates the statistics and
+// returns the reward.
+func (e *Env) observe(now clock.Time) float64 {
+	f := e.flow
+	snd := f.Sender
+	st := snd.State()
+	dt := now.Sub(e.lastT).Seconds()
+	sent := st.Stats.BytesSent - e.lastSent
+	good := units.Bytes(st.SndNxt) - e.lastGood
+	acked := st.Stats.BytesAcked - e.lastAcked
+	retx := st.Stats.Retransmissions - e.lastRetx
+	segs := st.Stats.SegmentsSent - e.lastSegs
+	e.lastT, e.lastSent, e.lastGood, e.lastAcked, e.lastRetx, e.lastSegs = now, st.Stats.BytesSent, units.Bytes(st.SndNxt), st.Stats.BytesAcked, st.Stats.Retransmissions, st.Stats.SegmentsSent
+
+	minRTT, maxRTT := e.stepMinRTT, e.stepMaxRTT
+	if minRTT == 0 {
+		minRTT = st.MinRTT
+	}
+	if maxRTT == 0 {
+		maxRTT = st.LatestRTT
+	}
+	e.stepMinRTT, e.stepMaxRTT = 0, 0
+
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	kb := func(b units.Bytes) float64 { return float64(b) / 1000 }
+	var v [NumFeatures]float64
+	v[FeatCwnd] = kb(st.Cwnd)
+	v[FeatSent] = kb(sent)
+	v[FeatSentGood] = kb(good)
+	v[FeatUnacked] = kb(units.Bytes(st.SndNxt - st.SndUna))
+	v[FeatRetransmissions] = float64(retx)
+	v[FeatLastRTT] = ms(st.LatestRTT)
+	v[FeatMinRTT] = ms(minRTT)
+	v[FeatMaxRTT] = ms(maxRTT)
+	v[FeatSRTT] = ms(st.SRTT)
+	v[FeatRTTVar] = ms(st.RTTVar)
+	v[FeatAcked] = kb(acked)
+	if dt > 0 {
+		v[FeatThroughput] = kb(sent) / dt
+		v[FeatGoodput] = kb(acked) / dt
+	}
+	v[FeatPackets] = float64(segs)
+	for i := range NumFeatures {
+		e.feat[i].add(v[i])
+		e.feat[i].write(e.obs[i*NumStats : (i+1)*NumStats])
+	}
+
+	// Reward (equation 1): loss_c is the loss in force during the step.
+	e.targetBytes += e.linkLeft(now)
+	lossC := e.lossNow
+	e.lossNow = e.net.Bottleneck.LossRate()
+	r := Reward(e.targetBytes/1000, kb(st.Stats.BytesAcked), int(retx), lossC)
+	e.rewardSum += r
+	e.retxEpisode += float64(retx)
+	e.info["target_kb"] = e.targetBytes / 1000
+	e.info["acked_kb"] = kb(st.Stats.BytesAcked)
+	e.info["retransmissions"] = float64(retx)
+	e.info["cwnd_kb"] = v[FeatCwnd]
+	e.info["loss"] = lossC
+	return r
+}
+
+// linkLeft returns target_t's increment for the step ending at now: the
+// payload bytes the agent's flow could have delivered "to fully utilize the
+// link" (paper section IV-C), the link's capacity minus the traffic influx
+// from the competing sources, UDP and TCP alike, in payload bytes. It is
+// what the bottleneck offers once the background has sent what it wanted;
+// when the agent pushes an adaptive background flow back, the target grows,
+// so the agent is asked to use the capacity it frees, not to stop at a fair
+// share.
+func (e *Env) linkLeft(now clock.Time) float64 {
+	n := e.net
+	capacity := n.Bottleneck.Capacity(now)
+	bg := e.udpSent()
+	for _, f := range n.Flows {
+		if f.Background {
+			st := f.Sender.Stats()
+			bg += st.BytesSent + units.Bytes(st.SegmentsSent)*f.Sender.Config().Header
+		}
+	}
+	left := float64(capacity-e.lastCap) - float64(bg-e.lastBG)
+	e.lastCap, e.lastBG = capacity, bg
+	if left <= 0 {
+		return 0
+	}
+	return e.payload(left)
+}
+
+// udpSent returns the bytes the background's UDP sources have sent so far.
+func (e *Env) udpSent() units.Bytes {
+	var b units.Bytes
+	for _, s := range e.net.Sources {
+		b += s.SentBytes
+	}
+	return b
+}
+
+// payload converts wire bytes to the agent flow's payload bytes.
+func (e *Env) payload(wire float64) float64 {
+	cfg := e.flow.Sender.Config()
+	return wire * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
+}
+
+// fairShare returns the payload bytes the agent's flow could have delivered
+// in the step ending at now if it got a fair share of what the background
+// left: the link's capacity minus the UDP (non-adaptive) bytes offered,
+// split equally with the background TCP flows active at the end of the
+// step, in payload bytes.
+func (e *Env) fairShare(now clock.Time) float64 {
+	n := e.net
+	capacity := n.Bottleneck.Capacity(now)
+	udp := e.udpSent()
+	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
+	e.lastFairCap, e.lastUDP = capacity, udp
+	active := 1
+	for _, f := range n.Flows {
+		if f.Background && f.Start <= now && now < f.Stop && !f.Sender.Done() {
+			active++
+		}
+	}
+	if left <= 0 {
+		return 0
+	}
+	return e.payload(left / float64(active))
+}
+
+// Network returns the current episode's network (for evaluation).
+func (e *Env) Network() *network.Network { return e.net }
+
+// Flow returns the agent's flow in the current episode.
+func (e *Env) Flow() *network.Flow { return e.flow }
+
+// NewTrainingEnv wraps an environment the way the paper trains: 10 stacked
+// states and 200-step episodes truncated (not terminated).
+func NewTrainingEnv(cfg EnvConfig) (env.Env, error) {
+	core, err := NewEnv(cfg)
+	if err != nil {
+		return nil, err
+	}
+	st, err := env.NewStack(core, History, true)
+	if err != nil {
+		return nil, err
+	}
+	return env.NewTimeLimit(st, EpisodeSteps), nil
+}

@@ -1,0 +1,364 @@
+package marlin
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/internal/par"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Scheme names a way of running the transfer.
+type Scheme string
+
+// The schemes of the paper's evaluation (section V-C).
+const (
+	// CUBIC is TCP CUBIC.
+	CUBIC Scheme = "cubic"
+	// Marlin is the learned policy driving the Mockets-style protocol.
+	Marlin Scheme = "marlin"
+	// Mockets is the Mockets baseline: a window matched to each link's
+	// bandwidth-delay product, never reduced on loss.
+	Mockets Scheme = "mockets"
+	// Random drives the protocol with uniformly random actions.
+	Random Scheme = "random"
+	// Ideal is the fair share of the capacity the non-adaptive background
+	// leaves, split with the adaptive flows, with no RTT increase.
+	Ideal Scheme = "ideal"
+)
+
+// EvalConfig configures an evaluation.
+type EvalConfig struct {
+	// Base is the scenario (satcom-uhf).
+	Base *scenario.Scenario
+	// Bytes is the transfer size [600KB].
+	Bytes units.Bytes
+	// Runs is the number of transfers per scheme and loss level [100].
+	Runs int
+	// Losses are the UHF loss levels [0, 1, 2, 3 %].
+	Losses []float64
+	// Policy drives the marlin scheme; without it the scheme is skipped.
+	Policy *policy.Policy
+	// Schemes restricts the schemes [all]. Random and Mockets run at the
+	// highest loss level only, as in the paper.
+	Schemes []Scheme
+	// Seed offsets the runs' seeds: run i of every scheme uses seed
+	// Seed+i, so schemes face the same background and losses.
+	Seed uint64
+	// Jobs is the number of parallel runs [GOMAXPROCS].
+	Jobs int
+	// MaxTime bounds a transfer; unfinished transfers count at this
+	// time [120s].
+	MaxTime time.Duration
+	// Progress, if set, is called after each finished run.
+	Progress func(done, total int)
+}
+
+// Outcome is one transfer's measurements.
+type Outcome struct {
+	Scheme          Scheme  `json:"scheme"`
+	Loss            float64 `json:"loss"`
+	Seed            uint64  `json:"seed"`
+	TransferTime    float64 `json:"transfer_time_s"`
+	Finished        bool    `json:"finished"`
+	Retransmissions float64 `json:"retransmissions"`
+	RTI             float64 `json:"rti"`
+}
+
+// Row aggregates the outcomes of one scheme at one loss level.
+type Row struct {
+	Scheme          Scheme  `json:"scheme"`
+	Loss            float64 `json:"loss"`
+	Runs            int     `json:"runs"`
+	Unfinished      int     `json:"unfinished"`
+	TransferTime    float64 `json:"transfer_time_s"`
+	TransferTimeStd float64 `json:"transfer_time_s_std"`
+	TransferTimeCI  float64 `json:"transfer_time_s_ci95"`
+	Retrans         float64 `json:"retransmissions"`
+	RetransStd      float64 `json:"retransmissions_std"`
+	RetransCI       float64 `json:"retransmissions_ci95"`
+	RTI             float64 `json:"rti"`
+	RTIStd          float64 `json:"rti_std"`
+	RTICI           float64 `json:"rti_ci95"`
+}
+
+func (c *EvalConfig) defaults() {
+	if c.Bytes == 0 {
+		c.Bytes = 600_000
+	}
+	if c.Runs == 0 {
+		c.Runs = 100
+	}
+	if c.Losses == nil {
+		c.Losses = []float64{0, 0.01, 0.02, 0.03}
+	}
+	if c.Jobs <= 0 {
+		c.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if c.MaxTime == 0 {
+		c.MaxTime = 120 * time.Second
+	}
+	if c.Schemes == nil {
+		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Random, Ideal}
+	}
+}
+
+type job struct {
+	scheme Scheme
+	loss   float64
+	seed   uint64
+}
+
+// Evaluate runs every transfer and aggregates them per scheme and loss, in
+// the order of cfg.Schemes then cfg.Losses. Results do not depend on Jobs.
+func Evaluate(ctx context.Context, cfg EvalConfig) ([]Row, []Outcome, error) {
+	cfg.defaults()
+	if cfg.Base == nil {
+		return nil, nil, fmt.Errorf("marlin: no scenario to evaluate")
+	}
+	maxLoss := 0.0
+	for _, l := range cfg.Losses {
+		if l < 0 || l >= 1 {
+			return nil, nil, fmt.Errorf("marlin: loss %g is outside [0, 1)", l)
+		}
+		maxLoss = max(maxLoss, l)
+	}
+	var jobs []job
+	for _, sc := range cfg.Schemes {
+		if sc == Marlin && cfg.Policy == nil {
+			continue
+		}
+		for _, l := range cfg.Losses {
+			if (sc == Random || sc == Mockets) && l != maxLoss {
+				continue
+			}
+			for i := range cfg.Runs {
+				jobs = append(jobs, job{sc, l, cfg.Seed + uint64(i) + 1})
+			}
+		}
+	}
+	out := make([]Outcome, len(jobs))
+	errs := make([]error, len(jobs))
+	pols := make([]*policy.Policy, par.Workers(len(jobs), cfg.Jobs))
+	if cfg.Policy != nil {
+		for w := range pols {
+			pols[w] = cfg.Policy.Clone() // ActInto owns buffers
+		}
+	}
+	if err := par.Do(ctx, len(jobs), cfg.Jobs, cfg.Progress, func(w, i int) {
+		out[i], errs[i] = runOne(cfg, jobs[i], pols[w])
+	}); err != nil {
+		return nil, nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return aggregate(out), out, nil
+}
+
+func aggregate(out []Outcome) []Row {
+	var rows []Row
+	idx := map[[2]any]int{}
+	var groups [][]Outcome
+	for _, o := range out {
+		k := [2]any{o.Scheme, o.Loss}
+		i, ok := idx[k]
+		if !ok {
+			i = len(groups)
+			idx[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], o)
+	}
+	for _, g := range groups {
+		tt := make([]float64, len(g))
+		rx := make([]float64, len(g))
+		ri := make([]float64, len(g))
+		un := 0
+		for i, o := range g {
+			tt[i], rx[i], ri[i] = o.TransferTime, o.Retransmissions, o.RTI
+			if !o.Finished {
+				un++
+			}
+		}
+		st, sr, sx := metrics.Summarize(tt), metrics.Summarize(rx), metrics.Summarize(ri)
+		rows = append(rows, Row{
+			Scheme: g[0].Scheme, Loss: g[0].Loss, Runs: len(g), Unfinished: un,
+			TransferTime: st.Mean, TransferTimeStd: st.Std, TransferTimeCI: st.CI95,
+			Retrans: sr.Mean, RetransStd: sr.Std, RetransCI: sr.CI95,
+			RTI: sx.Mean, RTIStd: sx.Std, RTICI: sx.CI95,
+		})
+	}
+	return rows
+}
+
+// BaselineScenario returns the scenario of one transfer of the given size
+// by a non-learning scheme: TCP CUBIC, or the Mockets baseline (the
+// Mockets-style protocol with a fixed window matched to each link's
+// bandwidth-delay product, re-set at every link switch, never reduced on
+// loss).
+func BaselineScenario(base *scenario.Scenario, scheme Scheme, bytes units.Bytes, seed uint64, maxTime time.Duration) (*scenario.Scenario, error) {
+	s := base.Clone()
+	s.Seed = seed
+	f := &s.Flows[0]
+	f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(bytes), scenario.Duration{}
+	switch scheme {
+	case CUBIC:
+		f.Protocol, f.CC = "tcp", scenario.CC{Name: "cubic"}
+	case Mockets:
+		w0, ws := bdpWindows(s)
+		f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
+		for i := range s.Bottleneck.Schedule {
+			s.Bottleneck.Schedule[i].Window = scenario.SizeOf(ws[i])
+		}
+	default:
+		return nil, fmt.Errorf("marlin: %q is not a baseline scheme", scheme)
+	}
+	s.Duration = scenario.Dur(maxTime)
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// WithLoss returns the scenario with the loss after the first link switch
+// set to p.
+func WithLoss(s *scenario.Scenario, p float64) *scenario.Scenario {
+	c := s.Clone()
+	if len(c.Bottleneck.Schedule) > 0 {
+		c.Bottleneck.Schedule[0].Loss = &scenario.Loss{Model: "bernoulli", P: p}
+	}
+	return c
+}
+
+// bdpWindows returns the Mockets baseline's window for each schedule
+// segment: the link's rate times its nominal RTT, at least one segment.
+func bdpWindows(s *scenario.Scenario) (initial units.Bytes, after []units.Bytes) {
+	const mss = 1448
+	rtt := func(rate units.Bandwidth, delay time.Duration) units.Bytes {
+		base := 2*delay + rate.TxTime(1500)
+		return max(units.Bytes(float64(rate)/8*base.Seconds()), mss)
+	}
+	rate, delay := s.Bottleneck.Rate.V, s.Bottleneck.Delay.V
+	initial = rtt(rate, delay)
+	for _, c := range s.Bottleneck.Schedule {
+		if c.Rate.IsSet() {
+			rate = c.Rate.V
+		}
+		if c.Delay.IsSet() {
+			delay = c.Delay.V
+		}
+		after = append(after, rtt(rate, delay))
+	}
+	return initial, after
+}
+
+func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
+	o := Outcome{Scheme: j.scheme, Loss: j.loss, Seed: j.seed}
+	base := WithLoss(cfg.Base, j.loss)
+	switch j.scheme {
+	case CUBIC, Mockets:
+		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
+		if err != nil {
+			return o, err
+		}
+		r, _, err := experiment.Run(s)
+		if err != nil {
+			return o, err
+		}
+		fillFromResult(&o, r, cfg.MaxTime)
+		return o, nil
+	case Marlin, Random:
+		core, err := NewEnv(EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes})
+		if err != nil {
+			return o, err
+		}
+		var e env.Env = core
+		if e, err = env.NewStack(core, History, true); err != nil {
+			return o, err
+		}
+		obs, _ := e.Reset(j.seed)
+		rnd := rand.New(rand.NewPCG(j.seed, 0x72616e64))
+		a := make([]float32, 1)
+		maxSteps := int(cfg.MaxTime / StepInterval)
+		for k := 0; k < maxSteps; k++ {
+			if j.scheme == Marlin {
+				copy(a, pol.ActInto(obs))
+			} else {
+				a[0] = float32(2*rnd.Float64() - 1)
+			}
+			var term bool
+			obs, _, term, _, _ = e.Step(a)
+			if term {
+				break
+			}
+		}
+		r := experiment.Summarize(core.Network(), 0)
+		fillFromResult(&o, r, cfg.MaxTime)
+		return o, nil
+	case Ideal:
+		return ideal(cfg, base, j)
+	}
+	return o, fmt.Errorf("marlin: unknown scheme %q", j.scheme)
+}
+
+func fillFromResult(o *Outcome, r *experiment.Result, maxTime time.Duration) {
+	f := r.Flows[0]
+	o.Retransmissions = float64(f.Retransmissions)
+	if f.FCT != nil {
+		o.TransferTime, o.Finished = *f.FCT, true
+	} else {
+		o.TransferTime = maxTime.Seconds()
+	}
+	o.RTI = math.NaN()
+	if f.RTI != nil {
+		o.RTI = *f.RTI
+	}
+}
+
+// ideal integrates the fair share (see Env.fairShare) until the transfer's
+// bytes are covered, interpolating within the last step. Its RTI is 0 (no
+// RTT increase) and its retransmissions are the unavoidable ones: one per
+// lost packet, p/(1-p) per packet delivered on a lossy link.
+func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
+	o := Outcome{Scheme: Ideal, Loss: j.loss, Seed: j.seed, RTI: 0}
+	core, err := NewEnv(EnvConfig{Base: base, Loss: -1})
+	if err != nil {
+		return o, err
+	}
+	core.Reset(j.seed)
+	// The fair share does not depend on the agent's own traffic; keep it
+	// minimal so it does not disturb the background.
+	core.ext.SetCongestionWindow(0, core.mss)
+	need := float64(cfg.Bytes)
+	got := 0.0
+	n := core.Network()
+	for k := 0; k < int(cfg.MaxTime/StepInterval); k++ {
+		end := n.Now().Add(StepInterval)
+		loss := n.Bottleneck.LossRate()
+		n.Sched.RunUntil(end)
+		share := core.fairShare(end)
+		if got+share >= need {
+			frac := (need - got) / share
+			o.TransferTime = (end.Seconds() - StepInterval.Seconds()) + frac*StepInterval.Seconds()
+			o.Finished = true
+			o.Retransmissions += (need - got) / 1448 * loss / (1 - loss)
+			return o, nil
+		}
+		got += share
+		o.Retransmissions += share / 1448 * loss / (1 - loss)
+	}
+	o.TransferTime = cfg.MaxTime.Seconds()
+	return o, nil
+}

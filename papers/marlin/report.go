@@ -1,0 +1,219 @@
+package marlin
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/core/units"
+)
+
+// PolicySpaces returns the observation and action spaces a MARLIN policy
+// must have (14 x 7 statistics x 10 stacked states; one action in [-1, 1]).
+func PolicySpaces() (obs, act space.Space) {
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), History, NumFeatures*NumStats), space.Uniform(-1, 1, 1)
+}
+
+// Goals compares the agent with the paper's targets at the highest loss.
+type Goals struct {
+	// TimeVsCubic and RetransVsCubic are MARLIN's mean transfer time and
+	// retransmissions over CUBIC's (paper: 0.87 and 0.23; goal <= 0.70
+	// and <= 0.20).
+	TimeVsCubic    float64 `json:"time_vs_cubic"`
+	RetransVsCubic float64 `json:"retransmissions_vs_cubic"`
+	// TimeVsMockets is MARLIN's transfer time over the Mockets baseline's
+	// (goal <= 1.4).
+	TimeVsMockets float64 `json:"time_vs_mockets"`
+	// LowestRTI reports whether MARLIN has the lowest RTI of the adaptive
+	// and baseline schemes (the ideal excluded) at every loss level.
+	LowestRTI bool `json:"lowest_rti"`
+}
+
+// Condition is an evaluation on a scenario variant.
+type Condition struct {
+	Name    string `json:"name"`
+	Results []Row  `json:"results"`
+	Goals   *Goals `json:"goals,omitempty"`
+}
+
+// Report is the whole evaluation, the JSON of `cclab marlin eval --json`.
+type Report struct {
+	Results       []Row       `json:"results"`
+	Goals         *Goals      `json:"goals,omitempty"`
+	Unseen        []Condition `json:"unseen,omitempty"`
+	Runs          int         `json:"runs"`
+	Bytes         units.Bytes `json:"bytes"`
+	Policy        string      `json:"policy"`
+	PolicySteps   int64       `json:"policy_steps"`
+	TrainingWallS float64     `json:"training_wall_s"`
+	WallSeconds   float64     `json:"wall_seconds"`
+}
+
+// Variant is a scenario condition the agent was not trained on.
+type Variant struct {
+	Name  string
+	Apply func(s *scenario.Scenario) error
+}
+
+// UnseenVariants are the conditions evaluated beyond the paper's protocol:
+// an earlier and a later link switch, a heavier background, and a switch
+// back from UHF to SATCOM.
+func UnseenVariants() []Variant {
+	setSwitch := func(at time.Duration) func(s *scenario.Scenario) error {
+		return func(s *scenario.Scenario) error {
+			if len(s.Bottleneck.Schedule) == 0 {
+				return fmt.Errorf("the scenario has no link switch")
+			}
+			s.Bottleneck.Schedule[0].At = scenario.Dur(at)
+			return nil
+		}
+	}
+	return []Variant{
+		{"switch at 5 s", setSwitch(5 * time.Second)},
+		{"switch at 20 s", setSwitch(20 * time.Second)},
+		{"background x1.5", func(s *scenario.Scenario) error {
+			for i := range s.Background {
+				scaleUDP(&s.Background[i], 1.5)
+			}
+			return nil
+		}},
+		{"UHF back to SATCOM at 16 s", func(s *scenario.Scenario) error {
+			if len(s.Bottleneck.Schedule) == 0 {
+				return fmt.Errorf("the scenario has no link switch")
+			}
+			back := scenario.Change{
+				At:    scenario.Dur(16 * time.Second),
+				Rate:  s.Bottleneck.Rate,
+				Delay: s.Bottleneck.Delay,
+				Loss:  &scenario.Loss{Model: "none"},
+			}
+			if sc := s.Bottleneck.Schedule[0].ScaleBackground; sc > 0 {
+				back.ScaleBackground = 1
+			}
+			s.Bottleneck.Schedule = append(s.Bottleneck.Schedule, back)
+			return nil
+		}},
+	}
+}
+
+// EvaluateAll runs the paper's protocol on cfg.Base and, if unseen is set,
+// at the highest loss on every UnseenVariant.
+func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, error) {
+	start := time.Now()
+	cfg.defaults()
+	type task struct {
+		name string
+		cfg  EvalConfig
+	}
+	tasks := []task{{"paper", cfg}}
+	if unseen {
+		maxLoss := 0.0
+		for _, l := range cfg.Losses {
+			maxLoss = max(maxLoss, l)
+		}
+		for _, v := range UnseenVariants() {
+			s := cfg.Base.Clone()
+			if err := v.Apply(s); err != nil {
+				return nil, fmt.Errorf("variant %q: %w", v.Name, err)
+			}
+			if err := s.Validate(); err != nil {
+				return nil, fmt.Errorf("variant %q: %w", v.Name, err)
+			}
+			c := cfg
+			c.Base, c.Losses = s, []float64{maxLoss}
+			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Ideal}
+			tasks = append(tasks, task{v.Name, c})
+		}
+	}
+	// One progress count over every task.
+	total := 0
+	for _, t := range tasks {
+		total += countJobs(t.cfg)
+	}
+	doneBefore := 0
+	rep := &Report{Runs: cfg.Runs, Bytes: cfg.Bytes}
+	if p := cfg.Policy; p != nil {
+		rep.Policy = fmt.Sprintf("%s seed %d", p.Meta.Command, p.Meta.Seed)
+		rep.PolicySteps, rep.TrainingWallS = p.Meta.Steps, p.Meta.TrainingWallS
+	}
+	for i, t := range tasks {
+		c := t.cfg
+		if cfg.Progress != nil {
+			base := doneBefore
+			c.Progress = func(done, _ int) { cfg.Progress(base+done, total) }
+		}
+		rows, _, err := Evaluate(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		doneBefore += countJobs(t.cfg)
+		g := goals(rows)
+		if i == 0 {
+			rep.Results, rep.Goals = rows, g
+		} else {
+			rep.Unseen = append(rep.Unseen, Condition{Name: t.name, Results: rows, Goals: g})
+		}
+	}
+	rep.WallSeconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+func countJobs(c EvalConfig) int {
+	maxLoss := 0.0
+	for _, l := range c.Losses {
+		maxLoss = max(maxLoss, l)
+	}
+	n := 0
+	for _, s := range c.Schemes {
+		if s == Marlin && c.Policy == nil {
+			continue
+		}
+		for _, l := range c.Losses {
+			if (s == Random || s == Mockets) && l != maxLoss {
+				continue
+			}
+			n += c.Runs
+		}
+	}
+	return n
+}
+
+// goals computes the targets' ratios, nil without a MARLIN row.
+func goals(rows []Row) *Goals {
+	find := func(s Scheme, l float64) (Row, bool) {
+		for _, r := range rows {
+			if r.Scheme == s && r.Loss == l {
+				return r, true
+			}
+		}
+		return Row{}, false
+	}
+	maxLoss := 0.0
+	for _, r := range rows {
+		maxLoss = max(maxLoss, r.Loss)
+	}
+	m, ok := find(Marlin, maxLoss)
+	if !ok {
+		return nil
+	}
+	g := &Goals{LowestRTI: true}
+	if c, ok := find(CUBIC, maxLoss); ok {
+		g.TimeVsCubic = m.TransferTime / c.TransferTime
+		g.RetransVsCubic = m.Retrans / c.Retrans
+	}
+	if k, ok := find(Mockets, maxLoss); ok {
+		g.TimeVsMockets = m.TransferTime / k.TransferTime
+	}
+	for _, r := range rows {
+		if r.Scheme == Marlin || r.Scheme == Ideal {
+			continue
+		}
+		if mr, ok := find(Marlin, r.Loss); ok && !(mr.RTI < r.RTI) {
+			g.LowestRTI = false
+		}
+	}
+	return g
+}

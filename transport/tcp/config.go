@@ -1,0 +1,104 @@
+// Package tcp is cclab's reliable transport: a TCP-like sender and receiver
+// with MSS segments, cumulative ACKs with SACK blocks, optional delayed ACKs,
+// RFC 6675 loss detection and recovery, RFC 6298 retransmission timeouts with
+// back-off, pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-
+// estimation) and any cc.Algorithm for congestion control.
+//
+// Endpoints take time as an argument and arm timers through a
+// clock.Scheduler, so they run unchanged in the simulator and on a real
+// clock. Packets come from a packet.Pool and leave through a
+// packet.Receiver; nothing is allocated per packet in steady state.
+package tcp
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cclab/cclab/core/units"
+)
+
+// Config holds the transport settings of one flow. The zero value of each
+// field means the default in brackets, chosen to match Linux (and the ns-3
+// reference runs in bench/ns3, which override ns-3's own defaults to match).
+type Config struct {
+	// MSS is the payload bytes per segment [1448: 1500-byte IP packets with
+	// TCP timestamps].
+	MSS units.Bytes
+	// Header is the TCP/IP header bytes per packet [52].
+	Header units.Bytes
+	// Bytes is the transfer size; 0 means a bulk flow that never ends.
+	Bytes units.Bytes
+	// InitialRTO is the RTO before the first RTT sample [1s, RFC 6298].
+	InitialRTO time.Duration
+	// MinRTO floors the RTO [200ms, Linux; RFC 6298 says 1s].
+	MinRTO time.Duration
+	// MaxRTO caps the backed-off RTO [60s].
+	MaxRTO time.Duration
+	// DupThresh is the number of SACKed segments above a hole that mark it
+	// lost [3, RFC 6675].
+	DupThresh int
+	// NoDelayedAck makes the receiver acknowledge every segment instead of
+	// every second one.
+	NoDelayedAck bool
+	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
+	// minimum delayed-ACK timer].
+	DelAckTimeout time.Duration
+	// RecvWindow caps the bytes in flight, as an advertised receive window
+	// would [0: unlimited].
+	RecvWindow units.Bytes
+	// AckInterval, if positive, makes the receiver acknowledge on a timer
+	// only: a selective acknowledgement every AckInterval while new data
+	// keeps arriving, never per segment. This is the Mockets style ("SACK
+	// transmission timeout"), used by the MARLIN partnering protocol.
+	AckInterval time.Duration
+	// NoHandshake starts sending data at once instead of after a SYN /
+	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
+	// ns-3, and gives the first RTT sample, without which a path whose RTT
+	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
+	NoHandshake bool
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.MSS == 0 {
+		c.MSS = 1448
+	}
+	if c.Header == 0 {
+		c.Header = 52
+	}
+	if c.InitialRTO == 0 {
+		c.InitialRTO = time.Second
+	}
+	if c.MinRTO == 0 {
+		c.MinRTO = 200 * time.Millisecond
+	}
+	if c.MaxRTO == 0 {
+		c.MaxRTO = 60 * time.Second
+	}
+	if c.DupThresh == 0 {
+		c.DupThresh = 3
+	}
+	if c.DelAckTimeout == 0 {
+		c.DelAckTimeout = 40 * time.Millisecond
+	}
+	return c
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.MSS <= 0 || c.MSS > 1<<20:
+		return fmt.Errorf("mss must be in [1, 1MiB], got %d", c.MSS)
+	case c.Header < 0:
+		return fmt.Errorf("header must not be negative, got %d", c.Header)
+	case c.Bytes < 0:
+		return fmt.Errorf("bytes must not be negative, got %d", c.Bytes)
+	case c.MinRTO <= 0 || c.MaxRTO < c.MinRTO:
+		return fmt.Errorf("need 0 < min_rto <= max_rto, got %v and %v", c.MinRTO, c.MaxRTO)
+	case c.DupThresh < 1:
+		return fmt.Errorf("dupthresh must be at least 1, got %d", c.DupThresh)
+	case c.RecvWindow < 0:
+		return fmt.Errorf("recv_window must not be negative, got %d", c.RecvWindow)
+	}
+	return nil
+}

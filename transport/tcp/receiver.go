@@ -1,0 +1,250 @@
+package tcp
+
+import (
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Receiver is the receiving endpoint of one flow: it reassembles data,
+// delivers it in order to the application, and acknowledges it with
+// cumulative ACKs and SACK blocks, delaying ACKs as Linux does (every second
+// full segment, or after DelAckTimeout; immediately when data arrives out of
+// order or fills a hole, RFC 5681 §4.2).
+type Receiver struct {
+	cfg  Config
+	flow int32
+	pool *packet.Pool
+	out  packet.Receiver
+
+	rcvNxt int64
+	// ooo holds the received blocks above rcvNxt, sorted and disjoint.
+	ooo []packet.Block
+	// recent holds the starts of the most recently received out-of-order
+	// segments, newest first, for RFC 2018's SACK block order.
+	recent  [packet.MaxSACK]int64
+	nRecent int
+
+	pending     int // segments received and not yet acknowledged
+	delackT     clock.Timer
+	lastEcho    clock.Time
+	lastArrival clock.Time
+
+	// DeliveredBytes is the payload delivered in order to the application.
+	DeliveredBytes units.Bytes
+	// Segments counts data segments received, duplicates included.
+	Segments int64
+	// Duplicates counts segments that carried only already-received data.
+	Duplicates int64
+	// DoneAt is when the last byte of a finite transfer was delivered, or
+	// clock.Never.
+	DoneAt clock.Time
+
+	// Silent suppresses acknowledgements (the SYN-ACK excepted): a coding
+	// layer below acknowledges on the receiver's behalf.
+	Silent bool
+
+	// OnDeliver, if set, is called when in-order data reaches the
+	// application.
+	OnDeliver func(now clock.Time, n units.Bytes)
+	// OnDone, if set, is called when a finite transfer is complete.
+	OnDone func(now clock.Time)
+}
+
+// NewReceiver returns the receiver for flow, acknowledging through out.
+func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver) *Receiver {
+	cfg = cfg.WithDefaults()
+	r := &Receiver{cfg: cfg, flow: flow, pool: pool, out: out, DoneAt: clock.Never}
+	r.delackT = clk.NewTimer(func(now clock.Time) {
+		if r.pending > 0 {
+			r.sendAck(now)
+		}
+	})
+	return r
+}
+
+// RcvNxt returns the next byte expected.
+func (r *Receiver) RcvNxt() int64 { return r.rcvNxt }
+
+// Receive implements packet.Receiver for data segments.
+func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
+	if p.Kind == packet.Syn {
+		// Answer every SYN, duplicates included: the SYN-ACK may have been
+		// lost.
+		p.Kind = packet.SynAck
+		p.EchoAt, p.SentAt = p.SentAt, now
+		p.Size = r.cfg.Header + 8
+		r.out.Receive(now, p)
+		return
+	}
+	seq, end := p.Seq, p.Seq+int64(p.Len)
+	r.lastEcho = p.SentAt
+	r.lastArrival = now
+	r.pool.Put(p)
+	r.Segments++
+	if r.cfg.AckInterval > 0 {
+		r.receiveTimed(now, seq, end)
+		return
+	}
+	switch {
+	case end <= r.rcvNxt:
+		// Duplicate: ACK at once so the sender learns its state (RFC 5681
+		// §4.2 "out-of-order").
+		r.Duplicates++
+		r.sendAck(now)
+	case seq <= r.rcvNxt:
+		hadHoles := len(r.ooo) > 0
+		r.advance(now, end)
+		if hadHoles || r.cfg.NoDelayedAck {
+			r.sendAck(now)
+			return
+		}
+		r.pending++
+		if r.pending >= 2 {
+			r.sendAck(now)
+		} else if !r.delackT.Armed() {
+			r.delackT.Reset(now.Add(r.cfg.DelAckTimeout))
+		}
+	default:
+		if !r.insert(seq, end) {
+			r.Duplicates++
+		}
+		r.noteRecent(seq)
+		r.sendAck(now)
+	}
+}
+
+// receiveTimed handles a segment under the timer-driven acknowledgement
+// policy: record it, and make sure an acknowledgement goes out within
+// AckInterval.
+func (r *Receiver) receiveTimed(now clock.Time, seq, end int64) {
+	switch {
+	case end <= r.rcvNxt:
+		r.Duplicates++
+	case seq <= r.rcvNxt:
+		r.advance(now, end)
+	default:
+		if !r.insert(seq, end) {
+			r.Duplicates++
+		}
+		r.noteRecent(seq)
+	}
+	r.pending++
+	if !r.delackT.Armed() {
+		r.delackT.Reset(now.Add(r.cfg.AckInterval))
+	}
+}
+
+// advance moves rcvNxt to end and absorbs out-of-order blocks that became
+// contiguous, delivering the bytes.
+func (r *Receiver) advance(now clock.Time, end int64) {
+	prev := r.rcvNxt
+	r.rcvNxt = max(r.rcvNxt, end)
+	i := 0
+	for i < len(r.ooo) && r.ooo[i].Start <= r.rcvNxt {
+		r.rcvNxt = max(r.rcvNxt, r.ooo[i].End)
+		i++
+	}
+	if i > 0 {
+		r.ooo = r.ooo[:copy(r.ooo, r.ooo[i:])]
+	}
+	n := units.Bytes(r.rcvNxt - prev)
+	r.DeliveredBytes += n
+	if r.OnDeliver != nil {
+		r.OnDeliver(now, n)
+	}
+	if r.cfg.Bytes > 0 && r.rcvNxt >= int64(r.cfg.Bytes) && r.DoneAt == clock.Never {
+		r.DoneAt = now
+		if r.OnDone != nil {
+			r.OnDone(now)
+		}
+	}
+}
+
+// insert adds [seq, end) to the out-of-order blocks; it reports whether any
+// byte was new.
+func (r *Receiver) insert(seq, end int64) bool {
+	i := 0
+	for i < len(r.ooo) && r.ooo[i].End < seq {
+		i++
+	}
+	if i < len(r.ooo) && r.ooo[i].Start <= seq && r.ooo[i].End >= end {
+		return false
+	}
+	// Merge with every block overlapping or touching [seq, end).
+	j := i
+	for j < len(r.ooo) && r.ooo[j].Start <= end {
+		seq = min(seq, r.ooo[j].Start)
+		end = max(end, r.ooo[j].End)
+		j++
+	}
+	switch {
+	case j > i:
+		r.ooo[i] = packet.Block{Start: seq, End: end}
+		r.ooo = append(r.ooo[:i+1], r.ooo[j:]...)
+	default:
+		r.ooo = append(r.ooo, packet.Block{})
+		copy(r.ooo[i+1:], r.ooo[i:])
+		r.ooo[i] = packet.Block{Start: seq, End: end}
+	}
+	return true
+}
+
+func (r *Receiver) noteRecent(seq int64) {
+	n := min(r.nRecent+1, len(r.recent))
+	copy(r.recent[1:n], r.recent[:n-1])
+	r.recent[0] = seq
+	r.nRecent = n
+}
+
+// block returns the out-of-order block holding seq, if any.
+func (r *Receiver) block(seq int64) (packet.Block, bool) {
+	for _, b := range r.ooo {
+		if b.Start <= seq && seq < b.End {
+			return b, true
+		}
+	}
+	return packet.Block{}, false
+}
+
+func (r *Receiver) sendAck(now clock.Time) {
+	r.pending = 0
+	r.delackT.Stop()
+	if r.Silent {
+		return
+	}
+	p := r.pool.Get()
+	p.Flow = r.flow
+	p.Kind = packet.Ack
+	p.AckNo = r.rcvNxt
+	p.EchoAt = r.lastEcho
+	p.SentAt = now
+	if r.cfg.AckInterval > 0 {
+		p.AckDelay = now.Sub(r.lastArrival)
+	}
+	// RFC 2018 §4: the first block holds the most recently received
+	// segment, then the most recent others; fill any room with the highest
+	// remaining blocks so the sender learns of every hole eventually.
+	add := func(b packet.Block) {
+		for i := range int(p.NSACK) {
+			if p.SACK[i] == b {
+				return
+			}
+		}
+		p.SACK[p.NSACK] = b
+		p.NSACK++
+	}
+	for i := 0; i < r.nRecent && int(p.NSACK) < packet.MaxSACK; i++ {
+		if b, ok := r.block(r.recent[i]); ok {
+			add(b)
+		}
+	}
+	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK; i-- {
+		add(r.ooo[i])
+	}
+	p.Size = r.cfg.Header
+	if p.NSACK > 0 {
+		p.Size += 2 + 8*units.Bytes(p.NSACK) + 2 // kind, length, blocks, padding to 4
+	}
+	r.out.Receive(now, p)
+}

@@ -1,0 +1,370 @@
+package tcp
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/cc/newreno"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
+)
+
+// wire is a one-way path with a serialisation rate, a propagation delay and
+// a drop rule, for driving a sender and receiver without the network
+// package.
+type wire struct {
+	s     *sim.Scheduler
+	pool  *packet.Pool
+	to    packet.Receiver
+	rate  units.Bandwidth
+	delay time.Duration
+	free  clock.Time // when the serialiser is next idle
+	drop  func(p *packet.Packet) bool
+	n     int
+}
+
+type arrival struct {
+	w *wire
+}
+
+func (a arrival) Handle(now clock.Time, arg any) { a.w.to.Receive(now, arg.(*packet.Packet)) }
+
+func (w *wire) Receive(now clock.Time, p *packet.Packet) {
+	w.n++
+	if w.drop != nil && w.drop(p) {
+		w.pool.Put(p)
+		return
+	}
+	start := max(now, w.free)
+	done := start
+	if w.rate > 0 {
+		done = start.Add(w.rate.TxTime(p.Size))
+	}
+	w.free = done
+	w.s.At(done.Add(w.delay), arrival{w}, p)
+}
+
+type harness struct {
+	s        *sim.Scheduler
+	pool     *packet.Pool
+	snd      *Sender
+	rcv      *Receiver
+	fwd, rev *wire
+}
+
+func newHarness(t *testing.T, cfg Config, alg cc.Algorithm, rate units.Bandwidth, delay time.Duration) *harness {
+	t.Helper()
+	h := &harness{s: sim.New(), pool: &packet.Pool{}}
+	h.fwd = &wire{s: h.s, pool: h.pool, rate: rate, delay: delay}
+	h.rev = &wire{s: h.s, pool: h.pool, delay: delay}
+	h.snd = NewSender(cfg, 0, h.s, h.pool, h.fwd, alg)
+	h.rcv = NewReceiver(cfg, 0, h.s, h.pool, h.rev)
+	h.fwd.to, h.rev.to = h.rcv, h.snd
+	return h
+}
+
+func reno(mss units.Bytes) cc.Algorithm {
+	return newreno.New(mss, map[string]float64{"iw": 10, "beta": 0.5})
+}
+
+func (h *harness) run(t *testing.T, until time.Duration) {
+	t.Helper()
+	h.snd.Start(0)
+	h.s.RunUntil(clock.Time(until))
+}
+
+func TestSingleLossFastRetransmit(t *testing.T) {
+	cfg := Config{Bytes: 200 * 1448}
+	h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+	dropped := false
+	h.fwd.drop = func(p *packet.Packet) bool {
+		// Lose the 15th segment once.
+		if p.Seq == 14*1448 && !dropped {
+			dropped = true
+			return true
+		}
+		return false
+	}
+	h.run(t, 10*time.Second)
+	st := h.snd.Stats()
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	if st.RTOs != 0 || st.FastRecoveries != 1 || st.Retransmissions != 1 {
+		t.Errorf("RTOs=%d recoveries=%d retransmissions=%d, want 0, 1, 1", st.RTOs, st.FastRecoveries, st.Retransmissions)
+	}
+}
+
+func TestLostRetransmissionRecoveredWithoutTimeout(t *testing.T) {
+	cfg := Config{Bytes: 400 * 1448}
+	h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+	seen := 0
+	h.fwd.drop = func(p *packet.Packet) bool {
+		// Lose segment 30 and its first retransmission; new data keeps
+		// flowing, so the retransmission's loss is detectable by time order.
+		if p.Seq == 30*1448 {
+			seen++
+			return seen <= 2
+		}
+		return false
+	}
+	h.run(t, 20*time.Second)
+	st := h.snd.Stats()
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	if st.RTOs != 0 || st.Retransmissions != 2 {
+		t.Errorf("RTOs=%d retransmissions=%d, want 0 and 2", st.RTOs, st.Retransmissions)
+	}
+}
+
+func TestTimeoutBackoff(t *testing.T) {
+	cfg := Config{Bytes: 10 * 1448, MinRTO: 200 * time.Millisecond}
+	h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 10*time.Millisecond)
+	var sends []clock.Time
+	blackout := clock.Time(5 * time.Second)
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if p.Retransmission {
+			sends = append(sends, h.s.Now())
+		}
+		// Everything after the first flight is lost until the blackout
+		// ends: only timeouts can recover.
+		return p.Retransmission && h.s.Now() < blackout || !p.Retransmission && p.Seq >= 2*1448
+	}
+	h.run(t, 60*time.Second)
+	if len(sends) < 4 {
+		t.Fatalf("only %d retransmissions", len(sends))
+	}
+	// Successive timeouts double (RFC 6298 §5.5).
+	for i := 2; i < 4; i++ {
+		g1, g2 := sends[i-1].Sub(sends[i-2]), sends[i].Sub(sends[i-1])
+		if r := float64(g2) / float64(g1); r < 1.99 || r > 2.01 {
+			t.Errorf("timeout gap %v then %v: ratio %.3f, want 2", g1, g2, r)
+		}
+	}
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Errorf("delivered %d after the blackout, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+}
+
+func TestRTTEstimatorRFC6298(t *testing.T) {
+	e := NewRTTEstimator(time.Second, 200*time.Millisecond, 60*time.Second)
+	if e.RTO() != time.Second {
+		t.Errorf("initial RTO %v, want 1s", e.RTO())
+	}
+	e.Update(100 * time.Millisecond)
+	// SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 300 ms.
+	if e.SRTT() != 100*time.Millisecond || e.RTTVar() != 50*time.Millisecond || e.RTO() != 300*time.Millisecond {
+		t.Errorf("after one sample: srtt %v rttvar %v rto %v", e.SRTT(), e.RTTVar(), e.RTO())
+	}
+	e.Update(200 * time.Millisecond)
+	// RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5.
+	if e.SRTT() != 112500*time.Microsecond || e.RTTVar() != 62500*time.Microsecond {
+		t.Errorf("after two samples: srtt %v rttvar %v", e.SRTT(), e.RTTVar())
+	}
+	if got, want := e.RTO(), 362500*time.Microsecond; got != want {
+		t.Errorf("RTO %v, want %v", got, want)
+	}
+}
+
+// TestReceiverSACKAgainstModel feeds random segment arrivals and checks the
+// receiver's cumulative ACK and SACK blocks against a set of received
+// segments.
+func TestReceiverSACKAgainstModel(t *testing.T) {
+	const mss = 100
+	for seed := range uint64(30) {
+		rnd := rand.New(rand.NewPCG(seed, 9))
+		s := sim.New()
+		pool := &packet.Pool{}
+		var acks []*packet.Packet
+		sink := receiverFunc(func(now clock.Time, p *packet.Packet) { acks = append(acks, p) })
+		r := NewReceiver(Config{MSS: mss, NoDelayedAck: true}, 0, s, pool, sink)
+		have := map[int]bool{}
+		for range 200 {
+			k := rnd.IntN(60)
+			have[k] = true
+			p := pool.Get()
+			p.Seq, p.Len = int64(k*mss), mss
+			r.Receive(0, p)
+			a := acks[len(acks)-1]
+			next := 0
+			for have[next] {
+				next++
+			}
+			if a.AckNo != int64(next*mss) {
+				t.Fatalf("seed %d: ACK %d, want %d", seed, a.AckNo, next*mss)
+			}
+			var blocks []packet.Block
+			for i := range int(a.NSACK) {
+				b := a.SACK[i]
+				blocks = append(blocks, b)
+				if b.Start <= a.AckNo || b.End <= b.Start || b.Start%mss != 0 || b.End%mss != 0 {
+					t.Fatalf("seed %d: bad block %+v with ACK %d", seed, b, a.AckNo)
+				}
+				for q := b.Start / mss; q < b.End/mss; q++ {
+					if !have[int(q)] {
+						t.Fatalf("seed %d: block %+v covers missing segment %d", seed, b, q)
+					}
+				}
+				// Blocks are maximal: the segments on either side are missing.
+				if have[int(b.Start/mss)-1] || have[int(b.End/mss)] {
+					t.Fatalf("seed %d: block %+v is not maximal", seed, b)
+				}
+			}
+			// The newest out-of-order segment is in the first block.
+			if k > next && (len(blocks) == 0 || !(blocks[0].Start <= int64(k*mss) && int64(k*mss) < blocks[0].End)) {
+				t.Fatalf("seed %d: first block %v does not hold the newest segment %d", seed, blocks, k)
+			}
+			if r.DeliveredBytes != units.Bytes(next*mss) {
+				t.Fatalf("seed %d: delivered %d, want %d", seed, r.DeliveredBytes, next*mss)
+			}
+		}
+	}
+}
+
+type receiverFunc func(now clock.Time, p *packet.Packet)
+
+func (f receiverFunc) Receive(now clock.Time, p *packet.Packet) { f(now, p) }
+
+// TestDeliveryRateMatchesLink checks the delivery-rate samples against the
+// bottleneck rate once the pipe is full.
+func TestDeliveryRateMatchesLink(t *testing.T) {
+	alg := &recorder{Algorithm: reno(1448)}
+	h := newHarness(t, Config{}, alg, 10*units.Mbps, 10*time.Millisecond)
+	h.run(t, 3*time.Second)
+	if len(alg.rates) < 100 {
+		t.Fatalf("only %d rate samples", len(alg.rates))
+	}
+	late := alg.rates[len(alg.rates)/2:]
+	slices.Sort(late)
+	med := late[len(late)/2]
+	// Goodput rate: 1448 payload bytes per 1500 wire bytes at 10 Mbit/s.
+	want := 10e6 * 1448 / 1500
+	if med < 0.97*want || med > 1.03*want {
+		t.Errorf("median delivery rate %.0f bit/s, want %.0f within 3%%", med, want)
+	}
+}
+
+type recorder struct {
+	cc.Algorithm
+	rates []float64
+}
+
+func (r *recorder) OnAck(now clock.Time, a *cc.Ack) {
+	if a.Rate.Valid() && !a.Rate.IsAppLimited {
+		r.rates = append(r.rates, float64(a.Rate.DeliveryRate))
+	}
+	r.Algorithm.OnAck(now, a)
+}
+
+func TestDelayedAcks(t *testing.T) {
+	h := newHarness(t, Config{Bytes: 100 * 1448}, reno(1448), 100*units.Mbps, 5*time.Millisecond)
+	h.run(t, 5*time.Second)
+	if h.rcv.DeliveredBytes != 100*1448 {
+		t.Fatalf("delivered %d", h.rcv.DeliveredBytes)
+	}
+	// Every second segment is acknowledged (plus at most a few timer ACKs).
+	if acks := h.rev.n; acks < 50 || acks > 60 {
+		t.Errorf("%d ACKs for 100 segments, want about 50", acks)
+	}
+}
+
+func BenchmarkTransfer(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		s := sim.New()
+		pool := &packet.Pool{}
+		fwd := &wire{s: s, pool: pool, rate: units.Gbps, delay: time.Millisecond}
+		rev := &wire{s: s, pool: pool, delay: time.Millisecond}
+		snd := NewSender(Config{Bytes: 10000 * 1448}, 0, s, pool, fwd, reno(1448))
+		rcv := NewReceiver(Config{}, 0, s, pool, rev)
+		fwd.to, rev.to = rcv, snd
+		snd.Start(0)
+		s.Run()
+	}
+}
+
+// TestTimedAcks checks the Mockets acknowledgement policy: one ACK per
+// interval while data arrives, carrying SACK blocks, and a complete,
+// exactly-once transfer under loss.
+func TestTimedAcks(t *testing.T) {
+	cfg := Config{Bytes: 300 * 1448, AckInterval: 20 * time.Millisecond}
+	h := newHarness(t, cfg, fixedWindow(60*1448), 10*units.Mbps, 20*time.Millisecond)
+	rnd := rand.New(rand.NewPCG(5, 5))
+	h.fwd.drop = func(p *packet.Packet) bool { return p.Kind == packet.Data && rnd.Float64() < 0.05 }
+	h.run(t, 30*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	// 300 segments at 10 Mbit/s take about 0.35 s: a few dozen ACKs at one
+	// per 20 ms, far fewer than one per segment or per two.
+	if acks := h.rev.n; acks > 60 {
+		t.Errorf("%d ACKs for %d segments with a 20 ms SACK timer, want at most 60", acks, h.fwd.n)
+	}
+}
+
+// fixedWindow is a controller with a constant window, as Mockets uses.
+type fixedWindow units.Bytes
+
+func (w fixedWindow) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
+func (w fixedWindow) OnAck(clock.Time, *cc.Ack)                               {}
+func (w fixedWindow) OnCongestionEvent(clock.Time, *cc.LossEvent)             {}
+func (w fixedWindow) OnRecoveryEnd(clock.Time)                                {}
+func (w fixedWindow) OnRetransmissionTimeout(clock.Time)                      {}
+func (w fixedWindow) CongestionWindow() units.Bytes                           { return units.Bytes(w) }
+func (w fixedWindow) PacingRate() units.Bandwidth                             { return 0 }
+
+// TestPRRSpreadsTheReduction checks RFC 6937: during fast recovery a Reno
+// sender keeps sending, about one segment for every two delivered, instead
+// of falling silent until half the window has drained.
+func TestPRRSpreadsTheReduction(t *testing.T) {
+	cfg := Config{Bytes: 400 * 1448, NoDelayedAck: true}
+	h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+	dropped := false
+	var sends []clock.Time
+	var recStart clock.Time
+	h.snd.OnAck = func(now clock.Time, s *Sender) {
+		if s.phase == recovery && recStart == 0 {
+			recStart = now
+		}
+	}
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if h.snd.phase == recovery {
+			sends = append(sends, h.s.Now())
+		}
+		if p.Seq == 60*1448 && !dropped {
+			dropped = true
+			return true
+		}
+		return false
+	}
+	h.run(t, 10*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	if h.snd.Stats().FastRecoveries != 1 {
+		t.Fatalf("%d recoveries, want 1", h.snd.Stats().FastRecoveries)
+	}
+	// The window at the loss is about 70 segments; recovery lasts one RTT,
+	// in which PRR sends one segment for every two delivered, from the
+	// start.
+	if len(sends) < 8 {
+		t.Fatalf("only %d segments sent during recovery", len(sends))
+	}
+	// Without PRR nothing, not even the fast retransmission, goes out
+	// until half the window has drained, half an RTT (20 ms) later.
+	early := 0
+	for _, at := range sends {
+		if at.Sub(recStart) < 8*time.Millisecond {
+			early++
+		}
+	}
+	if early < 3 {
+		t.Errorf("%d of %d recovery segments sent in the first 8 ms of the 40 ms RTT, want the reduction spread (>= 3)", early, len(sends))
+	}
+}

@@ -427,7 +427,7 @@ func TestSlurmExample(t *testing.T) {
 	}
 	out := filepath.Join(tmp, "out")
 	env := append(os.Environ(), "CCLAB_HELPER_PROCESS=1", "CCLAB="+wrapper, "OUT="+out,
-		"SCENARIO=../../scenarios/satcom-uhf.yaml", "RUNS=1", "SLURM_ARRAY_TASK_MAX=2", "SLURM_CPUS_PER_TASK=1")
+		"SCENARIO=../../scenarios/satcom-uhf.yaml", "RUNS=1", "SHARDS=3", "SLURM_CPUS_PER_TASK=1")
 	for i := range 3 {
 		cmd := exec.Command("bash", "../../deploy/slurm/sweep.sbatch")
 		cmd.Env = append(env, "SLURM_ARRAY_TASK_ID="+strconv.Itoa(i))

@@ -33,6 +33,7 @@ var rank = map[string]int{
 	"rpc":        10, // gRPC services: the Gymnasium environment service, the host-agent and network-generator RPCs
 	"bench":      11,
 	"cmd":        11,
+	"deploy":     11, // cluster examples and the tests that run them
 }
 
 func topFolder(importPath string) string {

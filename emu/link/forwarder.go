@@ -32,6 +32,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	nlink "github.com/cclab/cclab/netsim/link"
+	"github.com/cclab/cclab/netsim/loss"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -96,6 +97,10 @@ type Path struct {
 	BottleneckBytes int64
 	// Reverse counts packets carried from receiver to sender.
 	Reverse int64
+	// LastHop, if set, erases packets after the bottleneck (a flow's own
+	// lossy access link); LastHopLost counts them.
+	LastHop     loss.Model
+	LastHopLost int64
 	// RTT holds the round-trip times the forwarder measured for this path
 	// (TCP only): from a data segment's arrival at the emulator to the
 	// delivery to the sender of the ACK that exactly covers it, skipping
@@ -113,7 +118,9 @@ type Path struct {
 
 // InFlight returns the path's packets inside the emulator at the end:
 // what entered minus what left.
-func (p *Path) InFlight() int64 { return p.Seen - p.Delivered - p.Dropped - p.Lost }
+func (p *Path) InFlight() int64 {
+	return p.Seen - p.Delivered - p.Dropped - p.Lost - p.LastHopLost
+}
 
 // Forwarder moves packets between the two TUN devices through the
 // bottleneck.
@@ -394,6 +401,11 @@ type fwdSink Path
 func (s *fwdSink) Receive(now clock.Time, p *packet.Packet) {
 	path := (*Path)(s)
 	f := path.f
+	if path.LastHop != nil && path.LastHop.Lose() {
+		path.LastHopLost++
+		f.Pool.Put(p)
+		return
+	}
 	path.Delivered++
 	path.DeliveredBytes += int64(len(p.Payload))
 	path.DeliveredPayload += int64(payloadLen(p.Payload))

@@ -7,76 +7,117 @@ import (
 	"github.com/cclab/cclab/core/clock"
 )
 
-// rttTracker measures a TCP flow's round-trip times at the emulator, the
-// way a sender does without timestamps: a data segment's time is taken
-// when it enters the emulator, and the ACK whose cumulative number equals
-// the segment's end yields a sample when it is handed to the sender.
-// Retransmitted ranges give no sample (Karn's rule).
+// rttTracker measures a TCP flow's round-trip times at the emulator from
+// the TCP timestamp option (RFC 7323), the way the simulator's sender does
+// with its echoed send time: each data segment's TSval is remembered with
+// the time the segment entered the emulator (the first segment of each
+// TSval tick, Linux ticks being 1 ms), and an ACK handed to the sender
+// yields the time since its TSecr's segment entered. The receiver echoes
+// the segment that advanced its window (RFC 7323 section 4.3), so a segment
+// held behind a hole gives no inflated sample, and a retransmission gives
+// its own sample, as in Linux. Segments without the option give none.
 type rttTracker struct {
-	ents    []rttEnt // ring of segments in sequence order
+	ts      [8192]tsEnt // ring of distinct TSvals in sending order
 	head, n int
-	high    uint32 // highest segment end seen
-	started bool
+	// highAck is the highest cumulative ACK seen: like Linux
+	// (tcp_ack_update_rtt needs FLAG_ACKED) only ACKs that acknowledge new
+	// data give samples, because duplicate ACKs echo the TSval of the
+	// last in-order segment, from before the hole.
+	highAck uint32
+	acked   bool
 }
 
-type rttEnt struct {
-	end  uint32
-	at   clock.Time
-	retx bool
+type tsEnt struct {
+	val uint32
+	at  clock.Time
 }
 
-// after reports a > b in 32-bit sequence space.
-func after(a, b uint32) bool { return int32(a-b) > 0 }
+// timestamps returns the TSval and TSecr of a TCP segment whose header
+// starts at ihl.
+func timestamps(b []byte, ihl int) (val, ecr uint32, ok bool) {
+	if len(b) < ihl+20 {
+		return 0, 0, false
+	}
+	end := ihl + int(b[ihl+12]>>4)*4
+	if end > len(b) {
+		return 0, 0, false
+	}
+	for i := ihl + 20; i < end; {
+		switch kind := b[i]; kind {
+		case 0:
+			return 0, 0, false
+		case 1:
+			i++
+		default:
+			if i+1 >= end {
+				return 0, 0, false
+			}
+			l := int(b[i+1])
+			if l < 2 || i+l > end {
+				return 0, 0, false
+			}
+			if kind == 8 && l == 10 {
+				return binary.BigEndian.Uint32(b[i+2:]), binary.BigEndian.Uint32(b[i+6:]), true
+			}
+			i += l
+		}
+	}
+	return 0, 0, false
+}
 
 func (r *rttTracker) onData(b []byte, now clock.Time) {
-	plen := payloadLen(b)
-	if plen == 0 {
+	if payloadLen(b) == 0 {
 		return
 	}
-	ihl := int(b[0]&0x0f) * 4
-	seq := binary.BigEndian.Uint32(b[ihl+4:])
-	end := seq + uint32(plen)
-	if r.started && !after(end, r.high) {
-		// A retransmission: every remembered segment ending inside it is
-		// now ambiguous.
-		for i := range r.n {
-			e := &r.ents[(r.head+i)%len(r.ents)]
-			if after(e.end, seq) && !after(e.end, end) {
-				e.retx = true
-			}
-		}
+	val, _, ok := timestamps(b, int(b[0]&0x0f)*4)
+	if !ok {
 		return
 	}
-	r.high, r.started = end, true
-	if r.n == len(r.ents) {
-		nb := make([]rttEnt, max(64, 2*len(r.ents)))
-		for i := range r.n {
-			nb[i] = r.ents[(r.head+i)%len(r.ents)]
-		}
-		r.ents, r.head = nb, 0
+	if r.n > 0 && r.ts[(r.head+r.n-1)%len(r.ts)].val == val {
+		return // same tick: keep its first segment's time
 	}
-	r.ents[(r.head+r.n)%len(r.ents)] = rttEnt{end: end, at: now}
+	if r.n == len(r.ts) {
+		r.head = (r.head + 1) % len(r.ts)
+		r.n--
+	}
+	r.ts[(r.head+r.n)%len(r.ts)] = tsEnt{val, now}
 	r.n++
 }
 
 func (r *rttTracker) onAck(b []byte, now clock.Time) (time.Duration, bool) {
 	ihl := int(b[0]&0x0f) * 4
-	if len(b) < ihl+14 || b[ihl+13]&0x10 == 0 || !r.started {
+	if len(b) < ihl+14 || b[ihl+13]&0x10 == 0 || r.n == 0 {
 		return 0, false
 	}
 	ack := binary.BigEndian.Uint32(b[ihl+8:])
-	var got rttEnt
-	found := false
-	for r.n > 0 && !after(r.ents[r.head].end, ack) {
-		e := r.ents[r.head]
-		r.head = (r.head + 1) % len(r.ents)
-		r.n--
-		if e.end == ack && !e.retx {
-			got, found = e, true
-		}
-	}
-	if !found {
+	if r.acked && !after(ack, r.highAck) {
 		return 0, false
 	}
-	return now.Sub(got.at), true
+	r.highAck, r.acked = ack, true
+	_, ecr, ok := timestamps(b, ihl)
+	if !ok {
+		return 0, false
+	}
+	// Binary search over the ring in sending order (TSvals only grow,
+	// modulo 2^32).
+	lo, hi := 0, r.n
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if after(ecr, r.ts[(r.head+mid)%len(r.ts)].val) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == r.n {
+		return 0, false
+	}
+	e := r.ts[(r.head+lo)%len(r.ts)]
+	if e.val != ecr {
+		return 0, false
+	}
+	return now.Sub(e.at), true
 }
+
+// after reports a > b in 32-bit sequence space.
+func after(a, b uint32) bool { return int32(a-b) > 0 }

@@ -439,4 +439,3 @@ func (e *emulation) closeAll() {
 	}
 	e.stopWG.Wait()
 }
-

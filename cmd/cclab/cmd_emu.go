@@ -122,4 +122,3 @@ func writeEmuOutputs(dir string, r *emu.Result, d *emu.Details) error {
 		return nil
 	})
 }
-

@@ -341,4 +341,3 @@ func (s *TCPSender) Stop() (Sample, error) {
 	}
 	return final, s.err
 }
-

@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -291,7 +292,7 @@ func (f *Forwarder) Run(until clock.Time) error {
 			ts = unix.NsecToTimespec(int64(wait))
 		}
 		fds[0].Revents, fds[1].Revents, fds[2].Revents = 0, 0, 0
-		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && !errors.Is(err, unix.EINTR) {
+		if _, err := ppoll(fds, &ts); err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("emu: ppoll: %w", err)
 		}
 		if fds[2].Revents&unix.POLLIN != 0 {
@@ -512,4 +513,16 @@ func (f *Forwarder) Drain() (packets int) {
 		p.rev.Drain(free)
 	}
 	return packets
+}
+
+// ppoll blocks without telling the Go runtime (RawSyscall): a goroutine
+// returning from an ordinary blocking syscall must win a P back, which on
+// a loaded machine can take tens of milliseconds. The loop keeps its P
+// instead; the runtime's preemption signal only makes ppoll return EINTR.
+func ppoll(fds []unix.PollFd, ts *unix.Timespec) (int, error) {
+	r, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0)
+	if e != 0 {
+		return int(r), e
+	}
+	return int(r), nil
 }

@@ -109,12 +109,13 @@ func writeEmuOutputs(dir string, r *emu.Result, d *emu.Details) error {
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return writeCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked"}, func(cw *csv.Writer) error {
+	return writeCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s"}, func(cw *csv.Writer) error {
 		for _, f := range r.Flows {
 			for _, s := range d.Samples[f.Name] {
 				if err := cw.Write([]string{f.Name, ftoa(s.At.Seconds()), ftoa(float64(s.RTT) / 1e6), ftoa(float64(s.MinRTT) / 1e6),
 					strconv.FormatUint(uint64(s.Cwnd), 10), ftoa(s.DeliveryRate / 1e6), strconv.FormatUint(uint64(s.Retrans), 10),
-					strconv.FormatUint(uint64(s.RTOs), 10), strconv.FormatUint(s.BytesAcked, 10)}); err != nil {
+					strconv.FormatUint(uint64(s.RTOs), 10), strconv.FormatUint(s.BytesAcked, 10),
+					strconv.FormatUint(uint64(s.Ssthresh), 10), ftoa(s.RwndLimited.Seconds()), ftoa(s.SndbufLimited.Seconds())}); err != nil {
 					return err
 				}
 			}

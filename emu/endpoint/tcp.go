@@ -74,6 +74,13 @@ type Sample struct {
 	Retrans, RTOs uint32
 	// BytesAcked is tcpi_bytes_acked.
 	BytesAcked uint64
+	// RwndLimited and SndbufLimited are the time so far the sender was
+	// held back by the receiver's window or its own send buffer
+	// (tcpi_rwnd_limited, tcpi_sndbuf_limited): a simulated sender has
+	// neither limit, so a large value explains a difference.
+	RwndLimited, SndbufLimited time.Duration
+	// Ssthresh is the slow-start threshold in segments.
+	Ssthresh uint32
 }
 
 func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
@@ -81,6 +88,8 @@ func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
 		At: at, RTT: time.Duration(ti.Rtt) * time.Microsecond, MinRTT: time.Duration(ti.Min_rtt) * time.Microsecond,
 		Cwnd: ti.Snd_cwnd, DeliveryRate: float64(ti.Delivery_rate) * 8,
 		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
+		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
+		Ssthresh: ti.Snd_ssthresh,
 	}
 }
 

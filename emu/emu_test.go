@@ -80,6 +80,7 @@ flows:
   - {name: finite, cc: newreno, bytes: 500KB, start: 200ms}
 background:
   - {name: udp, type: poisson, rate: 2Mbps, size: 1000B, stop: 3s}
+  - {name: web, type: tcp, cc: cubic, start: 1s, stop: 2s}
 `)
 	res, det, err := emu.Run(context.Background(), s, emu.Options{Record: true})
 	if err != nil {
@@ -121,6 +122,9 @@ background:
 	}
 	if a.Lost == 0 || res.Flows[0].Retransmissions == 0 {
 		t.Errorf("1%% loss erased %d packets and caused %d retransmissions", a.Lost, res.Flows[0].Retransmissions)
+	}
+	if len(res.Background) != 2 || res.Background[1].Flows != 1 || res.Background[1].DeliveredMbps <= 0 || res.Background[0].DeliveredMbps <= 0 {
+		t.Errorf("background: %+v", res.Background)
 	}
 	if res.Mode != "emu" || res.Kernel == "" {
 		t.Errorf("mode %q kernel %q", res.Mode, res.Kernel)

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/moo"
 )
 
 // Evaluator simulates parameter vectors on a set of cases and reports the

@@ -17,8 +17,8 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/moo"
 )
 
 // The tests use NewReno (beta, iw) on short runs: the package is

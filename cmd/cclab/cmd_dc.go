@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/papers/datacenter"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
+	"github.com/cclab/cclab/papers/datacenter"
 )
 
 func init() {

@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/papers/deepcc"
-	"github.com/cclab/cclab/papers/deepcc/tuner"
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/papers/deepcc"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 func init() {

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cclab/cclab/papers/marlin"
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
-	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/marlin"
 )
 
 func init() {

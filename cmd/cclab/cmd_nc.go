@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/cclab/cclab/papers/tcpnc"
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/papers/tcpnc"
 )
 
 func init() {

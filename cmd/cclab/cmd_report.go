@@ -16,11 +16,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/analysis/sweep"
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 func init() {

@@ -19,12 +19,12 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/cclab/cclab/analysis/tune"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/learn/moo/operator"
-	"github.com/cclab/cclab/experiment/scenario"
-	vegasstudy "github.com/cclab/cclab/papers/vegas"
 	"github.com/cclab/cclab/netsim/trace"
-	"github.com/cclab/cclab/analysis/tune"
+	vegasstudy "github.com/cclab/cclab/papers/vegas"
 )
 
 // The Vegas study's defaults: the paper's problem, and a split of the

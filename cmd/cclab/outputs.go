@@ -12,9 +12,9 @@ import (
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/netsim/pcap"
-	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // writeRunOutputs writes a single run's files into dir: summary.json, the

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/analysis/plot"
 )
 
 // maxPlottedFlows bounds the series in a single-run dashboard: beyond a

@@ -14,8 +14,8 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
+	"github.com/cclab/cclab/scenarios"
 )
 
 const defaultSample = 100 * time.Millisecond

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
 

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cclab/cclab/papers/deepcc/tuner"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 // TuneEvery is the online tuning interval in decision intervals: four RTTs,

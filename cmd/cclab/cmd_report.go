@@ -503,7 +503,7 @@ func sweepSeries(ctx context.Context, r *report.Report, fsv *figureSaver, m *swe
 		}
 		s := plan.Scenario(sweep.Job{Combo: c, Run: 0})
 		s.Sample = scenario.Dur(defaultSample)
-		res, net, err := experiment.Run(s)
+		res, net, err := experiment.Run(ctx, s)
 		if err != nil {
 			r.Paragraph(fmt.Sprintf("Combination %s could not be re-simulated: %v", plan.Combos[c].Label(), err))
 			continue

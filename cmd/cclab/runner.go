@@ -58,31 +58,16 @@ func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*e
 			return nil, nil, err
 		}
 	}
-	start := time.Now()
-	runWithContext(ctx, n)
-	wall := time.Since(start)
+	res, err := experiment.RunNetwork(ctx, n)
 	if closeCapture != nil {
-		if err := closeCapture(); err != nil {
-			return nil, nil, err
+		if cerr := closeCapture(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("interrupted at simulated %v: %w", n.Now(), err)
+	if err != nil {
+		return nil, nil, err
 	}
-	return experiment.Summarize(n, wall), n, nil
-}
-
-// runWithContext runs in slices of simulated time so that an interrupt
-// stops a long run promptly.
-func runWithContext(ctx context.Context, n *network.Network) {
-	const slice = 100 * time.Millisecond
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if ctx.Err() != nil {
-			return
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
-	}
+	return res, n, nil
 }
 
 func nan() float64 { return math.NaN() }

@@ -1,6 +1,7 @@
 package deepcc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -179,7 +180,7 @@ func RunClassic(c scenario.CC, r Run) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	_, n, err := experiment.Run(s)
+	_, n, err := experiment.Run(context.Background(), s)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("deepcc: %s on %s: %w", c, r.Link.Name, err)
 	}

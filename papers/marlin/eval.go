@@ -273,7 +273,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		if err != nil {
 			return o, err
 		}
-		r, _, err := experiment.Run(s)
+		r, _, err := experiment.Run(context.Background(), s)
 		if err != nil {
 			return o, err
 		}

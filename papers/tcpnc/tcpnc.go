@@ -370,7 +370,7 @@ func runAll(ctx context.Context, cfg Config, pts []point) error {
 	}
 	out := make([]res, len(pts))
 	if err := par.Do(ctx, len(pts), cfg.Jobs, cfg.Progress, func(_, i int) {
-		r, n, err := experiment.Run(pts[i].s)
+		r, n, err := experiment.Run(ctx, pts[i].s)
 		if err != nil {
 			out[i].err = err
 			return

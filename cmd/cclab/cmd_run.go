@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cclab/cclab/analysis/report"
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
@@ -87,15 +88,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *sample > 0 {
 		s.Sample = scenario.Dur(*sample)
 	} else if *out != "" && s.Sample.V == 0 {
-		s.Sample = scenario.Dur(defaultSample)
+		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	res, n, err := runScenario(ctx, s, *pcap)
 	if err != nil {
 		return err
 	}
 	if *out != "" {
-		if err := writeRunOutputs(*out, s, res, n); err != nil {
-			return err
+		if err := report.WriteRunDir(*out, s, res, n); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
 	}
 	if *asJSON {

@@ -196,47 +196,26 @@ func shellJoin(args []string) string {
 	return strings.Join(q, " ")
 }
 
-// summaryMetrics are the columns of the table printed after a sweep.
-var summaryMetrics = []struct{ metric, header string }{
-	{"goodput_mbps", "goodput Mbit/s"},
-	{"fct_s", "FCT s"},
-	{"qdelay_p95_ms", "qdelay p95 ms"},
-	{"rtt_p95_ms", "RTT p95 ms"},
-	{"retransmissions", "retx"},
-	{"utilization", "utilisation"},
-}
-
 // printAggregate prints mean ± 95% CI of the key metrics per combination.
 func printAggregate(w io.Writer, m *sweep.Manifest, rs *sweep.Rows) {
 	rows := rs.Sorted()
 	agg := sweep.Aggregate(m, rows, sweep.Columns(rows))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "combination\truns\t")
-	for _, sm := range summaryMetrics {
-		fmt.Fprint(tw, sm.header+"\t")
+	for _, sm := range report.SummaryMetrics {
+		fmt.Fprint(tw, sm.Header+"\t")
 	}
 	fmt.Fprintln(tw)
 	for _, cs := range agg {
 		fmt.Fprintf(tw, "%s\t%d\t", cs.Label(), cs.Runs)
-		for _, sm := range summaryMetrics {
-			st, _ := cs.Stat(sm.metric)
-			fmt.Fprint(tw, meanCI(st).String()+"\t")
+		for _, sm := range report.SummaryMetrics {
+			st, _ := cs.Stat(sm.Metric)
+			fmt.Fprint(tw, report.MeanCIOf(st).String()+"\t")
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "(mean ± 95% confidence half-width over runs; FCT over flows that finished)")
-}
-
-func meanCI(s sweep.Stat) report.MeanCI {
-	m := report.MeanCI{Mean: nan(), CI: nan()}
-	if s.Mean != nil {
-		m.Mean = *s.Mean
-	}
-	if s.CI95 != nil {
-		m.CI = *s.CI95
-	}
-	return m
 }
 
 // progressDisplay shows a sweep's progress as a bar (terminal) or as

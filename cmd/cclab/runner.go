@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
@@ -17,8 +16,6 @@ import (
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
 	"github.com/cclab/cclab/scenarios"
 )
-
-const defaultSample = 100 * time.Millisecond
 
 // readFile reads a file with a clear error.
 func readFile(path string) ([]byte, error) {
@@ -54,14 +51,14 @@ func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*e
 	}
 	var closeCapture func() error
 	if pcapPath != "" {
-		if closeCapture, err = attachCapture(n, pcapPath); err != nil {
-			return nil, nil, err
+		if closeCapture, err = experiment.AttachPcap(n, pcapPath); err != nil {
+			return nil, nil, fmt.Errorf("--pcap: %w", err)
 		}
 	}
 	res, err := experiment.RunNetwork(ctx, n)
 	if closeCapture != nil {
 		if cerr := closeCapture(); cerr != nil && err == nil {
-			err = cerr
+			err = fmt.Errorf("--pcap %w", cerr)
 		}
 	}
 	if err != nil {

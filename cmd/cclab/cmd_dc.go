@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "dc train", summary: "train agents that tune BBR's RTprop/BtlBw windows in a data centre (paper 001; PPO, A2C, DQN)", run: runDCTrain})
+	register(&command{name: "dc train", summary: "train agents that tune BBR's RTprop/BtlBw windows in a data centre (the data-centre BBR paper; PPO, A2C, DQN)", run: runDCTrain})
 	register(&command{name: "dc eval", summary: "compare default BBR, the best static windows and trained agents on training and unseen data-centre conditions", run: runDCEval})
 }
 

@@ -10,17 +10,14 @@ import (
 )
 
 func init() {
-	register(&command{name: "merge", summary: "join the shard outputs of one sweep into the whole sweep's output", run: runMerge})
+	register(&command{name: "merge", summary: "join the shard outputs of one sweep into the whole sweep's output",
+		args: "--out DIR SHARD_DIR...", help: "Shell globs work: cclab merge --out sweep shards/shard-*.", run: runMerge})
 }
 
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.String("out", "", "output directory (required); it becomes an unsharded sweep directory")
 	partial := fs.Bool("partial", false, "merge even if shards are missing or unfinished; run the unsharded sweep on --out afterwards to fill the gaps")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab merge --out DIR SHARD_DIR... (shell globs work: shards/shard-*)")
-		fs.PrintDefaults()
-	}
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ func init() {
 	register(&command{
 		name:    "model",
 		summary: "print or plot the analytical TCP and TCP/NC throughput models",
+		help:    "Evaluates the Mathis, Padhye (full and approximate) and TCP/NC (Kim, Médard, Barros) models; see docs/models.md.",
 		run:     runModel,
 	})
 }
@@ -51,10 +52,6 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jsonOut := fs.Bool("json", false, "print JSON instead of a table")
 	plotFile := fs.String("plot", "", "also plot goodput to FILE (.png, .svg or .pdf)")
 	logx := fs.Bool("logx", false, "log-spaced sweeps and a logarithmic x axis")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab model [flags]\n\nEvaluates the Mathis, Padhye (full and approximate) and TCP/NC (Kim, Médard, Barros)\nmodels; see docs/models.md. Flags:")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

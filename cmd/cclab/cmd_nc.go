@@ -20,8 +20,8 @@ func init() {
 
 func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("nc study", stderr)
-	seeds := fs.Int("seeds", 10, "runs per point (the slides average 100 runs)")
-	dur := fs.Duration("duration", 0, "length of each run (default 200s; the slides use 1000s)")
+	seeds := fs.Int("seeds", 10, "runs per point (the original study averages 100)")
+	dur := fs.Duration("duration", 0, "length of each run (default 200s; the original study runs 1000s)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write study.json, plots and report.html to this directory")

@@ -10,16 +10,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "report", summary: "write an HTML report with plots for a sweep or run output directory", run: runReport})
+	register(&command{name: "report", summary: "write an HTML report with plots for a sweep or run output directory",
+		args: "DIR", help: "DIR is the output directory of cclab sweep --out or cclab run --out.", run: runReport})
 }
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", stderr)
 	noSeries := fs.Bool("no-series", false, "sweeps: do not re-simulate run 0 of the first combinations for time-series plots")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab report DIR (a cclab sweep --out or cclab run --out directory)")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

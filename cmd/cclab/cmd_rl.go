@@ -16,9 +16,11 @@ import (
 )
 
 func init() {
-	register(&command{name: "rl bench", summary: "train an RL algorithm on a reference task (pendulum, cartpole) and report returns", run: runRLBench})
+	register(&command{name: "rl bench", summary: "train an RL algorithm on a reference task (pendulum, cartpole) and report returns",
+		args: "TASK", help: "TASK is pendulum or cartpole.", run: runRLBench})
 	register(&command{name: "rl speed", summary: "measure update speed (SAC, DDPG, PPO, MLP) or inference latency at given network sizes", run: runRLSpeed})
-	register(&command{name: "rl eval", summary: "evaluate a saved policy file on a reference task", run: runRLEval})
+	register(&command{name: "rl eval", summary: "evaluate a saved policy file on a reference task",
+		args: "TASK POLICY", help: "TASK is pendulum or cartpole; POLICY a policy file saved by cclab rl bench --save.", run: runRLEval})
 }
 
 func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {

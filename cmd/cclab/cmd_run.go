@@ -17,7 +17,8 @@ import (
 )
 
 func init() {
-	register(&command{name: "run", summary: "run one scenario and print its measurements", run: runRun})
+	register(&command{name: "run", summary: "run one scenario and print its measurements",
+		args: "SCENARIO", help: "SCENARIO is a scenario file or a built-in scenario's name (see docs/scenarios.md).", run: runRun})
 }
 
 // stringList is a repeatable string flag.
@@ -70,10 +71,6 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "write summary.json, time-series CSV files and plots to this directory")
 	pcap := fs.String("pcap", "", "write the bottleneck's packets to this pcap file")
 	sample := fs.Duration("sample", 0, "time-series interval with --out (default 100ms, or the scenario's sample)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab run SCENARIO.yaml [flags]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -16,7 +16,10 @@ import (
 )
 
 func init() {
-	register(&command{name: "study vegas", summary: "the Vegas NSGA-II study: tune alpha and beta on cellular traces, report on held-out traces", run: runStudyVegas})
+	register(&command{name: "study vegas", summary: "the Vegas NSGA-II study: tune alpha and beta on cellular traces, report on held-out traces",
+		help: "Tunes Vegas alpha in [1, 20] and beta in [1, 30] (alpha < beta) for max goodput and min mean queueing delay\n" +
+			"on 120 s pieces of the training traces, then scores the default (2, 4) and every Pareto point on the held-out traces.",
+		run: runStudyVegas})
 }
 
 // studyFlags are the Vegas study's own flags; the tuning flags are tune's.
@@ -113,12 +116,6 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("study vegas", stderr)
 	var sf studyFlags
 	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab study vegas [--mode average|exact|both] [--thorough] [--out DIR] [flags]")
-		fmt.Fprintln(stderr, "Tunes Vegas alpha in [1, 20] and beta in [1, 30] (alpha < beta) for max goodput and min mean queueing delay")
-		fmt.Fprintln(stderr, "on 120 s pieces of the training traces, then scores the default (2, 4) and every Pareto point on the held-out traces.")
-		fs.PrintDefaults()
-	}
 	sf.tf.piece = vegas.Piece
 	pos, err := parseFlags(fs, args)
 	if err != nil {

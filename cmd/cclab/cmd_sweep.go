@@ -21,7 +21,8 @@ import (
 )
 
 func init() {
-	register(&command{name: "sweep", summary: "run a scenario over a parameter grid, many seeds each, resumably", run: runSweep})
+	register(&command{name: "sweep", summary: "run a scenario over a parameter grid, many seeds each, resumably",
+		args: "SCENARIO --out DIR [--grid KEY=V1,V2,...]...", run: runSweep})
 }
 
 // progressLineEvery spaces the plain progress lines written when stderr is
@@ -41,10 +42,6 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "output directory (required); an interrupted sweep resumes from it")
 	shardFlag := fs.String("shard", "", "run only slice I of N (I/N, 0 <= I < N) and write it to --out; join slices with cclab merge")
 	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, lines otherwise), bar, lines or off")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab sweep SCENARIO.yaml --out DIR [--grid KEY=V1,V2,...]... [flags]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

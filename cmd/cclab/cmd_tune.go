@@ -23,7 +23,8 @@ import (
 )
 
 func init() {
-	register(&command{name: "tune", summary: "tune controller parameters for several objectives with NSGA-II over simulations", run: runTune})
+	register(&command{name: "tune", summary: "tune controller parameters for several objectives with NSGA-II over simulations",
+		args: "SCENARIO... --param NAME=LO:HI[:int] --objective max:METRIC --objective min:METRIC", run: runTune})
 }
 
 // tuneFlags are the flags tune and the Vegas study share.
@@ -188,10 +189,6 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ccName := fs.String("cc", "", "override every flow's congestion controller")
 	fs.Var(&sets, "set", "override a scenario field, dotted.path=value (repeatable)")
 	metrics := fs.Bool("metrics", false, "list the metrics objectives and constraints may use, and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab tune SCENARIO.yaml... --param NAME=LO:HI[:int] --objective max:METRIC --objective min:METRIC [flags]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cclab/cclab/internal/progress"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 	"github.com/cclab/cclab/papers/datacenter"
@@ -152,16 +153,16 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		files = append(files, f)
 	}
-	var progress io.Writer
-	if isTerminal(stderr) {
-		progress = stderr
+	var bar io.Writer
+	if progress.IsTerminal(stderr) {
+		bar = stderr
 	}
 	command := "cclab dc train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %s, %d agent(s) (%s), %d intervals of %v on %d simulations; learning curve %s\n",
 		*algo, *agents, *mode, *steps, *interval, *envs, strings.Join(csvPaths, ", "))
 	res, err := datacenter.Train(ctx, datacenter.TrainConfig{Env: cfg, Algo: *algo, Mode: *mode, Steps: *steps, Envs: *envs, Workers: *workers,
 		Seed: *seed, LearningRate: *lr, Gamma: *gamma, Lambda: *lambda, Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: func(i int) io.Writer { return files[i] }, Progress: progress, Command: command})
+		CSV: func(i int) io.Writer { return files[i] }, Progress: bar, Command: command})
 	if err != nil {
 		return trainingError(err, *ck)
 	}
@@ -335,10 +336,10 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		rep.StaticBest = p
 	} else {
-		bar := newProgress(stderr, "dc eval: static grid search")
+		bar := progress.NewRuns(stderr, "dc eval: static grid search")
 		// Grid-search seeds are disjoint from the evaluation's.
-		rep.Grid, rep.StaticBest, err = datacenter.GridSearch(ctx, cfg, *gridRuns, 1_000_000+*seed, *jobs, bar.update)
-		bar.finish()
+		rep.Grid, rep.StaticBest, err = datacenter.GridSearch(ctx, cfg, *gridRuns, 1_000_000+*seed, *jobs, bar.Update)
+		bar.Finish()
 		if err != nil {
 			return err
 		}
@@ -351,9 +352,9 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, l := range ls {
 		schemes = append(schemes, datacenter.PolicyScheme(l.name, l.pols, l.kind))
 	}
-	bar := newProgress(stderr, "dc eval")
-	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.update})
-	bar.finish()
+	bar := progress.NewRuns(stderr, "dc eval")
+	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.Update})
+	bar.Finish()
 	if err != nil {
 		return err
 	}

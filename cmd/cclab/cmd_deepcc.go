@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
@@ -157,14 +159,14 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := p.Check(deepcc.PolicySpaces()); err != nil {
 		return fmt.Errorf("--policy %s: %w", *pol, err)
 	}
-	bar := newProgress(stderr, "deepcc eval")
+	bar := progress.NewRuns(stderr, "deepcc eval")
 	rep, err := deepcc.Evaluate(ctx, deepcc.EvalConfig{
 		Policy: p, Traces: deepcc.TracePaths(*traceDir, names), Classic: splitList(*classic),
 		Duration: *duration, Runs: *runs, Delay: *delay, Queue: *queue, NoTargets: *noTargets,
 		TunerStart: &start, Tuner: tuner.Config{K: *tk, LearningRate: *tlr, RawSlopes: *traw}, DelayWindow: *tdw, TunerMargin: *tm,
-		Seed: *seed, Jobs: *jobs, Progress: bar.update,
+		Seed: *seed, Jobs: *jobs, Progress: bar.Update,
 	})
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}

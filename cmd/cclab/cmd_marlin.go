@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/papers/marlin"
@@ -122,9 +124,9 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := p.Check(marlin.PolicySpaces()); err != nil {
 		return fmt.Errorf("--policy %s: %w", *pol, err)
 	}
-	bar := newProgress(stderr, "marlin eval")
-	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.update}, *unseen)
-	bar.finish()
+	bar := progress.NewRuns(stderr, "marlin eval")
+	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.Update}, *unseen)
+	bar.Finish()
 	if err != nil {
 		return err
 	}

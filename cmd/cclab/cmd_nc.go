@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/papers/tcpnc"
@@ -42,10 +44,10 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	bar := newProgress(stderr, "nc study")
-	cfg.Progress = bar.update
+	bar := progress.NewRuns(stderr, "nc study")
+	cfg.Progress = bar.Update
 	res, err := tcpnc.Run(ctx, cfg)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}

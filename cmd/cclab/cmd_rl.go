@@ -39,7 +39,7 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ckPath := fs.String("checkpoint", "", "write training checkpoints to this file")
 	ckEvery := fs.Duration("checkpoint-every", 5*time.Minute, "wall time between checkpoints")
 	resume := fs.Bool("resume", false, "continue from --checkpoint if it exists")
-	progress := fs.Bool("progress", false, "show a progress bar on stderr")
+	showProgress := fs.Bool("progress", false, "show a progress bar on stderr")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		s := *seed + uint64(i)
 		res, err := bench.Run(ctx, bench.Config{Algo: *algo, Task: task, TaskKey: pos[0], Steps: *steps, Seed: s, Envs: *envs, Workers: *workers,
 			EvalEvery: *evalEvery, EvalEpisodes: *evalEpisodes, CSV: suffix(*csvPath, s, *seeds), Save: suffix(*savePath, s, *seeds),
-			Checkpoint: *ckPath, CheckpointEvery: *ckEvery, Resume: *resume, Progress: *progress, Command: command}, stdout, stderr)
+			Checkpoint: *ckPath, CheckpointEvery: *ckEvery, Resume: *resume, Progress: *showProgress, Command: command}, stdout, stderr)
 		if err != nil {
 			return err
 		}

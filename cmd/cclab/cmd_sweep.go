@@ -13,21 +13,17 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/analysis/sweep"
+	"github.com/cclab/cclab/internal/progress"
 )
 
 func init() {
 	register(&command{name: "sweep", summary: "run a scenario over a parameter grid, many seeds each, resumably",
 		args: "SCENARIO --out DIR [--grid KEY=V1,V2,...]...", run: runSweep})
 }
-
-// progressLineEvery spaces the plain progress lines written when stderr is
-// not a terminal (CI logs, kubectl logs, SLURM output files).
-var progressLineEvery = 10 * time.Second
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep", stderr)
@@ -41,7 +37,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := fs.Int("jobs", 0, "runs simulated at once (default: all cores)")
 	out := fs.String("out", "", "output directory (required); an interrupted sweep resumes from it")
 	shardFlag := fs.String("shard", "", "run only slice I of N (I/N, 0 <= I < N) and write it to --out; join slices with cclab merge")
-	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, lines otherwise), bar, lines or off")
+	progressMode := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, lines otherwise), bar, lines or off")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -55,10 +51,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *jobs < 0 {
 		return usagef("--jobs %d: want 0 (all cores) or more", *jobs)
 	}
-	switch *progress {
+	switch *progressMode {
 	case "auto", "bar", "lines", "off":
 	default:
-		return usagef("--progress %q: want auto, bar, lines or off", *progress)
+		return usagef("--progress %q: want auto, bar, lines or off", *progressMode)
 	}
 	spec := sweep.Spec{ScenarioPath: pos[0], Sets: sets, Runs: *runs}
 	if *seed >= 0 {
@@ -111,20 +107,22 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, " -> %s\n", *out)
 
-	mode := *progress
+	mode := *progressMode
 	if mode == "auto" {
 		mode = "lines"
 		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			mode = "bar"
 		}
 	}
-	display := newProgressDisplay(mode, stderr)
+	display := progress.NewSweep(mode, stderr)
 	sum, err := sweep.Run(ctx, plan, *out, sweep.Options{
-		Jobs:     *jobs,
-		Progress: display.update,
-		Warn:     func(msg string) { display.warn(msg) },
+		Jobs: *jobs,
+		Progress: func(p sweep.Progress) {
+			display.Update(progress.Snapshot{Done: p.Done, Total: p.Total, Resumed: p.Resumed, Elapsed: p.Elapsed})
+		},
+		Warn: func(msg string) { display.Warn(msg) },
 	})
-	display.finish()
+	display.Finish()
 	if sum == nil {
 		// Nothing ran: the output directory or its rows were refused.
 		return fmt.Errorf("--out %s: %w", *out, err)
@@ -213,80 +211,4 @@ func printAggregate(w io.Writer, m *sweep.Manifest, rs *sweep.Rows) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "(mean ± 95% confidence half-width over runs; FCT over flows that finished)")
-}
-
-// progressDisplay shows a sweep's progress as a bar (terminal) or as
-// occasional plain lines (logs).
-type progressDisplay struct {
-	mode    string
-	w       io.Writer
-	bar     *progressbar.ProgressBar
-	resumed int
-	last    time.Duration
-	// finalShown stops a repeated 100% line.
-	finalShown bool
-}
-
-func newProgressDisplay(mode string, w io.Writer) *progressDisplay {
-	return &progressDisplay{mode: mode, w: w, last: -progressLineEvery}
-}
-
-func (d *progressDisplay) update(p sweep.Progress) {
-	switch d.mode {
-	case "bar":
-		if d.bar == nil {
-			d.resumed = p.Resumed
-			desc := "sweep"
-			if p.Resumed > 0 {
-				desc = fmt.Sprintf("sweep (%d resumed)", p.Resumed)
-			}
-			// The bar counts this invocation's runs only, so that its
-			// rate and ETA are not inflated by resumed ones.
-			d.bar = progressbar.NewOptions(p.Total-p.Resumed,
-				progressbar.OptionSetWriter(d.w),
-				progressbar.OptionSetDescription(desc),
-				progressbar.OptionShowCount(),
-				progressbar.OptionShowIts(),
-				progressbar.OptionSetItsString("runs"),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionSetElapsedTime(true),
-				progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionSetWidth(40),
-				progressbar.OptionSetRenderBlankState(true),
-			)
-		}
-		d.bar.Set(p.Done - d.resumed)
-	case "lines":
-		final := p.Done == p.Total
-		if d.finalShown || (!final && p.Elapsed-d.last < progressLineEvery) {
-			return
-		}
-		d.last, d.finalShown = p.Elapsed, final
-		line := fmt.Sprintf("sweep: %d/%d runs (%.1f%%)", p.Done, p.Total, 100*float64(p.Done)/float64(max(p.Total, 1)))
-		if n := p.Done - p.Resumed; n > 0 && p.Elapsed > 0 {
-			rate := float64(n) / p.Elapsed.Seconds()
-			line += fmt.Sprintf(", %.1f runs/s", rate)
-			if left := p.Total - p.Done; left > 0 {
-				line += fmt.Sprintf(", ETA %s", time.Duration(float64(left)/rate*float64(time.Second)).Round(time.Second))
-			}
-		}
-		if p.Resumed > 0 {
-			line += fmt.Sprintf(" [%d resumed]", p.Resumed)
-		}
-		fmt.Fprintln(d.w, line)
-	}
-}
-
-func (d *progressDisplay) warn(msg string) {
-	if d.bar != nil {
-		fmt.Fprintln(d.w)
-	}
-	fmt.Fprintln(d.w, "warning: "+msg)
-}
-
-func (d *progressDisplay) finish() {
-	if d.bar != nil {
-		d.bar.Close()
-		fmt.Fprintln(d.w)
-	}
 }

@@ -1,4 +1,6 @@
-package main
+// Package progress shows how far a batch of runs has got: a bar with an
+// ETA on a terminal, plain lines otherwise (logs, CI, nohup, SLURM).
+package progress
 
 import (
 	"fmt"
@@ -11,9 +13,9 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports the advance of a batch of runs: a bar with ETA on a
+// Runs reports the advance of a batch of runs: a bar with ETA on a
 // terminal, plain lines at most every few seconds otherwise (logs, CI).
-type progress struct {
+type Runs struct {
 	mu    sync.Mutex
 	w     io.Writer
 	label string
@@ -24,23 +26,24 @@ type progress struct {
 	total int
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func newProgress(w io.Writer, label string) *progress {
-	return &progress{w: w, label: label, start: time.Now()}
+// NewRuns returns a display of a batch of runs on w.
+func NewRuns(w io.Writer, label string) *Runs {
+	return &Runs{w: w, label: label, start: time.Now()}
 }
 
-// update records that done of total runs are finished; safe for concurrent
+// Update records that done of total runs are finished; safe for concurrent
 // use.
-func (p *progress) update(done, total int) {
+func (p *Runs) Update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done, p.total = done, total
-	if isTerminal(p.w) {
+	if IsTerminal(p.w) {
 		if p.bar == nil {
 			p.bar = progressbar.NewOptions(total,
 				progressbar.OptionSetWriter(p.w),
@@ -66,8 +69,8 @@ func (p *progress) update(done, total int) {
 	}
 }
 
-// finish clears the bar.
-func (p *progress) finish() {
+// Finish clears the bar.
+func (p *Runs) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +37,12 @@ type modelParamsJSON struct {
 	DurationSeconds float64 `json:"duration_s"`
 }
 
+// modelOutput is cclab model --json's output.
+type modelOutput struct {
+	Params modelParamsJSON `json:"params"`
+	Points []model.Point   `json:"points"`
+}
+
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", stderr)
 	rttFlag := fs.String("rtt", "100ms", "round-trip time (e.g. 100ms)")
@@ -60,37 +66,9 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("unexpected argument %q (all inputs are flags)", pos[0])
 	}
 
-	rtt, err := units.ParseDuration(*rttFlag)
-	if err != nil || rtt <= 0 {
-		return usagef("--rtt must be a positive duration such as 100ms, got %q", *rttFlag)
-	}
-	rto := model.DefaultRTO(rtt)
-	if *rtoFlag != "" {
-		rto, err = units.ParseDuration(*rtoFlag)
-		if err != nil || rto <= 0 {
-			return usagef("--rto must be a positive duration such as 1s, got %q", *rtoFlag)
-		}
-	}
-	mss, err := units.ParseBytes(*mssFlag)
-	if err != nil || mss <= 0 {
-		return usagef("--mss must be a positive size such as 1448B, got %q", *mssFlag)
-	}
-	var capacity units.Bandwidth
-	if *capFlag != "" {
-		capacity, err = units.ParseBandwidth(*capFlag)
-		if err != nil || capacity <= 0 {
-			return usagef("--capacity must be a positive rate such as 0.5Mbps, got %q", *capFlag)
-		}
-	}
-	duration, err := units.ParseDuration(*durFlag)
+	tp, duration, err := modelParams(*rttFlag, *rtoFlag, *mssFlag, *capFlag, *durFlag, *wmax, *b)
 	if err != nil {
-		return usagef("--duration must be a duration such as 1000s, got %q", *durFlag)
-	}
-	if math.IsNaN(*wmax) || math.IsInf(*wmax, 0) || *wmax < 0 || (*wmax > 0 && *wmax < 1) {
-		return usagef("--wmax must be 0 (no cap) or at least 1 packet, got %g", *wmax)
-	}
-	if math.IsNaN(*b) || math.IsInf(*b, 0) || *b < 1 {
-		return usagef("--b must be at least 1 packet per ACK, got %g", *b)
+		return err
 	}
 	losses, err := model.ParseValues(*lossFlag, *logx)
 	if err != nil {
@@ -120,25 +98,14 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	tp := model.TCPParams{RTT: rtt, RTO: rto, MSS: mss, Wmax: *wmax, B: *b, Capacity: capacity}
 	points, err := model.Evaluate(tp, duration, losses, rs, models)
 	if err != nil {
 		return usagef("%v%s", err, modelFlagHint(err))
 	}
-	if *jsonOut {
-		out := struct {
-			Params modelParamsJSON `json:"params"`
-			Points []model.Point   `json:"points"`
-		}{modelParamsJSON{rtt.Seconds(), rto.Seconds(), int64(mss), *wmax, *b, int64(capacity), duration.Seconds()}, points}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return err
-		}
-	} else {
-		if err := writeModelTable(stdout, tp, duration, losses, rs, models, points); err != nil {
-			return err
-		}
+	var werr error
+	if err := emit(stdout, *jsonOut, modelOutput{modelParamsJSON{tp.RTT.Seconds(), tp.RTO.Seconds(), int64(tp.MSS), tp.Wmax, tp.B, int64(tp.Capacity), duration.Seconds()}, points},
+		func(w io.Writer) { werr = writeModelTable(w, tp, duration, losses, rs, models, points) }); err != nil || werr != nil {
+		return cmp.Or(err, werr)
 	}
 	if *plotFile != "" {
 		if err := model.Plot(*plotFile, tp, losses, rs, points, *logx); err != nil {
@@ -147,6 +114,43 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "wrote %s\n", *plotFile)
 	}
 	return nil
+}
+
+// modelParams parses and checks the model's connection flags.
+func modelParams(rttFlag, rtoFlag, mssFlag, capFlag, durFlag string, wmax, b float64) (model.TCPParams, time.Duration, error) {
+	rtt, err := units.ParseDuration(rttFlag)
+	if err != nil || rtt <= 0 {
+		return model.TCPParams{}, 0, usagef("--rtt must be a positive duration such as 100ms, got %q", rttFlag)
+	}
+	rto := model.DefaultRTO(rtt)
+	if rtoFlag != "" {
+		rto, err = units.ParseDuration(rtoFlag)
+		if err != nil || rto <= 0 {
+			return model.TCPParams{}, 0, usagef("--rto must be a positive duration such as 1s, got %q", rtoFlag)
+		}
+	}
+	mss, err := units.ParseBytes(mssFlag)
+	if err != nil || mss <= 0 {
+		return model.TCPParams{}, 0, usagef("--mss must be a positive size such as 1448B, got %q", mssFlag)
+	}
+	var capacity units.Bandwidth
+	if capFlag != "" {
+		capacity, err = units.ParseBandwidth(capFlag)
+		if err != nil || capacity <= 0 {
+			return model.TCPParams{}, 0, usagef("--capacity must be a positive rate such as 0.5Mbps, got %q", capFlag)
+		}
+	}
+	duration, err := units.ParseDuration(durFlag)
+	if err != nil {
+		return model.TCPParams{}, 0, usagef("--duration must be a duration such as 1000s, got %q", durFlag)
+	}
+	if math.IsNaN(wmax) || math.IsInf(wmax, 0) || wmax < 0 || (wmax > 0 && wmax < 1) {
+		return model.TCPParams{}, 0, usagef("--wmax must be 0 (no cap) or at least 1 packet, got %g", wmax)
+	}
+	if math.IsNaN(b) || math.IsInf(b, 0) || b < 1 {
+		return model.TCPParams{}, 0, usagef("--b must be at least 1 packet per ACK, got %g", b)
+	}
+	return model.TCPParams{RTT: rtt, RTO: rto, MSS: mss, Wmax: wmax, B: b, Capacity: capacity}, duration, nil
 }
 
 // modelFlagHint names the flags that fix an unbounded loss-free model.

@@ -66,18 +66,10 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--checkpoint works with one seed at a time")
 	}
 	if math.IsNaN(*threshold) {
-		*threshold = -200
-		if pos[0] == "cartpole" {
-			*threshold = 475
-		}
+		*threshold = task.Threshold
 	}
-	valid := map[string][]string{"pendulum": {"sac", "ppo", "ddpg"}, "cartpole": {"ppo", "a2c", "dqn"}}
-	okAlgo := false
-	for _, a := range valid[pos[0]] {
-		okAlgo = okAlgo || a == *algo
-	}
-	if !okAlgo {
-		return usagef("--algo %q does not apply to %s; want one of %s", *algo, pos[0], strings.Join(valid[pos[0]], ", "))
+	if !slices.Contains(task.Algos, *algo) {
+		return usagef("--algo %q does not apply to %s; want one of %s", *algo, pos[0], strings.Join(task.Algos, ", "))
 	}
 	command := "cclab rl bench " + strings.Join(args, " ")
 	fmt.Fprintf(stdout, "# %s on %s, backend %s\n", *algo, task.Name, nn.BackendName())
@@ -94,14 +86,21 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		finals = append(finals, res.Mean)
 		walls = append(walls, res.Wall)
 	}
+	printBenchSummary(stdout, finals, walls, *threshold)
+	return nil
+}
+
+// printBenchSummary prints how many seeds reached the threshold, with
+// every seed's final mean return and wall time.
+func printBenchSummary(stdout io.Writer, finals, walls []float64, threshold float64) {
 	passed := 0
 	for _, f := range finals {
-		if f >= *threshold {
+		if f >= threshold {
 			passed++
 		}
 	}
-	if *seeds > 1 {
-		fmt.Fprintf(stdout, "# summary: %d of %d seeds reached %g or better; final means", passed, *seeds, *threshold)
+	if len(finals) > 1 {
+		fmt.Fprintf(stdout, "# summary: %d of %d seeds reached %g or better; final means", passed, len(finals), threshold)
 		for _, f := range finals {
 			fmt.Fprintf(stdout, " %.1f", f)
 		}
@@ -111,7 +110,6 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintln(stdout)
 	}
-	return nil
 }
 
 func suffix(path string, seed uint64, seeds int) string {

@@ -6,14 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/analysis/sweep"
@@ -56,41 +53,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usagef("--progress %q: want auto, bar, lines or off", *progressMode)
 	}
-	spec := sweep.Spec{ScenarioPath: pos[0], Sets: sets, Runs: *runs}
-	if *seed >= 0 {
-		s := uint64(*seed)
-		spec.FirstSeed = &s
-	}
-	if *seeds != "" {
-		a, b, ok := strings.Cut(*seeds, ":")
-		lo, err1 := strconv.ParseUint(a, 10, 64)
-		hi, err2 := strconv.ParseUint(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil || hi <= lo || hi-lo > sweep.MaxJobs {
-			return usagef("--seeds %q: want A:B with A < B (seeds A to B-1), e.g. 1:101", *seeds)
-		}
-		if flagGiven(fs, "runs") || flagGiven(fs, "seed") {
-			return usagef("--seeds replaces --seed and --runs; give one or the other")
-		}
-		spec.FirstSeed, spec.Runs = &lo, int(hi-lo)
-	}
-	if *shardFlag != "" {
-		if spec.Shard, err = sweep.ParseShard(*shardFlag); err != nil {
-			return usagef("--shard %v", err)
-		}
-	}
-	if *gridFile != "" {
-		axes, err := sweep.ReadGridFile(*gridFile)
-		if err != nil {
-			return usagef("--grid-file %v", err)
-		}
-		spec.Grid = axes
-	}
-	for _, g := range grids {
-		a, err := sweep.ParseAxis(g)
-		if err != nil {
-			return usagef("--grid %v", err)
-		}
-		spec.Grid = append(spec.Grid, a)
+	spec, err := sweepSpec(fs, pos[0], sets, grids, *runs, *seed, *seeds, *shardFlag, *gridFile)
+	if err != nil {
+		return err
 	}
 	if spec.ScenarioData, err = readFile(pos[0]); err != nil {
 		return err
@@ -107,14 +72,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, " -> %s\n", *out)
 
-	mode := *progressMode
-	if mode == "auto" {
-		mode = "lines"
-		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			mode = "bar"
-		}
-	}
-	display := progress.NewSweep(mode, stderr)
+	display := progress.NewSweep(progress.Mode(*progressMode, stderr), stderr)
 	sum, err := sweep.Run(ctx, plan, *out, sweep.Options{
 		Jobs: *jobs,
 		Progress: func(p sweep.Progress) {
@@ -123,20 +81,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Warn: func(msg string) { display.Warn(msg) },
 	})
 	display.Finish()
-	if sum == nil {
-		// Nothing ran: the output directory or its rows were refused.
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if errors.Is(err, sweep.ErrInterrupted) {
-		return fmt.Errorf("interrupted: %d of %d runs are recorded in %s (%d this time, in %s); run the same command again to resume:\n  cclab sweep %s",
-			sum.Done, sum.Total, *out, sum.Done-sum.Resumed, sum.Wall.Round(time.Millisecond), shellJoin(args))
-	}
-	if err != nil {
-		var re *sweep.RunError
-		if errors.As(err, &re) {
-			return fmt.Errorf("%w\nreproduce it with: cclab run %s --seed %d%s", err, shellQuote(pos[0]), re.Seed, setFlags(sets, re.Params))
-		}
-		return err
+	if sum == nil || err != nil {
+		return sweepError(err, sum, *out, args, pos[0], sets)
 	}
 	fmt.Fprintf(stderr, "%d runs done (%d resumed) in %s; wrote %s, %s, %s, %s\n", sum.Done, sum.Resumed, sum.Wall.Round(time.Millisecond),
 		filepath.Join(*out, sweep.RowsCSVFile), filepath.Join(*out, sweep.RowsFile), filepath.Join(*out, sweep.AggregateCSVFile), filepath.Join(*out, sweep.AggregateJSONFile))
@@ -149,6 +95,66 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printAggregate(stdout, m, rs)
 	return nil
+}
+
+// sweepSpec builds the sweep's specification from the flags.
+func sweepSpec(fs *flag.FlagSet, path string, sets, grids stringList, runs int, seed int64, seeds, shard, gridFile string) (sweep.Spec, error) {
+	spec := sweep.Spec{ScenarioPath: path, Sets: sets, Runs: runs}
+	if seed >= 0 {
+		s := uint64(seed)
+		spec.FirstSeed = &s
+	}
+	if seeds != "" {
+		a, b, ok := strings.Cut(seeds, ":")
+		lo, err1 := strconv.ParseUint(a, 10, 64)
+		hi, err2 := strconv.ParseUint(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil || hi <= lo || hi-lo > sweep.MaxJobs {
+			return spec, usagef("--seeds %q: want A:B with A < B (seeds A to B-1), e.g. 1:101", seeds)
+		}
+		if flagGiven(fs, "runs") || flagGiven(fs, "seed") {
+			return spec, usagef("--seeds replaces --seed and --runs; give one or the other")
+		}
+		spec.FirstSeed, spec.Runs = &lo, int(hi-lo)
+	}
+	if shard != "" {
+		var err error
+		if spec.Shard, err = sweep.ParseShard(shard); err != nil {
+			return spec, usagef("--shard %v", err)
+		}
+	}
+	if gridFile != "" {
+		axes, err := sweep.ReadGridFile(gridFile)
+		if err != nil {
+			return spec, usagef("--grid-file %v", err)
+		}
+		spec.Grid = axes
+	}
+	for _, g := range grids {
+		a, err := sweep.ParseAxis(g)
+		if err != nil {
+			return spec, usagef("--grid %v", err)
+		}
+		spec.Grid = append(spec.Grid, a)
+	}
+	return spec, nil
+}
+
+// sweepError explains why a sweep stopped and how to resume it or
+// reproduce its failed run.
+func sweepError(err error, sum *sweep.Summary, out string, args []string, path string, sets []string) error {
+	if sum == nil {
+		// Nothing ran: the output directory or its rows were refused.
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return fmt.Errorf("interrupted: %d of %d runs are recorded in %s (%d this time, in %s); run the same command again to resume:\n  cclab sweep %s",
+			sum.Done, sum.Total, out, sum.Done-sum.Resumed, sum.Wall.Round(time.Millisecond), shellJoin(args))
+	}
+	var re *sweep.RunError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%w\nreproduce it with: cclab run %s --seed %d%s", err, shellQuote(path), re.Seed, setFlags(sets, re.Params))
+	}
+	return err
 }
 
 // flagGiven reports whether the command line set the named flag.

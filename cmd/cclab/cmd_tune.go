@@ -13,8 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/cclab/cclab/analysis/tune"
 	"github.com/cclab/cclab/experiment/scenario"
@@ -88,13 +89,7 @@ func (tf *tuneFlags) check() error {
 
 func (tf *tuneFlags) options(stderr io.Writer, label string) (tune.Options, func()) {
 	o := tune.Options{Pop: tf.pop, Gens: tf.gens, Seed: tf.seed, Jobs: tf.jobs, Crossover: tf.crossover, Mutation: tf.mutation, NoSeedDefault: tf.noSeedDefault}
-	mode := tf.progress
-	if mode == "auto" {
-		mode = "lines"
-		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			mode = "bar"
-		}
-	}
+	mode := progress.Mode(tf.progress, stderr)
 	start := time.Now()
 	switch mode {
 	case "bar":

@@ -98,3 +98,15 @@ func (d *Sweep) Finish() {
 		fmt.Fprintln(d.w)
 	}
 }
+
+// Mode resolves a --progress setting: "auto" is a bar on a terminal and
+// plain lines otherwise; other values are returned as they are.
+func Mode(mode string, w io.Writer) string {
+	if mode != "auto" {
+		return mode
+	}
+	if IsTerminal(w) {
+		return "bar"
+	}
+	return "lines"
+}

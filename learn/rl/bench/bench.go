@@ -32,16 +32,20 @@ type Episodic interface {
 	EpisodeWindow() (meanReturn, meanLength float64)
 }
 
-// Task is a reference task: its Gymnasium name and a constructor.
+// Task is a reference task: its Gymnasium name, a constructor, the
+// algorithms benchmarked on it and the final mean return that counts as
+// solved.
 type Task struct {
-	Name string
-	New  func() env.Env
+	Name      string
+	New       func() env.Env
+	Algos     []string
+	Threshold float64
 }
 
 // Tasks are the reference tasks by command-line name.
 var Tasks = map[string]Task{
-	"pendulum": {"Pendulum-v1", pendulum.New},
-	"cartpole": {"CartPole-v1", cartpole.New},
+	"pendulum": {"Pendulum-v1", pendulum.New, []string{"sac", "ppo", "ddpg"}, -200},
+	"cartpole": {"CartPole-v1", cartpole.New, []string{"ppo", "a2c", "dqn"}, 475},
 }
 
 // Config is one training run of the benchmark: an algorithm on a task

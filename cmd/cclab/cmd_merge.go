@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/cclab/cclab/analysis/report"
+
 	"github.com/cclab/cclab/analysis/sweep"
 )
 
@@ -44,7 +46,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAggregate(stdout, m, rs)
+	report.WriteAggregate(stdout, m, rs)
 	fmt.Fprintf(stderr, "wrote %s and the rows, aggregates beside it\n", filepath.Join(*out, sweep.ManifestFile))
 	return nil
 }

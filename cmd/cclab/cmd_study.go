@@ -136,7 +136,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	tuneGC()
+	tune.RelaxGC()
 	var results []vegas.Mode
 	for _, m := range modes {
 		mr, err := vegas.RunMode(ctx, cfg, prob, m)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/cclab/cclab/analysis/report"
@@ -93,7 +92,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAggregate(stdout, m, rs)
+	report.WriteAggregate(stdout, m, rs)
 	return nil
 }
 
@@ -195,26 +194,4 @@ func shellJoin(args []string) string {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
-}
-
-// printAggregate prints mean ± 95% CI of the key metrics per combination.
-func printAggregate(w io.Writer, m *sweep.Manifest, rs *sweep.Rows) {
-	rows := rs.Sorted()
-	agg := sweep.Aggregate(m, rows, sweep.Columns(rows))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "combination\truns\t")
-	for _, sm := range report.SummaryMetrics {
-		fmt.Fprint(tw, sm.Header+"\t")
-	}
-	fmt.Fprintln(tw)
-	for _, cs := range agg {
-		fmt.Fprintf(tw, "%s\t%d\t", cs.Label(), cs.Runs)
-		for _, sm := range report.SummaryMetrics {
-			st, _ := cs.Stat(sm.Metric)
-			fmt.Fprint(tw, report.MeanCIOf(st).String()+"\t")
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "(mean ± 95% confidence half-width over runs; FCT over flows that finished)")
 }

@@ -5,17 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cclab/cclab/internal/progress"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/cclab/cclab/analysis/tune"
 	"github.com/cclab/cclab/experiment/scenario"
@@ -93,25 +87,9 @@ func (tf *tuneFlags) options(stderr io.Writer, label string) (tune.Options, func
 	start := time.Now()
 	switch mode {
 	case "bar":
-		bar := progressbar.NewOptions(tf.pop*tf.gens,
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription(label),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("evaluations"),
-			progressbar.OptionShowIts(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionFullWidth(),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }),
-		)
-		o.Progress = func(p moo.Progress) {
-			if p.Total != bar.GetMax() {
-				bar.ChangeMax(p.Total)
-			}
-			bar.Describe(fmt.Sprintf("%s: generation %d/%d", label, p.Generation, p.Generations))
-			bar.Set(p.Done)
-		}
-		return o, func() { bar.Finish() }
+		bar := progress.NewEvaluations(stderr, tf.pop*tf.gens, label)
+		o.Progress = func(p moo.Progress) { bar.Update(p.Done, p.Total, p.Generation, p.Generations) }
+		return o, bar.Finish
 	case "lines":
 		o.Generation = func(g *moo.Generation) {
 			fmt.Fprintf(stderr, "%s: generation %d/%d done: %d evaluations, Pareto set %d points, %.1f s\n",
@@ -119,53 +97,6 @@ func (tf *tuneFlags) options(stderr io.Writer, label string) (tune.Options, func
 		}
 	}
 	return o, func() {}
-}
-
-// globs expands glob patterns; each must match something.
-func globs(flag string, patterns []string) ([]string, error) {
-	var out []string
-	for _, pat := range patterns {
-		for _, p := range strings.Split(pat, ",") {
-			p = strings.TrimSpace(p)
-			if p == "" {
-				continue
-			}
-			m, err := filepath.Glob(p)
-			if err != nil {
-				return nil, usagef("%s %q: %v", flag, p, err)
-			}
-			if len(m) == 0 {
-				return nil, usagef("%s %q matches no file", flag, p)
-			}
-			out = append(out, m...)
-		}
-	}
-	return out, nil
-}
-
-func parseDefaults(defs []string) (map[string]float64, error) {
-	m := map[string]float64{}
-	for _, d := range defs {
-		k, v, ok := strings.Cut(d, "=")
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || err != nil {
-			return nil, usagef("--default %q: want NAME=NUMBER, e.g. vegas.alpha=2", d)
-		}
-		m[strings.TrimSpace(k)] = x
-	}
-	return m, nil
-}
-
-// tuneGC makes the garbage collector run less often. Every study
-// simulation reads its trace piece anew, about 7 MB of short-lived
-// allocations in 27 ms, so with the default GOGC=100 and a small live heap
-// the collector runs several times per simulation; GOGC=400 saved about
-// 13% of CPU time on the paper-sized study, and memory stays under 100 MB.
-// An explicit GOGC setting is respected.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 }
 
 func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -189,7 +120,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *metrics {
-		return printMetrics(stdout)
+		return tune.WriteMetrics(stdout)
 	}
 	if len(pos) == 0 {
 		return usagef("want at least one scenario file (usage: cclab tune SCENARIO.yaml... --param ... --objective ...)")
@@ -197,9 +128,9 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := tf.check(); err != nil {
 		return err
 	}
-	defs, err := parseDefaults(defaults)
+	defs, err := tune.ParseDefaults(defaults)
 	if err != nil {
-		return err
+		return usagef("--default %v", err)
 	}
 	var scns []*scenario.Scenario
 	for _, path := range pos {
@@ -209,13 +140,13 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		scns = append(scns, s)
 	}
-	trainFiles, err := globs("--traces", traces)
+	trainFiles, err := tune.Globs(traces)
 	if err != nil {
-		return err
+		return usagef("--traces %v", err)
 	}
-	testFiles, err := globs("--test-traces", testTraces)
+	testFiles, err := tune.Globs(testTraces)
 	if err != nil {
-		return err
+		return usagef("--test-traces %v", err)
 	}
 	prob, err := tune.NewProblem(scns, tune.Spec{Params: params, Objectives: objectives, Constraints: constraints, Defaults: defs})
 	if err != nil {
@@ -226,7 +157,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer cs.Close()
-	tuneGC()
+	tune.RelaxGC()
 	opts, finish := tf.options(stderr, "tune")
 	res, h, err := cs.Tune(ctx, prob, opts, finish)
 	if err != nil {
@@ -248,18 +179,5 @@ func writeTuneOutputs(stdout io.Writer, res *tune.Result, h *tune.Holdout, tf *t
 	if tf.out != "" {
 		fmt.Fprintf(stdout, "\nwrote %s (pareto.csv, evaluations.csv, hypervolume.csv, front.png, report.html, ...)\n", tf.out)
 	}
-	return nil
-}
-
-func printMetrics(w io.Writer) error {
-	fmt.Fprintln(w, "Metrics for --objective and --constraint (each a mean over the cases a candidate runs on):")
-	for _, n := range tune.MetricNames() {
-		m, err := tune.LookupMetric(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  %-22s %s\n", n, m.Doc)
-	}
-	fmt.Fprintln(w, "  flowN.METRIC           METRIC of measured flow N alone (from 0), e.g. flow0.goodput_mbps")
 	return nil
 }

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -141,6 +142,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// emit prints a command's result: one indented JSON object with --json,
+// the human-readable tables otherwise.
+func emit(w io.Writer, asJSON bool, v any, print func(io.Writer)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	print(w)
+	return nil
 }
 
 func main() {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +65,3 @@ func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*e
 	}
 	return res, n, nil
 }
-
-func nan() float64 { return math.NaN() }

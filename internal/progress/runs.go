@@ -77,3 +77,38 @@ func (p *Runs) Finish() {
 		p.bar.Finish()
 	}
 }
+
+// Evaluations is a bar of an optimiser's evaluations, described by the
+// generation under way.
+type Evaluations struct {
+	bar   *progressbar.ProgressBar
+	label string
+}
+
+// NewEvaluations returns a bar of total evaluations on w.
+func NewEvaluations(w io.Writer, total int, label string) *Evaluations {
+	bar := progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(label),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("evaluations"),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionFullWidth(),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)
+	return &Evaluations{bar: bar, label: label}
+}
+
+// Update shows done of total evaluations, in generation gen of gens.
+func (e *Evaluations) Update(done, total, gen, gens int) {
+	if total != e.bar.GetMax() {
+		e.bar.ChangeMax(total)
+	}
+	e.bar.Describe(fmt.Sprintf("%s: generation %d/%d", e.label, gen, gens))
+	e.bar.Set(done)
+}
+
+// Finish completes the bar.
+func (e *Evaluations) Finish() { e.bar.Finish() }

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/internal/par"
 )
 
 // Progress is a snapshot passed to Options.Progress after each batch of
@@ -193,29 +193,13 @@ func execute(ctx context.Context, plan *Plan, dir string, rs *Rows, pending []Jo
 	workers = min(workers, len(pending))
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan Job)
 	results := make(chan outcome, 4*workers)
 	go func() {
-		defer close(jobs)
-		for _, j := range pending {
-			select {
-			case jobs <- j:
-			case <-runCtx.Done():
-				return
-			}
-		}
+		par.Do(runCtx, len(pending), workers, nil, func(_, i int) {
+			results <- runJob(runCtx, plan, pending[i])
+		})
+		close(results)
 	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- runJob(runCtx, plan, j)
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
 
 	var firstErr error
 	var batch []outcome

@@ -1,4 +1,4 @@
-// Package marlin reproduces the MARLIN system (paper 000): reinforcement
+// Package marlin reproduces the MARLIN system: reinforcement
 // learning of a congestion window for a Mockets-style transport on a tactical
 // dumbbell whose bottleneck switches from SATCOM to UHF, competing with
 // background traffic. It provides the learning environment (14 features x 7

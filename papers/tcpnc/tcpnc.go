@@ -1,6 +1,6 @@
 // Package tcpnc reproduces the experiments of Kim, Médard and Barros,
 // "Modeling Network Coded TCP Throughput: A Simple Model and its
-// Validation" (paper 004) in simulation, next to the analytical models: TCP
+// Validation" in simulation, next to the analytical models: TCP
 // and TCP/NC throughput against the erasure probability, the redundancy
 // sweep at p = 0.0963, and two TCP/NC flows sharing a bottleneck.
 //

@@ -276,45 +276,54 @@ func gridCheck(ctx context.Context, prob *tune.Problem, cs *tune.CaseSets, res *
 	}
 	g.WallSeconds = math.Round(time.Since(start).Seconds()*10) / 10
 	if out != "" {
-		var rows [][]string
-		for i := range xs {
-			row := []string{}
-			for j, q := range prob.Params {
-				row = append(row, tune.FormatValue(q.Variable, xs[i][j]))
-			}
-			for _, pt := range []*tune.Point{train[i], test[i]} {
-				for _, v := range pt.Objectives {
-					row = append(row, strconv.FormatFloat(v, 'g', 10, 64))
-				}
-			}
-			rows = append(rows, row)
-		}
-		header := []string{}
-		for _, q := range prob.Params {
-			header = append(header, q.Name)
-		}
-		for _, set := range []string{"train_", "test_"} {
-			for _, o := range prob.MOO.Objectives {
-				header = append(header, set+o.Name)
-			}
-		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.Create(filepath.Join(out, "grid.csv"))
-		if err != nil {
-			return nil, err
-		}
-		w := csv.NewWriter(f)
-		w.Write(header)
-		w.WriteAll(rows)
-		if err := w.Error(); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeGridCSV(out, prob, xs, train, test); err != nil {
 			return nil, err
 		}
 	}
 	return g, nil
+}
+
+// writeGridCSV writes every point of the search space with its training
+// and held-out objectives to out/grid.csv.
+func writeGridCSV(out string, prob *tune.Problem, xs [][]float64, train, test []*tune.Point) error {
+	var rows [][]string
+	for i := range xs {
+		row := []string{}
+		for j, q := range prob.Params {
+			row = append(row, tune.FormatValue(q.Variable, xs[i][j]))
+		}
+		for _, pt := range []*tune.Point{train[i], test[i]} {
+			for _, v := range pt.Objectives {
+				row = append(row, strconv.FormatFloat(v, 'g', 10, 64))
+			}
+		}
+		rows = append(rows, row)
+	}
+	header := []string{}
+	for _, q := range prob.Params {
+		header = append(header, q.Name)
+	}
+	for _, set := range []string{"train_", "test_"} {
+		for _, o := range prob.MOO.Objectives {
+			header = append(header, set+o.Name)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(out, "grid.csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(header)
+	w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return nil
 }

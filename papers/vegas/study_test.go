@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/analysis/tune"
+	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 

@@ -1,6 +1,7 @@
 // Package cc defines the congestion-control interface shared by every sender
 // in cclab: the simulator's TCP-like transport, the Mockets-style transport,
-// learning agents and real UDP transports. Controllers live in subpackages
+// learning agents, and the real-socket transport that transport/ also
+// holds. Controllers live in subpackages
 // (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/fixed, cc/external) and register
 // themselves here; import cc/all to get all of them.
 //

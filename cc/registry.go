@@ -13,17 +13,18 @@ import (
 // ParamSpec documents one controller parameter.
 type ParamSpec struct {
 	// Name is the key used in scenario files, --set paths and tuning.
-	Name string
+	Name string `json:"name"`
 	// Default is the value used when the parameter is not given.
-	Default float64
+	Default float64 `json:"default"`
 	// Min and Max bound the accepted values (inclusive).
-	Min, Max float64
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
 	// Integer restricts the parameter to whole numbers.
-	Integer bool
+	Integer bool `json:"integer,omitempty"`
 	// Unit names the unit ("segments", "s", "rounds"), or "" if unitless.
-	Unit string
+	Unit string `json:"unit,omitempty"`
 	// Doc is a one-line description.
-	Doc string
+	Doc string `json:"doc"`
 }
 
 // Config is what a constructor receives.
@@ -42,13 +43,13 @@ type Config struct {
 // Spec describes a registered controller.
 type Spec struct {
 	// Name is the controller's name in scenarios ("cubic").
-	Name string
+	Name string `json:"name"`
 	// Doc is a one-line description with its reference.
-	Doc string
+	Doc string `json:"doc"`
 	// Params lists the parameters with their defaults.
-	Params []ParamSpec
+	Params []ParamSpec `json:"params"`
 	// New constructs a controller from a resolved Config.
-	New func(cfg Config) (Algorithm, error)
+	New func(cfg Config) (Algorithm, error) `json:"-"`
 }
 
 var (

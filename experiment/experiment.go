@@ -10,7 +10,6 @@ import (
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Result is the summary of one run. Field names are the JSON contract of
@@ -81,18 +80,6 @@ type LinkResult struct {
 	// BackgroundShare is the fraction of capacity background traffic
 	// took.
 	BackgroundShare float64 `json:"background_share"`
-}
-
-// Run builds and runs a validated scenario.
-func Run(s *scenario.Scenario) (*Result, *network.Network, error) {
-	n, err := network.Build(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	start := time.Now()
-	n.Run()
-	wall := time.Since(start)
-	return Summarize(n, wall), n, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -22,7 +23,7 @@ func mustParse(t *testing.T, yml string) *scenario.Scenario {
 
 func run(t *testing.T, s *scenario.Scenario) (*Result, *network.Network) {
 	t.Helper()
-	r, n, err := Run(s)
+	r, n, err := Run(context.Background(), s)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

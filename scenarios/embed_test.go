@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestBuiltinsRunDeterministically(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			s.Duration = scenario.Dur(2 * time.Second)
-			r, _, err := experiment.Run(s)
+			r, _, err := experiment.Run(context.Background(), s)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/internal/atomicfile"
 )
 
 // Stat is the summary of one metric over a combination's runs. Pointers
@@ -113,7 +114,7 @@ func writeOutputs(dir string, m *Manifest, rs *Rows) error {
 	}
 	rows := rs.Sorted()
 	cols := Columns(rows)
-	err := writeFileAtomic(filepath.Join(dir, RowsCSVFile), func(w io.Writer) error {
+	err := atomicfile.Write(filepath.Join(dir, RowsCSVFile), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		header := []string{"combo"}
 		for _, a := range m.Grid {
@@ -148,7 +149,7 @@ func writeOutputs(dir string, m *Manifest, rs *Rows) error {
 		return err
 	}
 	agg := Aggregate(m, rows, cols)
-	err = writeFileAtomic(filepath.Join(dir, AggregateCSVFile), func(w io.Writer) error {
+	err = atomicfile.Write(filepath.Join(dir, AggregateCSVFile), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		header := []string{"combo"}
 		for _, a := range m.Grid {
@@ -178,7 +179,7 @@ func writeOutputs(dir string, m *Manifest, rs *Rows) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, AggregateJSONFile), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, AggregateJSONFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if agg == nil {

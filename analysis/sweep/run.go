@@ -10,12 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/par"
 )
 
 // Progress is a snapshot passed to Options.Progress after each batch of
@@ -195,29 +193,13 @@ func execute(ctx context.Context, plan *Plan, dir string, rs *Rows, pending []Jo
 	workers = min(workers, len(pending))
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan Job)
 	results := make(chan outcome, 4*workers)
 	go func() {
-		defer close(jobs)
-		for _, j := range pending {
-			select {
-			case jobs <- j:
-			case <-runCtx.Done():
-				return
-			}
-		}
+		par.Do(runCtx, len(pending), workers, nil, func(_, i int) {
+			results <- runJob(runCtx, plan, pending[i])
+		})
+		close(results)
 	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- runJob(runCtx, plan, j)
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
 
 	var firstErr error
 	var batch []outcome
@@ -277,7 +259,7 @@ func runJob(ctx context.Context, plan *Plan, j Job) (o outcome) {
 			o.err = &RunError{j, s.Seed, params, fmt.Errorf("simulator panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
-	res, err := Simulate(ctx, s)
+	res, _, err := experiment.Run(ctx, s)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			o.err = err
@@ -293,27 +275,4 @@ func runJob(ctx context.Context, plan *Plan, j Job) (o outcome) {
 	o.r = &Row{Combo: j.Combo, Run: j.Run, Seed: s.Seed, Params: pm, Result: res}
 	o.row, o.err = json.Marshal(o.r)
 	return o
-}
-
-// slice is how much simulated time runs between checks of the context:
-// short enough that an interrupt stops a long run within a fraction of a
-// second of wall time.
-const slice = 100 * time.Millisecond
-
-// Simulate runs one validated scenario like experiment.Run, but stops early
-// (returning the context's error) when ctx is cancelled.
-func Simulate(ctx context.Context, s *scenario.Scenario) (*experiment.Result, error) {
-	n, err := network.Build(s)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
-	}
-	return experiment.Summarize(n, time.Since(start)), nil
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cclab/cclab/internal/atomicfile"
 )
 
 // File names inside a sweep output directory.
@@ -25,7 +27,7 @@ const (
 
 // tmpPrefix marks this package's temporary files, so that leftovers from a
 // kill during a rewrite can be removed without touching anything else.
-const tmpPrefix = ".cclab-tmp-"
+const tmpPrefix = atomicfile.TempPrefix
 
 // maxLine bounds one row: a full Result of a few hundred flows. Longer
 // lines are corrupt data, not rows.
@@ -248,51 +250,6 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so that a reader (or a later resume) sees the old or the new
-// content, never a mixture.
-func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tmpPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file private; outputs are for sharing.
-	err = f.Chmod(0o644)
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err == nil {
-		err = write(bw)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename durable; failure only weakens durability after a
-// power cut, not correctness after a kill, so it is not an error.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
 // removeTemps deletes temporary files a killed rewrite left behind.
 func removeTemps(dir string) {
 	matches, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*"))
@@ -302,7 +259,7 @@ func removeTemps(dir string) {
 }
 
 func writeManifest(dir string, m *Manifest) error {
-	return writeFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)
@@ -317,7 +274,7 @@ func writeRowsJSONL(path string, rs *Rows) error {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		for _, k := range keys {
 			if _, err := w.Write(rs.raw[k]); err != nil {
 				return err

@@ -305,7 +305,7 @@ func TestRowIsTheRunResult(t *testing.T) {
 		if r.Combo != 3 {
 			continue
 		}
-		want, _, err := experiment.Run(p.Scenario(Job{r.Combo, r.Run}))
+		want, _, err := experiment.Run(context.Background(), p.Scenario(Job{r.Combo, r.Run}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkSimulatePiece(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Simulate(context.Background(), s); err != nil {
+				if _, _, err := experiment.Run(context.Background(), s); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,12 +8,9 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/learn/moo"
-	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Evaluator simulates parameter vectors on a set of cases and reports the
@@ -210,26 +207,8 @@ func (e *Evaluator) simulate(ctx context.Context, c Case, x []float64) (*experim
 		return nil, err
 	}
 	e.sims.Add(1)
-	return Simulate(ctx, s)
-}
-
-// Simulate builds and runs a validated scenario, checking ctx every 100 ms
-// of simulated time so that an interrupt stops a long run promptly.
-func Simulate(ctx context.Context, s *scenario.Scenario) (*experiment.Result, error) {
-	n, err := network.Build(s)
-	if err != nil {
-		return nil, err
-	}
-	const slice = 100 * time.Millisecond
-	start := time.Now()
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
-	}
-	return experiment.Summarize(n, time.Since(start)), nil
+	res, _, err := experiment.Run(ctx, s)
+	return res, err
 }
 
 // Func returns the moo.Func that scores candidates: constraints on the

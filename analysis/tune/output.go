@@ -12,9 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/learn/moo"
 )
 
 // PointJSON is a point of the JSON summary, keyed by the names given on

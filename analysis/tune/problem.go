@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/learn/moo/expr"
 	"github.com/cclab/cclab/learn/moo/spec"
-	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Spec is a tuning problem as the user writes it: the command's --param,

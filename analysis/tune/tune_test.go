@@ -17,8 +17,8 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/moo"
 )
 
 // The tests use NewReno (beta, iw) on short runs: the package is
@@ -256,7 +256,7 @@ func TestPiecesAreTheTracesPieces(t *testing.T) {
 				t.Fatalf("cases %q, want %q", names, want)
 			}
 			for _, c := range cases[:6] {
-				got, err := Simulate(context.Background(), c.Scenario)
+				got, _, err := experiment.Run(context.Background(), c.Scenario)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -268,7 +268,7 @@ func TestPiecesAreTheTracesPieces(t *testing.T) {
 				if err := ref.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				want, _, err := experiment.Run(ref)
+				want, _, err := experiment.Run(context.Background(), ref)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -366,7 +366,7 @@ func TestScoresAreMeansOverCases(t *testing.T) {
 			if err := p.Apply(s, ind.X); err != nil {
 				t.Fatal(err)
 			}
-			res, _, err := experiment.Run(s)
+			res, _, err := experiment.Run(context.Background(), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -467,7 +467,7 @@ func TestHoldoutAndOutputs(t *testing.T) {
 		if err := r.Problem.Apply(c, pt.X); err != nil {
 			t.Fatal(err)
 		}
-		res, _, err := experiment.Run(c)
+		res, _, err := experiment.Run(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}

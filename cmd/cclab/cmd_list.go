@@ -31,28 +31,12 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		specs = append(specs, s)
 	}
 	if *asJSON {
-		type param struct {
-			Name    string  `json:"name"`
-			Default float64 `json:"default"`
-			Min     float64 `json:"min"`
-			Max     float64 `json:"max"`
-			Integer bool    `json:"integer,omitempty"`
-			Unit    string  `json:"unit,omitempty"`
-			Doc     string  `json:"doc"`
-		}
-		type ctl struct {
-			Name   string  `json:"name"`
-			Doc    string  `json:"doc"`
-			Params []param `json:"params"`
-		}
-		var out []ctl
-		for _, s := range specs {
-			c := ctl{Name: s.Name, Doc: s.Doc, Params: []param{}}
-			for _, p := range s.Params {
-				c.Params = append(c.Params, param{p.Name, p.Default, p.Min, p.Max, p.Integer, p.Unit, p.Doc})
+		for i := range specs {
+			if specs[i].Params == nil {
+				specs[i].Params = []cc.ParamSpec{}
 			}
-			out = append(out, c)
 		}
+		out := specs
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/cclab/cclab/papers/marlin"
-	"github.com/cclab/cclab/analysis/plot"
-	"github.com/cclab/cclab/analysis/report"
-	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/marlin"
 )
 
 func init() {
@@ -128,136 +123,16 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := p.Check(marlin.PolicySpaces()); err != nil {
 		return fmt.Errorf("--policy %s: %w", *pol, err)
 	}
-	bar := newProgress(stderr, "marlin eval")
-	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.update}, *unseen)
-	bar.finish()
+	bar := progress.NewRuns(stderr, "marlin eval")
+	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.Update}, *unseen)
+	bar.Finish()
 	if err != nil {
 		return err
 	}
 	if *out != "" {
-		if err := writeMarlinOutputs(*out, res); err != nil {
-			return err
-		}
-	}
-	return emit(stdout, *asJSON, res, func(w io.Writer) { printMarlin(w, res) })
-}
-
-func printMarlin(w io.Writer, r *marlin.Report) {
-	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
-	table := func(rows []marlin.Row) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "scheme\tUHF loss\ttransfer time s\tretransmissions\tRTI\tunfinished\t")
-		for _, x := range rows {
-			fmt.Fprintf(tw, "%s\t%.0f%%\t%.2f ±%.2f\t%.1f ±%.1f\t%.3f ±%.3f\t%d\t\n", x.Scheme, 100*x.Loss, x.TransferTime, x.TransferTimeCI, x.Retrans, x.RetransCI, x.RTI, x.RTICI, x.Unfinished)
-		}
-		tw.Flush()
-	}
-	table(r.Results)
-	if g := r.Goals; g != nil {
-		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %.2f (goal <= 0.70, paper 0.87), retransmissions %.2f (goal <= 0.20, paper 0.23), MARLIN/Mockets time %.2f (goal <= 1.4); lowest RTI at every loss level: %v\n",
-			g.TimeVsCubic, g.RetransVsCubic, g.TimeVsMockets, g.LowestRTI)
-	}
-	for _, u := range r.Unseen {
-		fmt.Fprintf(w, "\nUnseen condition: %s\n", u.Name)
-		table(u.Results)
-	}
-}
-
-func writeMarlinOutputs(dir string, r *marlin.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	js, _ := json.MarshalIndent(r, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "marlin.json"), append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	figs, err := marlinFigures(r)
-	if err != nil {
-		return err
-	}
-	rep := report.New("MARLIN evaluation")
-	rep.Paragraph(fmt.Sprintf("%d transfers of %s per scheme and loss level on the SATCOM-to-UHF scenario; policy %s.", r.Runs, r.Bytes, r.Policy))
-	for _, f := range figs {
-		if _, err := plot.SaveAll(f.fig, filepath.Join(dir, f.name), "png", "svg"); err != nil {
+		if err := res.WriteDir(*out); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		rep.Plot(f.caption, f.fig)
 	}
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
-}
-
-type namedFigure struct {
-	name, caption string
-	fig           plot.Figure
-}
-
-// marlinFigures draws the paper's figures 3 (transfer time and RTI per
-// loss level) and 4 (retransmissions at the highest loss).
-func marlinFigures(r *marlin.Report) ([]namedFigure, error) {
-	var losses []float64
-	schemes := []marlin.Scheme{}
-	seen := map[marlin.Scheme]bool{}
-	for _, x := range r.Results {
-		if !seen[x.Scheme] {
-			seen[x.Scheme] = true
-			schemes = append(schemes, x.Scheme)
-		}
-		found := false
-		for _, l := range losses {
-			found = found || l == x.Loss
-		}
-		if !found {
-			losses = append(losses, x.Loss)
-		}
-	}
-	get := func(s marlin.Scheme, l float64) (marlin.Row, bool) {
-		for _, x := range r.Results {
-			if x.Scheme == s && x.Loss == l {
-				return x, true
-			}
-		}
-		return marlin.Row{}, false
-	}
-	groups := make([]string, len(losses))
-	for i, l := range losses {
-		groups[i] = fmt.Sprintf("%.0f%% UHF loss", 100*l)
-	}
-	cats := make([]string, len(schemes))
-	for i, s := range schemes {
-		cats[i] = string(s)
-	}
-	bars := func(v func(marlin.Row) plot.Estimate) [][]plot.Estimate {
-		out := make([][]plot.Estimate, len(losses))
-		for i, l := range losses {
-			out[i] = make([]plot.Estimate, len(schemes))
-			for j, s := range schemes {
-				if x, ok := get(s, l); ok {
-					out[i][j] = v(x)
-				} else {
-					out[i][j] = plot.Estimate{Mean: math.NaN()}
-				}
-			}
-		}
-		return out
-	}
-	tt := plot.Bars{Title: "Mean transfer time of 600 KB (95% CI)", Y: plot.Axis{Label: "transfer time (s)", IncludeZero: true},
-		Groups: groups, Categories: cats, Values: bars(func(x marlin.Row) plot.Estimate { return plot.Estimate{Mean: x.TransferTime, CI: x.TransferTimeCI} })}
-	rti := plot.Bars{Title: "RTT Transition Impact (95% CI; 0 is flawless)", Y: plot.Axis{Label: "RTI", IncludeZero: true},
-		Groups: groups, Categories: cats, Values: bars(func(x marlin.Row) plot.Estimate { return plot.Estimate{Mean: x.RTI, CI: x.RTICI} })}
-	hi := losses[len(losses)-1]
-	var rcats []string
-	var rvals []plot.Estimate
-	for _, s := range schemes {
-		if x, ok := get(s, hi); ok {
-			rcats = append(rcats, string(s))
-			rvals = append(rvals, plot.Estimate{Mean: x.Retrans, CI: x.RetransCI})
-		}
-	}
-	rx := plot.Bars{Title: fmt.Sprintf("Retransmissions per transfer at %.0f%% UHF loss (95%% CI)", 100*hi), Y: plot.Axis{Label: "retransmissions", IncludeZero: true},
-		Groups: []string{fmt.Sprintf("%.0f%% loss", 100*hi)}, Categories: rcats, Values: [][]plot.Estimate{rvals}}
-	return []namedFigure{
-		{"fig3_transfer_time", "Figure 3 (left): mean transfer time", tt},
-		{"fig3_rti", "Figure 3 (right): RTT Transition Impact", rti},
-		{"fig4_retransmissions", "Figure 4: retransmissions", rx},
-	}, nil
+	return emit(stdout, *asJSON, res, res.WriteText)
 }

@@ -6,21 +6,20 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/cclab/cclab/analysis/report"
+
 	"github.com/cclab/cclab/analysis/sweep"
 )
 
 func init() {
-	register(&command{name: "merge", summary: "join the shard outputs of one sweep into the whole sweep's output", run: runMerge})
+	register(&command{name: "merge", summary: "join the shard outputs of one sweep into the whole sweep's output",
+		args: "--out DIR SHARD_DIR...", help: "Shell globs work: cclab merge --out sweep shards/shard-*.", run: runMerge})
 }
 
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.String("out", "", "output directory (required); it becomes an unsharded sweep directory")
 	partial := fs.Bool("partial", false, "merge even if shards are missing or unfinished; run the unsharded sweep on --out afterwards to fill the gaps")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab merge --out DIR SHARD_DIR... (shell globs work: shards/shard-*)")
-		fs.PrintDefaults()
-	}
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -47,7 +46,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAggregate(stdout, m, rs)
+	report.WriteAggregate(stdout, m, rs)
 	fmt.Fprintf(stderr, "wrote %s and the rows, aggregates beside it\n", filepath.Join(*out, sweep.ManifestFile))
 	return nil
 }

@@ -113,12 +113,12 @@ func TestModelTableAndSweeps(t *testing.T) {
 		}
 	}
 
-	vs, err := parseModelValues("--loss", "0.001:0.1:3", true)
+	vs, err := model.ParseValues("0.001:0.1:3", true)
 	if err != nil || len(vs) != 3 || math.Abs(vs[1]-0.01) > 1e-15 || vs[2] != 0.1 {
 		t.Errorf("log sweep 0.001:0.1:3 = %v, %v; want [0.001 0.01 0.1]", vs, err)
 	}
-	rs, err := parseModelR("1:1.2:3", false)
-	if err != nil || len(rs) != 3 || math.Abs(rs[1].value-1.1) > 1e-15 {
+	rs, err := model.ParseRedundancies("1:1.2:3", false)
+	if err != nil || len(rs) != 3 || math.Abs(rs[1].Value-1.1) > 1e-15 {
 		t.Errorf("R sweep 1:1.2:3 = %v, %v", rs, err)
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
-	"github.com/cclab/cclab/papers/tcpnc"
+	"github.com/cclab/cclab/internal/progress"
+
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/papers/tcpnc"
 )
 
 func init() {
@@ -20,8 +21,8 @@ func init() {
 
 func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("nc study", stderr)
-	seeds := fs.Int("seeds", 10, "runs per point (the slides average 100 runs)")
-	dur := fs.Duration("duration", 0, "length of each run (default 200s; the slides use 1000s)")
+	seeds := fs.Int("seeds", 10, "runs per point (the original study averages 100)")
+	dur := fs.Duration("duration", 0, "length of each run (default 200s; the original study runs 1000s)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write study.json, plots and report.html to this directory")
@@ -42,10 +43,10 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	bar := newProgress(stderr, "nc study")
-	cfg.Progress = bar.update
+	bar := progress.NewRuns(stderr, "nc study")
+	cfg.Progress = bar.Update
 	res, err := tcpnc.Run(ctx, cfg)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -54,33 +55,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	return emit(stdout, *asJSON, res, func(w io.Writer) { printNC(w, res) })
-}
-
-func printNC(w io.Writer, r *tcpnc.Result) {
-	c := r.Config
-	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
-		c.Rate, c.Delay, c.Queue, c.CC, c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "p\tTCP Mbit/s\tPadhye\tMathis\tR\tTCP/NC Mbit/s\tTCP/NC model\t")
-	for _, x := range r.LossSweep {
-		fmt.Fprintf(tw, "%.4g\t%.3f ±%.3f\t%.3f\t%.3f\t%.2f\t%.3f ±%.3f\t%.3f\t\n", x.P, x.TCP, x.TCPCI, x.Padhye, x.Mathis, x.R, x.TCPNC, x.TCPNCCI, x.ModelTCPNC)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nRedundancy sweep at p = %.4g (1/(1-p) = %.3f): knee at R = %.2f\n", c.SweepLoss, r.OptimalR, r.KneeR)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "R\tTCP/NC Mbit/s\tmodel\t")
-	for _, x := range r.RedundancySweep {
-		fmt.Fprintf(tw, "%.2f\t%.3f ±%.3f\t%.3f\t\n", x.R, x.TCPNC, x.TCPNCCI, x.Model)
-	}
-	tw.Flush()
-	s := r.Sharing
-	fmt.Fprintf(w, "\nSharing %.2f Mbit/s at p = %.4g, R = %.2f: %s %.3f, %s %.3f Mbit/s, Jain %.4f\n",
-		s.CapacityMbps, s.P, s.R, s.Flows[0].Name, s.Flows[0].Mbps, s.Flows[1].Name, s.Flows[1].Mbps, s.Jain)
-	fmt.Fprintln(w, "\nModel against simulation over the lossy points (|model-sim|/sim):")
-	for _, a := range r.Agreement {
-		fmt.Fprintf(w, "  %-7s mean %.1f%%, worst %.1f%% at p = %.4g (%d points)\n", a.Model, 100*a.Mean, 100*a.Max, a.WorstAt, a.Points)
-	}
+	return emit(stdout, *asJSON, res, res.WriteText)
 }
 
 func writeNCOutputs(dir string, r *tcpnc.Result) error {

@@ -6,27 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/analysis/sweep"
+	"github.com/cclab/cclab/internal/progress"
 )
 
 func init() {
-	register(&command{name: "sweep", summary: "run a scenario over a parameter grid, many seeds each, resumably", run: runSweep})
+	register(&command{name: "sweep", summary: "run a scenario over a parameter grid, many seeds each, resumably",
+		args: "SCENARIO --out DIR [--grid KEY=V1,V2,...]...", run: runSweep})
 }
-
-// progressLineEvery spaces the plain progress lines written when stderr is
-// not a terminal (CI logs, kubectl logs, SLURM output files).
-var progressLineEvery = 10 * time.Second
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep", stderr)
@@ -40,11 +33,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := fs.Int("jobs", 0, "runs simulated at once (default: all cores)")
 	out := fs.String("out", "", "output directory (required); an interrupted sweep resumes from it")
 	shardFlag := fs.String("shard", "", "run only slice I of N (I/N, 0 <= I < N) and write it to --out; join slices with cclab merge")
-	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, lines otherwise), bar, lines or off")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab sweep SCENARIO.yaml --out DIR [--grid KEY=V1,V2,...]... [flags]")
-		fs.PrintDefaults()
-	}
+	progressMode := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, lines otherwise), bar, lines or off")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -58,46 +47,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *jobs < 0 {
 		return usagef("--jobs %d: want 0 (all cores) or more", *jobs)
 	}
-	switch *progress {
+	switch *progressMode {
 	case "auto", "bar", "lines", "off":
 	default:
-		return usagef("--progress %q: want auto, bar, lines or off", *progress)
+		return usagef("--progress %q: want auto, bar, lines or off", *progressMode)
 	}
-	spec := sweep.Spec{ScenarioPath: pos[0], Sets: sets, Runs: *runs}
-	if *seed >= 0 {
-		s := uint64(*seed)
-		spec.FirstSeed = &s
-	}
-	if *seeds != "" {
-		a, b, ok := strings.Cut(*seeds, ":")
-		lo, err1 := strconv.ParseUint(a, 10, 64)
-		hi, err2 := strconv.ParseUint(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil || hi <= lo || hi-lo > sweep.MaxJobs {
-			return usagef("--seeds %q: want A:B with A < B (seeds A to B-1), e.g. 1:101", *seeds)
-		}
-		if flagGiven(fs, "runs") || flagGiven(fs, "seed") {
-			return usagef("--seeds replaces --seed and --runs; give one or the other")
-		}
-		spec.FirstSeed, spec.Runs = &lo, int(hi-lo)
-	}
-	if *shardFlag != "" {
-		if spec.Shard, err = sweep.ParseShard(*shardFlag); err != nil {
-			return usagef("--shard %v", err)
-		}
-	}
-	if *gridFile != "" {
-		axes, err := sweep.ReadGridFile(*gridFile)
-		if err != nil {
-			return usagef("--grid-file %v", err)
-		}
-		spec.Grid = axes
-	}
-	for _, g := range grids {
-		a, err := sweep.ParseAxis(g)
-		if err != nil {
-			return usagef("--grid %v", err)
-		}
-		spec.Grid = append(spec.Grid, a)
+	spec, err := sweepSpec(fs, pos[0], sets, grids, *runs, *seed, *seeds, *shardFlag, *gridFile)
+	if err != nil {
+		return err
 	}
 	if spec.ScenarioData, err = readFile(pos[0]); err != nil {
 		return err
@@ -114,34 +71,17 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, " -> %s\n", *out)
 
-	mode := *progress
-	if mode == "auto" {
-		mode = "lines"
-		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			mode = "bar"
-		}
-	}
-	display := newProgressDisplay(mode, stderr)
+	display := progress.NewSweep(progress.Mode(*progressMode, stderr), stderr)
 	sum, err := sweep.Run(ctx, plan, *out, sweep.Options{
-		Jobs:     *jobs,
-		Progress: display.update,
-		Warn:     func(msg string) { display.warn(msg) },
+		Jobs: *jobs,
+		Progress: func(p sweep.Progress) {
+			display.Update(progress.Snapshot{Done: p.Done, Total: p.Total, Resumed: p.Resumed, Elapsed: p.Elapsed})
+		},
+		Warn: func(msg string) { display.Warn(msg) },
 	})
-	display.finish()
-	if sum == nil {
-		// Nothing ran: the output directory or its rows were refused.
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if errors.Is(err, sweep.ErrInterrupted) {
-		return fmt.Errorf("interrupted: %d of %d runs are recorded in %s (%d this time, in %s); run the same command again to resume:\n  cclab sweep %s",
-			sum.Done, sum.Total, *out, sum.Done-sum.Resumed, sum.Wall.Round(time.Millisecond), shellJoin(args))
-	}
-	if err != nil {
-		var re *sweep.RunError
-		if errors.As(err, &re) {
-			return fmt.Errorf("%w\nreproduce it with: cclab run %s --seed %d%s", err, shellQuote(pos[0]), re.Seed, setFlags(sets, re.Params))
-		}
-		return err
+	display.Finish()
+	if sum == nil || err != nil {
+		return sweepError(err, sum, *out, args, pos[0], sets)
 	}
 	fmt.Fprintf(stderr, "%d runs done (%d resumed) in %s; wrote %s, %s, %s, %s\n", sum.Done, sum.Resumed, sum.Wall.Round(time.Millisecond),
 		filepath.Join(*out, sweep.RowsCSVFile), filepath.Join(*out, sweep.RowsFile), filepath.Join(*out, sweep.AggregateCSVFile), filepath.Join(*out, sweep.AggregateJSONFile))
@@ -152,8 +92,68 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAggregate(stdout, m, rs)
+	report.WriteAggregate(stdout, m, rs)
 	return nil
+}
+
+// sweepSpec builds the sweep's specification from the flags.
+func sweepSpec(fs *flag.FlagSet, path string, sets, grids stringList, runs int, seed int64, seeds, shard, gridFile string) (sweep.Spec, error) {
+	spec := sweep.Spec{ScenarioPath: path, Sets: sets, Runs: runs}
+	if seed >= 0 {
+		s := uint64(seed)
+		spec.FirstSeed = &s
+	}
+	if seeds != "" {
+		a, b, ok := strings.Cut(seeds, ":")
+		lo, err1 := strconv.ParseUint(a, 10, 64)
+		hi, err2 := strconv.ParseUint(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil || hi <= lo || hi-lo > sweep.MaxJobs {
+			return spec, usagef("--seeds %q: want A:B with A < B (seeds A to B-1), e.g. 1:101", seeds)
+		}
+		if flagGiven(fs, "runs") || flagGiven(fs, "seed") {
+			return spec, usagef("--seeds replaces --seed and --runs; give one or the other")
+		}
+		spec.FirstSeed, spec.Runs = &lo, int(hi-lo)
+	}
+	if shard != "" {
+		var err error
+		if spec.Shard, err = sweep.ParseShard(shard); err != nil {
+			return spec, usagef("--shard %v", err)
+		}
+	}
+	if gridFile != "" {
+		axes, err := sweep.ReadGridFile(gridFile)
+		if err != nil {
+			return spec, usagef("--grid-file %v", err)
+		}
+		spec.Grid = axes
+	}
+	for _, g := range grids {
+		a, err := sweep.ParseAxis(g)
+		if err != nil {
+			return spec, usagef("--grid %v", err)
+		}
+		spec.Grid = append(spec.Grid, a)
+	}
+	return spec, nil
+}
+
+// sweepError explains why a sweep stopped and how to resume it or
+// reproduce its failed run.
+func sweepError(err error, sum *sweep.Summary, out string, args []string, path string, sets []string) error {
+	if sum == nil {
+		// Nothing ran: the output directory or its rows were refused.
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return fmt.Errorf("interrupted: %d of %d runs are recorded in %s (%d this time, in %s); run the same command again to resume:\n  cclab sweep %s",
+			sum.Done, sum.Total, out, sum.Done-sum.Resumed, sum.Wall.Round(time.Millisecond), shellJoin(args))
+	}
+	var re *sweep.RunError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%w\nreproduce it with: cclab run %s --seed %d%s", err, shellQuote(path), re.Seed, setFlags(sets, re.Params))
+	}
+	return err
 }
 
 // flagGiven reports whether the command line set the named flag.
@@ -194,123 +194,4 @@ func shellJoin(args []string) string {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
-}
-
-// summaryMetrics are the columns of the table printed after a sweep.
-var summaryMetrics = []struct{ metric, header string }{
-	{"goodput_mbps", "goodput Mbit/s"},
-	{"fct_s", "FCT s"},
-	{"qdelay_p95_ms", "qdelay p95 ms"},
-	{"rtt_p95_ms", "RTT p95 ms"},
-	{"retransmissions", "retx"},
-	{"utilization", "utilisation"},
-}
-
-// printAggregate prints mean ± 95% CI of the key metrics per combination.
-func printAggregate(w io.Writer, m *sweep.Manifest, rs *sweep.Rows) {
-	rows := rs.Sorted()
-	agg := sweep.Aggregate(m, rows, sweep.Columns(rows))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "combination\truns\t")
-	for _, sm := range summaryMetrics {
-		fmt.Fprint(tw, sm.header+"\t")
-	}
-	fmt.Fprintln(tw)
-	for _, cs := range agg {
-		fmt.Fprintf(tw, "%s\t%d\t", cs.Label(), cs.Runs)
-		for _, sm := range summaryMetrics {
-			st, _ := cs.Stat(sm.metric)
-			fmt.Fprint(tw, meanCI(st).String()+"\t")
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "(mean ± 95% confidence half-width over runs; FCT over flows that finished)")
-}
-
-func meanCI(s sweep.Stat) report.MeanCI {
-	m := report.MeanCI{Mean: nan(), CI: nan()}
-	if s.Mean != nil {
-		m.Mean = *s.Mean
-	}
-	if s.CI95 != nil {
-		m.CI = *s.CI95
-	}
-	return m
-}
-
-// progressDisplay shows a sweep's progress as a bar (terminal) or as
-// occasional plain lines (logs).
-type progressDisplay struct {
-	mode    string
-	w       io.Writer
-	bar     *progressbar.ProgressBar
-	resumed int
-	last    time.Duration
-	// finalShown stops a repeated 100% line.
-	finalShown bool
-}
-
-func newProgressDisplay(mode string, w io.Writer) *progressDisplay {
-	return &progressDisplay{mode: mode, w: w, last: -progressLineEvery}
-}
-
-func (d *progressDisplay) update(p sweep.Progress) {
-	switch d.mode {
-	case "bar":
-		if d.bar == nil {
-			d.resumed = p.Resumed
-			desc := "sweep"
-			if p.Resumed > 0 {
-				desc = fmt.Sprintf("sweep (%d resumed)", p.Resumed)
-			}
-			// The bar counts this invocation's runs only, so that its
-			// rate and ETA are not inflated by resumed ones.
-			d.bar = progressbar.NewOptions(p.Total-p.Resumed,
-				progressbar.OptionSetWriter(d.w),
-				progressbar.OptionSetDescription(desc),
-				progressbar.OptionShowCount(),
-				progressbar.OptionShowIts(),
-				progressbar.OptionSetItsString("runs"),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionSetElapsedTime(true),
-				progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionSetWidth(40),
-				progressbar.OptionSetRenderBlankState(true),
-			)
-		}
-		d.bar.Set(p.Done - d.resumed)
-	case "lines":
-		final := p.Done == p.Total
-		if d.finalShown || (!final && p.Elapsed-d.last < progressLineEvery) {
-			return
-		}
-		d.last, d.finalShown = p.Elapsed, final
-		line := fmt.Sprintf("sweep: %d/%d runs (%.1f%%)", p.Done, p.Total, 100*float64(p.Done)/float64(max(p.Total, 1)))
-		if n := p.Done - p.Resumed; n > 0 && p.Elapsed > 0 {
-			rate := float64(n) / p.Elapsed.Seconds()
-			line += fmt.Sprintf(", %.1f runs/s", rate)
-			if left := p.Total - p.Done; left > 0 {
-				line += fmt.Sprintf(", ETA %s", time.Duration(float64(left)/rate*float64(time.Second)).Round(time.Second))
-			}
-		}
-		if p.Resumed > 0 {
-			line += fmt.Sprintf(" [%d resumed]", p.Resumed)
-		}
-		fmt.Fprintln(d.w, line)
-	}
-}
-
-func (d *progressDisplay) warn(msg string) {
-	if d.bar != nil {
-		fmt.Fprintln(d.w)
-	}
-	fmt.Fprintln(d.w, "warning: "+msg)
-}
-
-func (d *progressDisplay) finish() {
-	if d.bar != nil {
-		d.bar.Close()
-		fmt.Fprintln(d.w)
-	}
 }

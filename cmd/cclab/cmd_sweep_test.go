@@ -451,3 +451,8 @@ func TestSlurmExample(t *testing.T) {
 		}
 	}
 }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

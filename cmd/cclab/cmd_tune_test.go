@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/papers/vegas"
 )
 
 const tuneScenario = `name: tune-test
@@ -167,7 +168,7 @@ func TestStudyVegasSmall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var modes []studyMode
+	var modes []vegas.Mode
 	if err := json.Unmarshal([]byte(stdout), &modes); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
 	}

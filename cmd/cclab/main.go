@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 )
 
@@ -25,6 +25,9 @@ type command struct {
 	name string
 	// summary is the one-line description shown by "cclab help".
 	summary string
+	// args names the positional arguments in the usage line, e.g.
+	// "TASK POLICY"; help is a paragraph shown under the summary.
+	args, help string
 	// run executes the command with its own arguments.
 	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
@@ -49,10 +52,12 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// newFlagSet returns a FlagSet that reports errors instead of exiting.
+// newFlagSet returns a FlagSet that reports errors instead of exiting and
+// whose -h prints the command's help in the shape every command shares.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("cclab "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { commandHelp(fs, name) }
 	return fs
 }
 
@@ -86,7 +91,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'cclab COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'cclab help COMMAND' or 'cclab COMMAND -h' for a command's arguments and flags; 'cclab --version' for the version.")
 }
 
 // lookup finds the command named by the first one or two arguments.
@@ -107,18 +112,22 @@ func lookup(args []string) (*command, []string) {
 // Main runs cclab with args (without the program name) and returns the exit
 // code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		usage(stdout)
+		return 0
+	case args[0] == "help":
+		return helpCommand(ctx, args[1:], stdout, stderr)
+	case args[0] == "--version" || args[0] == "-version" || args[0] == "version":
+		printVersion(stdout)
 		return 0
 	}
 	c, rest := lookup(args)
 	if c == nil {
-		fmt.Fprintf(stderr, "cclab: unknown command %q\n\n", strings.Join(args[:min(len(args), 2)], " "))
-		usage(stderr)
-		return 2
+		return unknownCommand(args, stdout, stderr)
 	}
 	err := c.run(ctx, rest, stdout, stderr)
 	switch {
@@ -133,6 +142,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// emit prints a command's result: one indented JSON object with --json,
+// the human-readable tables otherwise.
+func emit(w io.Writer, asJSON bool, v any, print func(io.Writer)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	print(w)
+	return nil
 }
 
 func main() {

@@ -5,20 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
+	"github.com/cclab/cclab/scenarios"
 )
-
-const defaultSample = 100 * time.Millisecond
 
 // readFile reads a file with a clear error.
 func readFile(path string) ([]byte, error) {
@@ -54,35 +50,18 @@ func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*e
 	}
 	var closeCapture func() error
 	if pcapPath != "" {
-		if closeCapture, err = attachCapture(n, pcapPath); err != nil {
-			return nil, nil, err
+		if closeCapture, err = experiment.AttachPcap(n, pcapPath); err != nil {
+			return nil, nil, fmt.Errorf("--pcap: %w", err)
 		}
 	}
-	start := time.Now()
-	runWithContext(ctx, n)
-	wall := time.Since(start)
+	res, err := experiment.RunNetwork(ctx, n)
 	if closeCapture != nil {
-		if err := closeCapture(); err != nil {
-			return nil, nil, err
+		if cerr := closeCapture(); cerr != nil && err == nil {
+			err = fmt.Errorf("--pcap %w", cerr)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("interrupted at simulated %v: %w", n.Now(), err)
+	if err != nil {
+		return nil, nil, err
 	}
-	return experiment.Summarize(n, wall), n, nil
+	return res, n, nil
 }
-
-// runWithContext runs in slices of simulated time so that an interrupt
-// stops a long run promptly.
-func runWithContext(ctx context.Context, n *network.Network) {
-	const slice = 100 * time.Millisecond
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if ctx.Err() != nil {
-			return
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
-	}
-}
-
-func nan() float64 { return math.NaN() }

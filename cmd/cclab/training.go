@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/internal/progress"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
@@ -38,7 +39,7 @@ func startTraining(out, ck, csvPath string, resume bool, stderr io.Writer) (*tra
 		return nil, err
 	}
 	t.curve = f
-	if isTerminal(stderr) {
+	if progress.IsTerminal(stderr) {
 		t.progress = stderr
 	}
 	return t, nil

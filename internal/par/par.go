@@ -48,3 +48,21 @@ func Do(ctx context.Context, n, workers int, progress func(done, total int), f f
 	wg.Wait()
 	return ctx.Err()
 }
+
+// Chunks calls f(lo, hi) on contiguous chunks covering [0, n), one
+// goroutine per chunk and at most workers chunks, and returns when all are
+// done: the fork-join of a vectorised step, where each index is cheap and
+// handing them out one by one (as Do does) would cost more than the work.
+// With workers <= 1 it calls f(0, n) on the caller's goroutine.
+func Chunks(n, workers int, f func(lo, hi int)) {
+	if workers <= 1 || n <= 1 {
+		f(0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += per {
+		wg.Go(func() { f(lo, min(lo+per, n)) })
+	}
+	wg.Wait()
+}

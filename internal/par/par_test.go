@@ -48,3 +48,24 @@ func TestDoStopsOnCancel(t *testing.T) {
 		t.Errorf("after cancel: error %v, %d jobs ran", err, ran.Load())
 	}
 }
+
+func TestChunksCoverOnce(t *testing.T) {
+	for _, tc := range []struct{ n, workers int }{{0, 3}, {1, 4}, {10, 1}, {10, 3}, {7, 7}, {5, 9}} {
+		hits := make([]int32, tc.n)
+		var chunks atomic.Int32
+		Chunks(tc.n, tc.workers, func(lo, hi int) {
+			chunks.Add(1)
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&hits[i], 1)
+			}
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Errorf("n=%d workers=%d: index %d covered %d times", tc.n, tc.workers, i, h)
+			}
+		}
+		if c := int(chunks.Load()); c > max(tc.workers, 1) {
+			t.Errorf("n=%d workers=%d: %d chunks", tc.n, tc.workers, c)
+		}
+	}
+}

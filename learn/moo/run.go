@@ -7,9 +7,8 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/moo/indicator"
 )
 
@@ -214,35 +213,24 @@ func evaluate(ctx context.Context, f Func, batch []Candidate, workers int, progr
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var next atomic.Int64
-	completed := make(chan struct{}, n)
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-				} else {
-					evals[i], errs[i] = call(ctx, f, batch[i])
-					if errs[i] != nil {
-						cancel() // no point finishing a failed batch
-					}
-				}
-				completed <- struct{}{}
-			}
-		})
+	ran := make([]bool, n)
+	var report func(done, total int)
+	if progress != nil {
+		report = func(done, _ int) { progress(done) }
 	}
-	for k := 1; k <= n; k++ {
-		<-completed
-		if progress != nil {
-			progress(k)
+	par.Do(ctx, n, workers, report, func(_, i int) {
+		ran[i] = true
+		evals[i], errs[i] = call(ctx, f, batch[i])
+		if errs[i] != nil {
+			cancel() // no point finishing a failed batch
+		}
+	})
+	// Jobs that never started were cut off by a failure or by the caller.
+	for i := range n {
+		if !ran[i] {
+			errs[i] = ctx.Err()
 		}
 	}
-	wg.Wait()
 	// Prefer a genuine failure to the cancellations it caused.
 	var first error
 	for i, err := range errs {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // CoDelConfig configures CoDel; zero fields take RFC 8289's defaults.

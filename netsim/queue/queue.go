@@ -8,8 +8,8 @@ import (
 	"fmt"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // Queue is a queue discipline.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 func pkt(pool *packet.Pool, size units.Bytes, seq int64) *packet.Packet {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // REDConfig configures RED. Zero fields take the defaults in brackets, which

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Defaults of Config (see docs/datacenter.md for why).

@@ -1,4 +1,4 @@
-// Package datacenter reproduces the system of paper 001, "A Deep Reinforcement
+// Package datacenter reproduces the system of "A Deep Reinforcement
 // Learning Framework for Optimizing Congestion Control in Data Centers": RL
 // agents that never touch the congestion window but, every interval (the
 // paper's T2), set BBR's two filter windows, the RTprop (min RTT) window and

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
 
@@ -69,7 +69,7 @@ func CheckPolicies(cfg Config, pols []*policy.Policy) error {
 func ConfigFromPolicy(base Config, p *policy.Policy) (Config, error) {
 	x := p.Meta.Extra
 	if x == nil {
-		return base, fmt.Errorf("datacenter: policy has no dcrl settings (trained by another command?)")
+		return base, fmt.Errorf("datacenter: policy has no data-centre settings (trained by another command?)")
 	}
 	var err error
 	get := func(key string, set func(string) error) {

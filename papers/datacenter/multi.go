@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
 )
@@ -151,23 +152,11 @@ func (v *MultiVec) Step(actions []float32) *env.Batch {
 		panic("datacenter: MultiVec.Step before Reset")
 	}
 	n := len(v.sims)
-	if v.workers <= 1 {
-		for e := range n {
+	par.Chunks(n, v.workers, func(lo, hi int) {
+		for e := lo; e < hi; e++ {
 			v.stepSim(e, actions)
 		}
-	} else {
-		var wg sync.WaitGroup
-		per := (n + v.workers - 1) / v.workers
-		for lo := 0; lo < n; lo += per {
-			hi := min(lo+per, n)
-			wg.Go(func() {
-				for e := lo; e < hi; e++ {
-					v.stepSim(e, actions)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	})
 	// Episode bookkeeping in row order, after the join.
 	b := &v.batch
 	for r := range v.NumEnvs() {

@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/metrics"
 )
 
 // SmallFlow is the size below which a background flow counts as short

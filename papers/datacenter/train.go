@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/a2c"
 	"github.com/cclab/cclab/learn/rl/dqn"
@@ -260,11 +260,9 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("datacenter: independent training interrupted after %d intervals (no checkpoints in this mode): %w", tr.Learners[0].Steps(), err)
 		}
-		var wg sync.WaitGroup
-		for i, l := range tr.Learners {
-			wg.Go(func() { errs[i] = l.Iterate(context.Background()) })
-		}
-		wg.Wait()
+		par.Do(context.Background(), len(tr.Learners), len(tr.Learners), nil, func(_, i int) {
+			errs[i] = tr.Learners[i].Iterate(context.Background())
+		})
 		for i, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("datacenter: agent %d: %w", i, err)

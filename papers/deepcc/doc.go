@@ -1,4 +1,4 @@
-// Package deepcc builds DeepCC (paper 002: "DeepCC: Bridging the Gap
+// Package deepcc builds DeepCC ("DeepCC: Bridging the Gap
 // Between Congestion Control and Applications via Multi-Objective
 // Optimization") on cclab: a goal-conditioned DDPG agent whose input holds
 // the network state, a measurement vector m_t = (throughput, -delay, -loss)

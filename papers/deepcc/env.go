@@ -8,11 +8,11 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Control constants (our choices where the paper is silent; docs/deepcc.md

@@ -6,11 +6,11 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/cclab/cclab/papers/deepcc/tuner"
-	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/experiment/metrics"
-	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/par"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 // NamedGoal is an evaluation goal with its label.

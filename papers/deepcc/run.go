@@ -1,16 +1,17 @@
 package deepcc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
-	"github.com/cclab/cclab/papers/deepcc/tuner"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 // TuneEvery is the online tuning interval in decision intervals: four RTTs,
@@ -179,7 +180,7 @@ func RunClassic(c scenario.CC, r Run) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	_, n, err := experiment.Run(s)
+	_, n, err := experiment.Run(context.Background(), s)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("deepcc: %s on %s: %w", c, r.Link.Name, err)
 	}

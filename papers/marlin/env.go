@@ -1,4 +1,4 @@
-// Package marlin reproduces the MARLIN system (paper 000): reinforcement
+// Package marlin reproduces the MARLIN system: reinforcement
 // learning of a congestion window for a Mockets-style transport on a tactical
 // dumbbell whose bottleneck switches from SATCOM to UHF, competing with
 // background traffic. It provides the learning environment (14 features x 7
@@ -16,11 +16,11 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Paper constants (section IV and V-A).

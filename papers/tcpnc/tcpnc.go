@@ -1,6 +1,6 @@
 // Package tcpnc reproduces the experiments of Kim, Médard and Barros,
 // "Modeling Network Coded TCP Throughput: A Simple Model and its
-// Validation" (paper 004) in simulation, next to the analytical models: TCP
+// Validation" in simulation, next to the analytical models: TCP
 // and TCP/NC throughput against the erasure probability, the redundancy
 // sweep at p = 0.0963, and two TCP/NC flows sharing a bottleneck.
 //
@@ -18,12 +18,12 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/internal/par"
-	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/analysis/model"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/par"
 )
 
 // Config sets up the study. Zero values take the defaults in brackets.
@@ -370,7 +370,7 @@ func runAll(ctx context.Context, cfg Config, pts []point) error {
 	}
 	out := make([]res, len(pts))
 	if err := par.Do(ctx, len(pts), cfg.Jobs, cfg.Progress, func(_, i int) {
-		r, n, err := experiment.Run(pts[i].s)
+		r, n, err := experiment.Run(ctx, pts[i].s)
 		if err != nil {
 			out[i].err = err
 			return

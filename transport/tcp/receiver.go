@@ -2,8 +2,8 @@ package tcp
 
 import (
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // Receiver is the receiving endpoint of one flow: it reassembles data,

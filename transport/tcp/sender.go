@@ -6,8 +6,8 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // segment is the scoreboard entry of one MSS-sized segment between SND.UNA

@@ -14,9 +14,12 @@
 package a2c
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl"
 
 	"github.com/cclab/cclab/learn/rl/buffer"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
@@ -28,7 +31,8 @@ import (
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
-// Config holds A2C's hyper-parameters. Zero fields take SB3's defaults.
+// Config holds A2C's hyper-parameters. Zero fields take SB3's defaults; a
+// float set to rl.Zero is an explicit 0 (e.g. Gamma: rl.Zero), see rl.Default.
 type Config struct {
 	LearningRate float64 // default 7e-4
 	NSteps       int     // per environment per update (default 5)
@@ -48,19 +52,12 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	f := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	f(&c.LearningRate, 7e-4)
-	if c.NSteps == 0 {
-		c.NSteps = 5
-	}
-	f(&c.Gamma, 0.99)
-	f(&c.GAELambda, 1)
-	f(&c.VFCoef, 0.5)
-	f(&c.MaxGradNorm, 0.5)
+	c.LearningRate = rl.Default(c.LearningRate, 7e-4)
+	c.NSteps = cmp.Or(c.NSteps, 5)
+	c.Gamma = rl.Default(c.Gamma, 0.99)
+	c.GAELambda = rl.Default(c.GAELambda, 1)
+	c.VFCoef = rl.Default(c.VFCoef, 0.5)
+	c.MaxGradNorm = rl.Default(c.MaxGradNorm, 0.5)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{64, 64}
 	}

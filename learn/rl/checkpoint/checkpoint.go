@@ -28,7 +28,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/cclab/cclab/internal/atomicfile"
 )
 
 // Magic starts every checkpoint file.
@@ -336,54 +337,32 @@ func (d *Decoder) Err() error { return d.err }
 
 // Save writes a checkpoint of the given kind atomically to path: the
 // content goes to a temporary file in the same directory, which is synced
-// and renamed over path, and the directory is synced.
-func Save(path, kind string, write func(*Encoder) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+// and renamed over path, and the directory is synced (internal/atomicfile).
+// Temporary files a killed Save left beside path are removed first.
+func Save(path, kind string, write func(*Encoder) error) error {
+	atomicfile.RemoveTemps(path)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		e := newEncoder(w)
+		e.raw([]byte(Magic))
+		binary.LittleEndian.PutUint32(e.buf[:4], Version)
+		e.raw(e.buf[:4])
+		e.name(kind)
+		if err := write(e); err != nil {
+			return err
+		}
+		if e.err == nil {
+			e.err = e.w.Flush()
+		}
+		if e.err != nil {
+			return e.err
+		}
+		var sum [4]byte
+		binary.LittleEndian.PutUint32(sum[:], e.crc.Sum32())
+		_, err := w.Write(sum[:])
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	e := newEncoder(f)
-	e.raw([]byte(Magic))
-	binary.LittleEndian.PutUint32(e.buf[:4], Version)
-	e.raw(e.buf[:4])
-	e.name(kind)
-	if err := write(e); err != nil {
-		return err
-	}
-	if e.err == nil {
-		e.err = e.w.Flush()
-	}
-	if e.err != nil {
-		return fmt.Errorf("checkpoint: writing %s: %w", tmp, e.err)
-	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], e.crc.Sum32())
-	if _, err := f.Write(sum[:]); err != nil {
-		return fmt.Errorf("checkpoint: writing %s: %w", tmp, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: some filesystems refuse directory fsync
-		d.Close()
 	}
 	return nil
 }

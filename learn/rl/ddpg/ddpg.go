@@ -19,9 +19,12 @@
 package ddpg
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl"
 
 	"github.com/cclab/cclab/learn/rl/buffer"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
@@ -33,7 +36,8 @@ import (
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
-// Config holds DDPG's hyper-parameters. Zero fields take SB3's defaults.
+// Config holds DDPG's hyper-parameters. Zero fields take SB3's defaults; a
+// float set to rl.Zero is an explicit 0 (e.g. Gamma: rl.Zero), see rl.Default.
 type Config struct {
 	LearningRate float64 // default 1e-3
 	BufferSize   int     // default 1e6
@@ -55,32 +59,20 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	f := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	i := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	f(&c.LearningRate, 1e-3)
-	i(&c.BufferSize, 1_000_000)
+	c.LearningRate = rl.Default(c.LearningRate, 1e-3)
+	c.BufferSize = cmp.Or(c.BufferSize, 1_000_000)
 	if c.LearningStarts == 0 && !c.NoLearningStarts {
 		c.LearningStarts = 100
 	}
-	i(&c.BatchSize, 256)
-	f(&c.Tau, 0.005)
-	f(&c.Gamma, 0.99)
-	i(&c.TrainFreq, 1)
-	i(&c.GradientSteps, 1)
+	c.BatchSize = cmp.Or(c.BatchSize, 256)
+	c.Tau = rl.Default(c.Tau, 0.005)
+	c.Gamma = rl.Default(c.Gamma, 0.99)
+	c.TrainFreq = cmp.Or(c.TrainFreq, 1)
+	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{400, 300}
 	}
-	if c.LogEvery == 0 {
-		c.LogEvery = 1000
-	}
+	c.LogEvery = cmp.Or(c.LogEvery, 1000)
 }
 
 func (c *Config) validate() error {

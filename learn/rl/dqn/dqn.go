@@ -15,9 +15,12 @@
 package dqn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl"
 
 	"github.com/cclab/cclab/learn/rl/buffer"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
@@ -29,7 +32,8 @@ import (
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
-// Config holds DQN's hyper-parameters. Zero fields take SB3's defaults.
+// Config holds DQN's hyper-parameters. Zero fields take SB3's defaults; a
+// float set to rl.Zero is an explicit 0 (e.g. Gamma: rl.Zero), see rl.Default.
 type Config struct {
 	LearningRate float64 // default 1e-4
 	BufferSize   int     // default 1e6
@@ -56,37 +60,25 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	f := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	i := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	f(&c.LearningRate, 1e-4)
-	i(&c.BufferSize, 1_000_000)
+	c.LearningRate = rl.Default(c.LearningRate, 1e-4)
+	c.BufferSize = cmp.Or(c.BufferSize, 1_000_000)
 	if c.LearningStarts == 0 && !c.NoLearningStarts {
 		c.LearningStarts = 100
 	}
-	i(&c.BatchSize, 32)
-	f(&c.Tau, 1)
-	f(&c.Gamma, 0.99)
-	i(&c.TrainFreq, 4)
-	i(&c.GradientSteps, 1)
-	i(&c.TargetUpdateInterval, 10000)
-	f(&c.ExplorationFraction, 0.1)
-	f(&c.InitialEps, 1)
-	f(&c.FinalEps, 0.05)
-	f(&c.MaxGradNorm, 10)
+	c.BatchSize = cmp.Or(c.BatchSize, 32)
+	c.Tau = rl.Default(c.Tau, 1)
+	c.Gamma = rl.Default(c.Gamma, 0.99)
+	c.TrainFreq = cmp.Or(c.TrainFreq, 4)
+	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
+	c.TargetUpdateInterval = cmp.Or(c.TargetUpdateInterval, 10000)
+	c.ExplorationFraction = rl.Default(c.ExplorationFraction, 0.1)
+	c.InitialEps = rl.Default(c.InitialEps, 1)
+	c.FinalEps = rl.Default(c.FinalEps, 0.05)
+	c.MaxGradNorm = rl.Default(c.MaxGradNorm, 10)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{64, 64}
 	}
-	if c.LogEvery == 0 {
-		c.LogEvery = 1000
-	}
+	c.LogEvery = cmp.Or(c.LogEvery, 1000)
 }
 
 func (c *Config) validate() error {

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/space"
 )
 
@@ -76,7 +76,6 @@ type Vec struct {
 	epLen     []int
 	finished  []Episode
 	stepCount int64
-	wg        sync.WaitGroup
 }
 
 // NewVec returns a runner over envs, which must share observation and
@@ -170,23 +169,12 @@ func (v *Vec) Step(actions []float32) *Batch {
 	if v.seeds[0] == nil {
 		panic("env: Vec.Step before Reset")
 	}
-	if v.workers <= 1 {
-		for i := range v.envs {
+	// Contiguous chunks, one goroutine each.
+	par.Chunks(k, v.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
 			v.stepOne(i, actions)
 		}
-	} else {
-		// Contiguous chunks, one goroutine each.
-		per := (k + v.workers - 1) / v.workers
-		for lo := 0; lo < k; lo += per {
-			hi := min(lo+per, k)
-			v.wg.Go(func() {
-				for i := lo; i < hi; i++ {
-					v.stepOne(i, actions)
-				}
-			})
-		}
-		v.wg.Wait()
-	}
+	})
 	// Bookkeeping in index order, after the join.
 	b := &v.batch
 	for i := range v.envs {

@@ -25,7 +25,6 @@ package policy
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -34,8 +33,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
+	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/space"
@@ -447,33 +446,14 @@ func Load(path string) (*Policy, error) {
 }
 
 // Save writes the policy to path atomically (temporary file, fsync,
-// rename).
+// rename, fsync of the directory).
 func (p *Policy) Save(path string) error {
 	b, err := p.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.WriteBytes(path, b); err != nil {
 		return fmt.Errorf("policy: %w", err)
-	}
-	tmp := f.Name()
-	_, err = io.Copy(f, bytes.NewReader(b))
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("policy: saving %s: %w", path, err)
 	}
 	return nil
 }

@@ -15,9 +15,12 @@
 package ppo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl"
 
 	"github.com/cclab/cclab/learn/rl/buffer"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
@@ -29,7 +32,8 @@ import (
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
-// Config holds PPO's hyper-parameters. Zero fields take SB3's defaults.
+// Config holds PPO's hyper-parameters. Zero fields take SB3's defaults; a
+// float set to rl.Zero is an explicit 0 (e.g. Gamma: rl.Zero), see rl.Default.
 type Config struct {
 	LearningRate float64 // default 3e-4
 	// NSteps per environment per rollout (default 2048).
@@ -70,25 +74,15 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	f := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	i := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	f(&c.LearningRate, 3e-4)
-	i(&c.NSteps, 2048)
-	i(&c.BatchSize, 64)
-	i(&c.NEpochs, 10)
-	f(&c.Gamma, 0.99)
-	f(&c.GAELambda, 0.95)
-	f(&c.ClipRange, 0.2)
-	f(&c.VFCoef, 0.5)
-	f(&c.MaxGradNorm, 0.5)
+	c.LearningRate = rl.Default(c.LearningRate, 3e-4)
+	c.NSteps = cmp.Or(c.NSteps, 2048)
+	c.BatchSize = cmp.Or(c.BatchSize, 64)
+	c.NEpochs = cmp.Or(c.NEpochs, 10)
+	c.Gamma = rl.Default(c.Gamma, 0.99)
+	c.GAELambda = rl.Default(c.GAELambda, 0.95)
+	c.ClipRange = rl.Default(c.ClipRange, 0.2)
+	c.VFCoef = rl.Default(c.VFCoef, 0.5)
+	c.MaxGradNorm = rl.Default(c.MaxGradNorm, 0.5)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{64, 64}
 	}

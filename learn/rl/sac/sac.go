@@ -15,9 +15,12 @@
 package sac
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl"
 
 	"github.com/cclab/cclab/learn/rl/buffer"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
@@ -29,7 +32,8 @@ import (
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
-// Config holds SAC's hyper-parameters. Zero fields take SB3's defaults.
+// Config holds SAC's hyper-parameters. Zero fields take SB3's defaults; a
+// float set to rl.Zero is an explicit 0 (e.g. Gamma: rl.Zero), see rl.Default.
 type Config struct {
 	// LearningRate for actor, critics and entropy coefficient (default 3e-4).
 	LearningRate float64
@@ -70,34 +74,22 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	def := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	defi := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	def(&c.LearningRate, 3e-4)
-	defi(&c.BufferSize, 1_000_000)
+	c.LearningRate = rl.Default(c.LearningRate, 3e-4)
+	c.BufferSize = cmp.Or(c.BufferSize, 1_000_000)
 	if c.LearningStarts == 0 && !c.NoLearningStarts {
 		c.LearningStarts = 100
 	}
-	defi(&c.BatchSize, 256)
-	def(&c.Tau, 0.005)
-	def(&c.Gamma, 0.99)
-	defi(&c.TrainFreq, 1)
-	defi(&c.GradientSteps, 1)
-	def(&c.EntCoefInit, 1)
-	defi(&c.TargetUpdateInterval, 1)
+	c.BatchSize = cmp.Or(c.BatchSize, 256)
+	c.Tau = rl.Default(c.Tau, 0.005)
+	c.Gamma = rl.Default(c.Gamma, 0.99)
+	c.TrainFreq = cmp.Or(c.TrainFreq, 1)
+	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
+	c.EntCoefInit = rl.Default(c.EntCoefInit, 1)
+	c.TargetUpdateInterval = cmp.Or(c.TargetUpdateInterval, 1)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{256, 256}
 	}
-	if c.LogEvery == 0 {
-		c.LogEvery = 1000
-	}
+	c.LogEvery = cmp.Or(c.LogEvery, 1000)
 }
 
 func (c *Config) validate() error {

@@ -1,0 +1,61 @@
+package datacenter
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+func fmtEst(e Estimate, digits int) string {
+	if math.IsNaN(e.Mean) {
+		return "n/a"
+	}
+	if math.IsNaN(e.CI) || e.N < 2 {
+		return strconv.FormatFloat(e.Mean, 'f', digits, 64)
+	}
+	return fmt.Sprintf("%.*f ±%.*f", digits, e.Mean, digits, e.CI)
+}
+
+// WriteText writes the evaluation as the tables cclab dc eval prints.
+func (r *EvalReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "Data-centre BBR tuning: %d episodes per scheme and condition (seeds %d-%d), %d agent(s)\n", r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, r.Agents)
+	if len(r.Grid) > 0 {
+		fmt.Fprintf(w, "static best: %v (grid search, %d settings x %d episodes on the training condition)\n", r.StaticBest, len(r.Grid), r.GridRuns)
+	} else {
+		fmt.Fprintf(w, "static best: %v (given)\n", r.StaticBest)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Policies)) {
+		p := r.Policies[name]
+		fmt.Fprintf(w, "%s: %s, %d learner steps, %.0f s of training (%s)\n", name, p.Algo, p.Steps, p.TrainingWallS, strings.Join(p.Files, ", "))
+	}
+	for _, c := range r.Conditions {
+		fmt.Fprintf(w, "\ncondition %s: %s\n", c.Name, c.Doc)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scheme\treward\tvs default\tvs static best\tutil\tgoodput Mbit/s\tRTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
+		var static *Row
+		for i, row := range r.Rows {
+			if row.Condition == c.Name && row.Scheme == "static best" {
+				static = &r.Rows[i]
+			}
+		}
+		for _, row := range r.Rows {
+			if row.Condition != c.Name {
+				continue
+			}
+			vsStatic := "-"
+			if static != nil && row.Scheme != "default BBR" && row.Scheme != "static best" {
+				vsStatic = fmtEst(PairedGain(row, *static), 3)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Scheme,
+				fmtEst(row.Get("reward"), 3), fmtEst(row.RewardGain, 3), vsStatic, fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0),
+				fmtEst(row.Get("rtt_p50_ms"), 2), fmtEst(row.Get("rtt_p95_ms"), 2), fmtEst(row.Get("retx_pct"), 1),
+				fmtEst(row.Get("rtprop_accuracy"), 2), fmtEst(row.Get("bg_fct_mean_ms"), 0), fmtEst(row.Get("small_fct_p95_ms"), 0))
+		}
+		tw.Flush()
+	}
+}

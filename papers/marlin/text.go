@@ -1,0 +1,29 @@
+package marlin
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText writes the evaluation as the tables cclab marlin eval prints.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
+	table := func(rows []Row) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scheme\tUHF loss\ttransfer time s\tretransmissions\tRTI\tunfinished\t")
+		for _, x := range rows {
+			fmt.Fprintf(tw, "%s\t%.0f%%\t%.2f ±%.2f\t%.1f ±%.1f\t%.3f ±%.3f\t%d\t\n", x.Scheme, 100*x.Loss, x.TransferTime, x.TransferTimeCI, x.Retrans, x.RetransCI, x.RTI, x.RTICI, x.Unfinished)
+		}
+		tw.Flush()
+	}
+	table(r.Results)
+	if g := r.Goals; g != nil {
+		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %.2f (goal <= 0.70, paper 0.87), retransmissions %.2f (goal <= 0.20, paper 0.23), MARLIN/Mockets time %.2f (goal <= 1.4); lowest RTI at every loss level: %v\n",
+			g.TimeVsCubic, g.RetransVsCubic, g.TimeVsMockets, g.LowestRTI)
+	}
+	for _, u := range r.Unseen {
+		fmt.Fprintf(w, "\nUnseen condition: %s\n", u.Name)
+		table(u.Results)
+	}
+}

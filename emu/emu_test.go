@@ -249,7 +249,7 @@ func TestSatcomUHFMatchesSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, _, err := experiment.Run(s.Clone())
+	sim, _, err := experiment.Run(context.Background(), s.Clone())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,8 @@ func WriteRunDir(dir string, s *scenario.Scenario, r *experiment.Result, n *netw
 	return writeRunPlots(dir, r, n)
 }
 
-func writeCSV(path string, header []string, rows func(w *csv.Writer) error) error {
+// WriteCSV writes a CSV file with header, the rows coming from rows.
+func WriteCSV(path string, header []string, rows func(w *csv.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -73,11 +74,12 @@ func writeCSV(path string, header []string, rows func(w *csv.Writer) error) erro
 	return f.Close()
 }
 
-func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+// Ftoa formats a number for a CSV cell with 8 significant digits.
+func Ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
 func writeSeriesCSV(dir string, n *network.Network) error {
 	s := n.Series
-	err := writeCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "throughput_mbps"}, func(w *csv.Writer) error {
+	err := WriteCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "throughput_mbps"}, func(w *csv.Writer) error {
 		for i, f := range n.Flows {
 			fs := s.Flows[i]
 			for k := range fs.CwndBytes {
@@ -87,7 +89,7 @@ func writeSeriesCSV(dir string, n *network.Network) error {
 				}
 				if err := w.Write([]string{clock.FormatSeconds(t), f.Name, f.CC.String(), strconv.FormatBool(f.Background),
 					strconv.FormatInt(int64(fs.CwndBytes[k]), 10), strconv.FormatInt(int64(fs.InFlight[k]), 10),
-					ftoa(fs.RTTms[k]), ftoa(fs.Mbps[k])}); err != nil {
+					Ftoa(fs.RTTms[k]), Ftoa(fs.Mbps[k])}); err != nil {
 					return err
 				}
 			}
@@ -97,9 +99,9 @@ func writeSeriesCSV(dir string, n *network.Network) error {
 	if err != nil {
 		return err
 	}
-	err = writeCSV(filepath.Join(dir, "link.csv"), []string{"t_s", "queue_packets", "queue_bytes", "rate_mbps"}, func(w *csv.Writer) error {
+	err = WriteCSV(filepath.Join(dir, "link.csv"), []string{"t_s", "queue_packets", "queue_bytes", "rate_mbps"}, func(w *csv.Writer) error {
 		for k, t := range s.T {
-			if err := w.Write([]string{clock.FormatSeconds(t), strconv.Itoa(s.QueuePackets[k]), strconv.FormatInt(int64(s.QueueBytes[k]), 10), ftoa(s.LinkMbps[k])}); err != nil {
+			if err := w.Write([]string{clock.FormatSeconds(t), strconv.Itoa(s.QueuePackets[k]), strconv.FormatInt(int64(s.QueueBytes[k]), 10), Ftoa(s.LinkMbps[k])}); err != nil {
 				return err
 			}
 		}
@@ -108,10 +110,10 @@ func writeSeriesCSV(dir string, n *network.Network) error {
 	if err != nil || len(n.Sources) == 0 {
 		return err
 	}
-	return writeCSV(filepath.Join(dir, "background.csv"), []string{"t_s", "source", "delivered_mbps"}, func(w *csv.Writer) error {
+	return WriteCSV(filepath.Join(dir, "background.csv"), []string{"t_s", "source", "delivered_mbps"}, func(w *csv.Writer) error {
 		for i, src := range n.Sources {
 			for k, v := range s.SourceMbps[i] {
-				if err := w.Write([]string{clock.FormatSeconds(s.T[k]), src.Name, ftoa(v)}); err != nil {
+				if err := w.Write([]string{clock.FormatSeconds(s.T[k]), src.Name, Ftoa(v)}); err != nil {
 					return err
 				}
 			}

@@ -122,7 +122,7 @@ func fidelity(ctx context.Context, args []string) error {
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", name, cc, err)
 			}
-			sim, _, err := experiment.Run(s.Clone())
+			sim, _, err := experiment.Run(ctx, s.Clone())
 			if err != nil {
 				return fmt.Errorf("%s/%s sim: %w", name, cc, err)
 			}

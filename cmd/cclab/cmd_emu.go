@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/netns"
 	"github.com/cclab/cclab/experiment/scenario"
@@ -64,7 +65,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *sample > 0 {
 		s.Sample = scenario.Dur(*sample)
 	} else if *out != "" && s.Sample.V == 0 {
-		s.Sample = scenario.Dur(defaultSample)
+		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	var opt emu.Options
 	if *pcap != "" {
@@ -91,7 +92,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func printEmuResult(w io.Writer, r *emu.Result) {
-	printResult(w, &r.Result)
+	r.Result.WriteText(w)
 	a := r.Emulator
 	fmt.Fprintf(w, "emulator (Linux %s): %d packets at the bottleneck: %d delivered, %d queue drops, %d lost, %d in flight; forwarding lateness p50 %.0f µs, p99 %.0f µs, max %.0f µs (realtime %v)\n",
 		r.Kernel, a.Packets, a.Delivered, a.QueueDrops, a.Lost, a.InFlight, a.LatenessP50Us, a.LatenessP99Us, a.LatenessMaxUs, a.Realtime)
@@ -109,13 +110,13 @@ func writeEmuOutputs(dir string, r *emu.Result, d *emu.Details) error {
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return writeCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s"}, func(cw *csv.Writer) error {
+	return report.WriteCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s"}, func(cw *csv.Writer) error {
 		for _, f := range r.Flows {
 			for _, s := range d.Samples[f.Name] {
-				if err := cw.Write([]string{f.Name, ftoa(s.At.Seconds()), ftoa(float64(s.RTT) / 1e6), ftoa(float64(s.MinRTT) / 1e6),
-					strconv.FormatUint(uint64(s.Cwnd), 10), ftoa(s.DeliveryRate / 1e6), strconv.FormatUint(uint64(s.Retrans), 10),
+				if err := cw.Write([]string{f.Name, report.Ftoa(s.At.Seconds()), report.Ftoa(float64(s.RTT) / 1e6), report.Ftoa(float64(s.MinRTT) / 1e6),
+					strconv.FormatUint(uint64(s.Cwnd), 10), report.Ftoa(s.DeliveryRate / 1e6), strconv.FormatUint(uint64(s.Retrans), 10),
 					strconv.FormatUint(uint64(s.RTOs), 10), strconv.FormatUint(s.BytesAcked, 10),
-					strconv.FormatUint(uint64(s.Ssthresh), 10), ftoa(s.RwndLimited.Seconds()), ftoa(s.SndbufLimited.Seconds())}); err != nil {
+					strconv.FormatUint(uint64(s.Ssthresh), 10), report.Ftoa(s.RwndLimited.Seconds()), report.Ftoa(s.SndbufLimited.Seconds())}); err != nil {
 					return err
 				}
 			}

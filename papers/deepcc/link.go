@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/netsim/trace"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Link describes one run's bottleneck: a Mahimahi cellular trace (from a

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/papers/deepcc/tuner"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/policy"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 // goalPolicy is a hand-made DeepCC policy that follows its goal: action =

@@ -82,7 +82,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	algo := fs.String("algo", "ppo", "learning algorithm: ppo, a2c or dqn")
 	agents := fs.Int("agents", 1, "number of agents K; the controlled flows are split into K contiguous subsets")
 	mode := fs.String("mode", datacenter.Shared, "multi-agent learning: shared (one policy, parameter sharing) or independent (K learners, team reward)")
-	action := fs.String("action", "discrete", "action space: discrete (30-setting grid) or continuous (ppo, a2c)")
+	action := fs.String("action", "discrete", "action space: discrete (12-setting grid: 4 RTprop x 3 BtlBw windows) or continuous (ppo, a2c)")
 	steps := fs.Int64("steps", 60_000, "training budget in simulated intervals (summed over parallel environments)")
 	envs := fs.Int("envs", 4, "parallel simulations")
 	workers := fs.Int("workers", 0, "goroutines stepping them (default: one per simulation; results do not depend on it)")

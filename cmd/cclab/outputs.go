@@ -42,6 +42,9 @@ func writeRunOutputs(dir string, s *scenario.Scenario, r *experiment.Result, n *
 	if err := writeSeriesCSV(dir, n); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	if err := writeBBROutputs(dir, n); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	return writeRunPlots(dir, r, n)
 }
 

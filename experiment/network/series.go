@@ -3,6 +3,7 @@ package network
 import (
 	"time"
 
+	"github.com/cclab/cclab/cc/bbr"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
@@ -44,7 +45,16 @@ type FlowSeries struct {
 	RTTms     []float64
 	Mbps      []float64
 	InFlight  []units.Bytes
+	// BtlBwMbps and RTpropMs are a BBR flow's model estimates (its max
+	// filtered bottleneck bandwidth and its min-RTT estimate, 0 before
+	// the first sample), aligned with CwndBytes; nil for other
+	// controllers. The data-centre paper's Figure 2 plots them.
+	BtlBwMbps []float64
+	RTpropMs  []float64
 }
+
+// bbrModel is a controller that exposes BBR's model (cc/bbr.BBR).
+type bbrModel interface{ Snapshot() bbr.Snapshot }
 
 func (n *Network) startSampling(interval time.Duration) {
 	s := &Series{Interval: interval}
@@ -72,6 +82,11 @@ func (n *Network) sample(now clock.Time) {
 		fs.CwndBytes = append(fs.CwndBytes, st.Cwnd)
 		fs.InFlight = append(fs.InFlight, st.InFlight)
 		fs.RTTms = append(fs.RTTms, float64(st.LatestRTT)/1e6)
+		if m, ok := f.Sender.CC().(bbrModel); ok {
+			snap := m.Snapshot()
+			fs.BtlBwMbps = append(fs.BtlBwMbps, snap.BtlBw.Mbps())
+			fs.RTpropMs = append(fs.RTpropMs, float64(snap.MinRTT)/1e6)
+		}
 		d := f.Receiver.DeliveredBytes
 		mbps := 0.0
 		if len(fs.Mbps) > 0 {

@@ -103,6 +103,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ck := fs.String("checkpoint", "", "checkpoint file (single learner only)")
 	ckEvery := fs.Duration("checkpoint-every", 5*time.Minute, "wall time between checkpoints")
 	resume := fs.Bool("resume", false, "continue from --checkpoint")
+	wl := addDCWorkloadFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -126,8 +127,15 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case *ck != "" && *mode == datacenter.Independent && *agents > 1:
 		return usagef("--checkpoint needs a single learner: one agent or --mode shared")
 	}
+	wname, rnd, err := wl.resolve(fs, scn, interval, episode)
+	if err != nil {
+		return err
+	}
 	cfg, err := dcConfig(*scn, sets, *agents, *action, *history, *interval, *episode, *alpha, *tau)
 	if err != nil {
+		return err
+	}
+	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
 		return err
 	}
 	k := 1
@@ -250,6 +258,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var sets stringList
 	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
 	agents := fs.Int("agents", 1, "number of agents when no policy is given (otherwise the policy's)")
+	wl := addDCWorkloadFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -267,8 +276,16 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("--conditions: %v", err)
 	}
-	cfg, err := dcConfig(*scn, sets, *agents, "discrete", 1, datacenter.DefaultInterval, datacenter.DefaultSteps, 0.75, time.Millisecond)
+	ival, ep := datacenter.DefaultInterval, datacenter.DefaultSteps
+	wname, rnd, err := wl.resolve(fs, scn, &ival, &ep)
 	if err != nil {
+		return err
+	}
+	cfg, err := dcConfig(*scn, sets, *agents, "discrete", 1, ival, ep, 0.75, time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
 		return err
 	}
 	rep := &datacenter.EvalReport{Runs: *runs, Seed: *seed, Policies: map[string]datacenter.PolicyInfo{}, Traces: map[string][]datacenter.TracePoint{}}

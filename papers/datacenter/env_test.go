@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
-	"github.com/cclab/cclab/core/units"
 )
 
 // testBase loads the datacenter scenario.

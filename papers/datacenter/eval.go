@@ -1,14 +1,15 @@
 package datacenter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
 
-	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
 
@@ -86,6 +87,15 @@ func ConfigFromPolicy(base Config, p *policy.Policy) (Config, error) {
 	get("interval", func(v string) error { d, e := time.ParseDuration(v); base.Interval = d; return e })
 	get("alpha", func(v string) error { a, e := strconv.ParseFloat(v, 64); base.Reward.Alpha = a; return e })
 	get("tau", func(v string) error { d, e := time.ParseDuration(v); base.Reward.Tau = d; return e })
+	if _, ok := x["workload"]; !ok && cmp.Or(base.Workload, "datacenter") != "datacenter" {
+		return base, fmt.Errorf("datacenter: the policy was trained on workload datacenter, this evaluation runs %s (use --workload datacenter)", base.Workload)
+	}
+	get("workload", func(v string) error {
+		if want := cmp.Or(base.Workload, "datacenter"); v != want {
+			return fmt.Errorf("the policy was trained on workload %s, this evaluation runs %s (use --workload %s)", v, want, v)
+		}
+		return nil
+	})
 	return base, err
 }
 
@@ -213,6 +223,12 @@ type Row struct {
 	// Rewards holds each run's mean reward per step (run r used seed
 	// Seed + r), for paired comparisons between any two schemes.
 	Rewards []float64 `json:"rewards"`
+	// RTpropSqErrMs2 and FlowGoodputMbps pool every run's per-(flow,
+	// step) squared RTprop errors against the true propagation RTT and
+	// per-flow goodputs: the samples of the paper's Figure 3(b) and 3(d)
+	// CDFs. Kept for the first condition only (the training one).
+	RTpropSqErrMs2  []float64 `json:"rtprop_sq_err_ms2,omitempty"`
+	FlowGoodputMbps []float64 `json:"flow_goodput_mbps,omitempty"`
 }
 
 // PairedGain returns the mean and CI of the per-run reward differences
@@ -264,6 +280,8 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 		}
 	}
 	res := make([]Metrics, len(jobs))
+	sqErr := make([][]float64, len(jobs))
+	good := make([][]float64, len(jobs))
 	errs := make([]error, len(jobs))
 	err := par.Do(ctx, len(jobs), ec.Jobs, ec.Progress, func(_, i int) {
 		j := jobs[i]
@@ -273,6 +291,9 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 			return
 		}
 		res[i] = st.Metrics()
+		if j.c == 0 {
+			sqErr[i], good[i] = st.RTpropSqErr, st.FlowGoodput
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -298,6 +319,9 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 			for r := range ec.Runs {
 				d[r] = at(c, s, r).Reward - at(c, 0, r).Reward
 				row.Rewards = append(row.Rewards, at(c, s, r).Reward)
+				k := (c*len(ec.Schemes)+s)*ec.Runs + r
+				row.RTpropSqErrMs2 = append(row.RTpropSqErrMs2, sqErr[k]...)
+				row.FlowGoodputMbps = append(row.FlowGoodputMbps, good[k]...)
 			}
 			row.RewardGain = estimate(d)
 			rows = append(rows, row)

@@ -9,11 +9,11 @@ import (
 
 	"github.com/cclab/cclab/cc/bbr"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/netsim/traffic"
-	"github.com/cclab/cclab/core/units"
 )
 
 // episodeStream is the PCG stream of an episode's random events ("dcrl").

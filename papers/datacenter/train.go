@@ -196,6 +196,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 				"envs":     fmt.Sprint(cfg.Envs),
 				"gamma":    fmt.Sprint(cfg.Gamma),
 				"lr":       fmt.Sprint(cfg.LearningRate),
+				"workload": cmp.Or(mv.sims[0].cfg.Workload, "datacenter"),
 			}}
 		if cfg.Mode == Independent && k > 1 {
 			m.Extra["agent"] = fmt.Sprint(agent)

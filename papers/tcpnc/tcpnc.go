@@ -18,12 +18,12 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/internal/par"
-	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/analysis/model"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/par"
 )
 
 // Config sets up the study. Zero values take the defaults in brackets.

@@ -1,0 +1,149 @@
+package datacenter
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/scenarios"
+)
+
+// TestPaperWorkload: the paper's workload preset draws episodes within its
+// ranges (rates 1-10 Mbit/s, propagation RTTs 10-50 ms, gaps 1-50 s) on
+// the dc-paper scenario, and runs.
+func TestPaperWorkload(t *testing.T) {
+	w, err := LookupWorkload("paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LookupWorkload("wan"); err == nil {
+		t.Errorf("an unknown workload gave no error")
+	}
+	base, err := scenarios.Load(w.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Base: base, Interval: w.Interval, Steps: w.Steps, Random: w.Random, Workload: w.Name}
+	m, err := NewSim(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneWay := base.Bottleneck.Delay.V
+	events := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		s, ev, err := m.episode(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := time.Duration(0)
+		for _, c := range s.Bottleneck.Schedule {
+			if r := c.Rate.V; r < units.Mbps || r > 10*units.Mbps {
+				t.Fatalf("capacity event to %v outside [1, 10] Mbit/s", r)
+			}
+			if gap := c.At.V - prev; gap < time.Second || gap > 50*time.Second {
+				// Events of both kinds share one sequence; a gap
+				// between two capacity events spans at least one gap.
+				if gap < time.Second {
+					t.Fatalf("capacity events %v apart, below the 1 s minimum gap", gap)
+				}
+			}
+			prev = c.At.V
+			events++
+		}
+		for _, e := range ev {
+			rtt := 2 * (oneWay + e.delay)
+			if rtt < 10*time.Millisecond || rtt > 50*time.Millisecond {
+				t.Fatalf("path event to a %v propagation RTT, outside [10, 50] ms", rtt)
+			}
+			events++
+		}
+		for _, f := range s.Flows {
+			if rtt := 2 * (oneWay + f.ExtraDelay.V); rtt < 10*time.Millisecond || rtt > 50*time.Millisecond {
+				t.Fatalf("flow %s starts with a %v propagation RTT", f.Name, rtt)
+			}
+		}
+	}
+	// 120-s episodes with a gap of at most 50 s have at least two events.
+	if events < 40 {
+		t.Errorf("20 episodes had %d events, want at least 2 each", events)
+	}
+	short := cfg
+	short.Steps = 3
+	st, err := RunEpisode(short, 1, StaticScheme("default", DefaultParams).New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := st.RewardSum / float64(st.Steps); st.Steps != 3 || math.IsNaN(r) || r <= 0 || r > 1 {
+		t.Errorf("%d steps, mean reward %g; want 3 and in (0, 1]", st.Steps, r)
+	}
+}
+
+// TestWorkloadRecordedInPolicy: a policy trained on one workload is refused
+// on another.
+func TestWorkloadRecordedInPolicy(t *testing.T) {
+	base := Config{Base: testBase(t)}
+	p := &policy.Policy{Meta: policy.Meta{Extra: map[string]string{"workload": "paper"}}}
+	if _, err := ConfigFromPolicy(base, p); err == nil {
+		t.Errorf("a paper-workload policy was accepted on the datacenter workload")
+	}
+	base.Workload = "paper"
+	if _, err := ConfigFromPolicy(base, p); err != nil {
+		t.Errorf("same workload: %v", err)
+	}
+	old := &policy.Policy{Meta: policy.Meta{Extra: map[string]string{"steps": "30"}}}
+	if _, err := ConfigFromPolicy(base, old); err == nil {
+		t.Errorf("a policy without a workload (datacenter) was accepted on the paper workload")
+	}
+}
+
+// TestEvaluateKeepsCDFSamples: the first condition's rows carry the
+// per-(flow, step) samples of Figure 3(b) and 3(d), consistent with the
+// episode's other counters; later conditions' rows do not; the figures
+// include both CDFs.
+func TestEvaluateKeepsCDFSamples(t *testing.T) {
+	cfg := shortConfig(t)
+	conds, err := LookupConditions([]string{"train", "load"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Evaluate(t.Context(), EvalConfig{Env: cfg, Conditions: conds, Schemes: []Scheme{StaticScheme("default BBR", DefaultParams)}, Runs: 2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := RunEpisode(cfg, 5, StaticScheme("x", DefaultParams).New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0 := rows[0]
+	if len(r0.RTpropSqErrMs2) < st.RTpropSamples || len(r0.FlowGoodputMbps) == 0 {
+		t.Fatalf("train row has %d squared errors (run 1 alone has %d) and %d goodputs", len(r0.RTpropSqErrMs2), st.RTpropSamples, len(r0.FlowGoodputMbps))
+	}
+	for i, e := range st.RTpropSqErr {
+		if e < 0 || r0.RTpropSqErrMs2[i] != e {
+			t.Fatalf("squared error %d: %g in the row, %g in the episode", i, r0.RTpropSqErrMs2[i], e)
+		}
+	}
+	// The per-flow goodputs integrate to the controlled flows' goodput.
+	sum := 0.0
+	for _, g := range st.FlowGoodput {
+		sum += g * cfg.Interval.Seconds() * 1e6 / 8
+	}
+	if want := float64(st.CtlGoodput); math.Abs(sum-want) > 1e-6*want+1 {
+		t.Errorf("per-flow goodputs sum to %.0f bytes, the episode delivered %.0f", sum, want)
+	}
+	if rows[1].RTpropSqErrMs2 != nil || rows[1].FlowGoodputMbps != nil {
+		t.Errorf("the second condition kept CDF samples")
+	}
+	rep := &EvalReport{Rows: rows}
+	found := 0
+	for _, f := range rep.Figures() {
+		if f.Name == "cdf_rtprop_sq_err" || f.Name == "cdf_goodput" {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d CDF figures, want 2", found)
+	}
+}

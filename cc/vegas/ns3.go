@@ -8,7 +8,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 )
 
-// NS3Spec registers "vegas-ns3": TCP Vegas as ns-3.37's TcpVegas behaves
+// NS3Spec registers "vegas_ns3": TCP Vegas as ns-3.37's TcpVegas behaves
 // (src/internet/model/tcp-vegas.cc with TcpSocketBase and TcpNewReno), so
 // that studies run in ns-3, such as the Vegas NSGA-II paper's, can be
 // reproduced with their simulator's quirks. It differs from "vegas"
@@ -39,7 +39,7 @@ import (
 // window stalls far below the path's BDP: the behaviour bench/ns3 measured
 // (4.95 Mbit/s of a clean 10 Mbit/s, 50 ms path).
 var NS3Spec = cc.Spec{
-	Name: "vegas-ns3",
+	Name: "vegas_ns3",
 	Doc:  "TCP Vegas as ns-3.37's TcpVegas behaves (smoothed-RTT input, handshake base RTT, per-ACK NewReno growth)",
 	Params: []cc.ParamSpec{
 		{Name: "iw", Default: 10, Min: 1, Max: 1000, Integer: true, Unit: "segments", Doc: "initial window"},
@@ -48,6 +48,8 @@ var NS3Spec = cc.Spec{
 		{Name: "gamma", Default: 1, Min: 0, Max: 1000, Integer: true, Unit: "segments", Doc: "leave slow start once diff > gamma (ns-3: 1)"},
 		{Name: "srtt", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: feed Vegas the smoothed RTT, starting from the handshake's (ns-3); 0: the raw samples"},
 		{Name: "oldest", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: time the oldest segment an ACK covers (ns-3's timestamp echo); 0: the transport's sample"},
+		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (the send time truncated to the millisecond)"},
+		{Name: "first_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: count the extra ACK ns-3's receiver sends for the first data segment alone (one more slow-start increment)"},
 		{Name: "per_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: ns-3 NewReno growth per ACK; 0: per acknowledged segment"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return NewNS3(c.MSS, c.Params), nil },
@@ -69,6 +71,8 @@ type NS3 struct {
 
 	alpha, beta, gamma      int
 	useSRTT, oldest, perAck bool
+	msTS, firstAck          bool
+	acks                    int64
 
 	baseRTT, minRTT time.Duration // 0 = none (ns-3: Time::Max)
 	cntRTT          int
@@ -90,7 +94,7 @@ type NS3 struct {
 func NewNS3(mss units.Bytes, params map[string]float64) *NS3 {
 	v := &NS3{mss: mss, ssthresh: units.Bytes(1) << 40, doingVegas: true,
 		alpha: int(params["alpha"]), beta: int(params["beta"]), gamma: int(params["gamma"]),
-		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0}
+		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0, msTS: params["ms_timestamps"] != 0, firstAck: params["first_ack"] != 0}
 	v.cwnd = units.Bytes(params["iw"]) * mss
 	return v
 }
@@ -137,6 +141,11 @@ func (v *NS3) OnAck(now clock.Time, a *cc.Ack) {
 		if v.oldest && first > 0 && !a.InRecovery {
 			sample = max(sample, now.Sub(first))
 		}
+		if v.msTS && first > 0 {
+			// ns-3 timestamps count whole milliseconds: the echo
+			// truncates the send time.
+			sample = max(sample, now.Sub(clock.Time(time.Duration(first).Truncate(time.Millisecond))))
+		}
 		// RttMeanDeviation: the first measurement (the handshake's) sets
 		// the estimate, later ones move it by 1/8.
 		if v.srtt == 0 {
@@ -157,6 +166,14 @@ func (v *NS3) OnAck(now clock.Time, a *cc.Ack) {
 	}
 	if v.inRecovery {
 		return
+	}
+	if v.acks++; v.acks == 1 && v.firstAck && segs > 1 {
+		// ns-3's receiver acknowledges the first data segment at once
+		// (its trace shows ACK 1449 alone), so its sender sees one more
+		// ACK, one more per-ACK increment, in the first round; cclab's
+		// receiver pairs it with the second.
+		v.increaseWindow(1)
+		segs--
 	}
 	if !v.doingVegas && v.recover > 0 && a.TotalDelivered >= v.recover {
 		v.recover = 0
@@ -346,6 +363,10 @@ func (v *NS3) SetParam(name string, val float64) error {
 			v.useSRTT = val != 0
 		case "oldest":
 			v.oldest = val != 0
+		case "ms_timestamps":
+			v.msTS = val != 0
+		case "first_ack":
+			v.firstAck = val != 0
 		case "per_ack":
 			v.perAck = val != 0
 		}

@@ -487,7 +487,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	scns := []*scenario.Scenario{s}
-	prob, err := tune.NewProblem(scns, tune.Spec{Params: vegasParams, Objectives: vegasObjectives, Constraints: vegasConstraints})
+	prob, err := tune.NewProblem(scns, vegasSpec(s))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestNCWindowAndSharing(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "nc", "window", "--seeds", "1", "--duration", "10s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("nc window: exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("nc window --json: %v\n%s", err, out)
+	}
+	code, out, errs = deepccCmd(t, "nc", "sharing", "--duration", "10s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("nc sharing: exit %d: %s", code, errs)
+	}
+	var sh map[string]any
+	if err := json.Unmarshal([]byte(out), &sh); err != nil {
+		t.Fatalf("nc sharing --json: %v", err)
+	}
+	for _, f := range []string{"window.json", "window.png", "sharing.json", "sharing.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	for _, bad := range [][]string{{"nc", "window", "--seeds", "0"}, {"nc", "sharing", "--interval", "0s"}, {"nc", "window", "x"}} {
+		if code, _, _ := deepccCmd(t, bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -36,3 +36,28 @@ func TestNCWindowAndSharing(t *testing.T) {
 		}
 	}
 }
+
+func TestMarlinBackground(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "marlin", "background", "--duration", "12s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Components []struct {
+			Name string `json:"name"`
+		} `json:"components"`
+		Changes []float64 `json:"changes_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.Components) != 6 || len(p.Changes) != 1 {
+		t.Fatalf("--json: %v, %+v", err, p)
+	}
+	for _, f := range []string{"background.json", "background.png", "background.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	if code, _, _ := deepccCmd(t, "marlin", "background", "--interval", "0s"); code != 2 {
+		t.Errorf("--interval 0s: exit %d, want 2", code)
+	}
+}

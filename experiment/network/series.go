@@ -26,13 +26,17 @@ type Series struct {
 	// created during the run (background arrivals) have samples from
 	// their creation, aligned to T by Offset.
 	Flows []*FlowSeries
-	// Sources holds the delivered rate of each background UDP source.
-	SourceMbps [][]float64
+	// Sources holds the delivered rate of each background UDP source;
+	// SourceSentMbps the rate it emitted (offered), which differs when the
+	// bottleneck drops or queues its datagrams.
+	SourceMbps     [][]float64
+	SourceSentMbps [][]float64
 
-	timer     *sim.Timer
-	lastSent  units.Bytes
-	lastDeliv []units.Bytes
-	lastSrc   []units.Bytes
+	timer       *sim.Timer
+	lastSent    units.Bytes
+	lastDeliv   []units.Bytes
+	lastSrc     []units.Bytes
+	lastSrcSent []units.Bytes
 }
 
 // FlowSeries is one flow's samples.
@@ -97,7 +101,9 @@ func (n *Network) sample(now clock.Time) {
 	}
 	for len(s.SourceMbps) < len(n.Sources) {
 		s.SourceMbps = append(s.SourceMbps, make([]float64, idx))
+		s.SourceSentMbps = append(s.SourceSentMbps, make([]float64, idx))
 		s.lastSrc = append(s.lastSrc, 0)
+		s.lastSrcSent = append(s.lastSrcSent, 0)
 	}
 	for i, src := range n.Sources {
 		d := src.DeliveredBytes
@@ -107,6 +113,12 @@ func (n *Network) sample(now clock.Time) {
 		}
 		s.lastSrc[i] = d
 		s.SourceMbps[i] = append(s.SourceMbps[i], mbps)
+		sent, smbps := src.SentBytes, 0.0
+		if idx > 0 {
+			smbps = float64(sent-s.lastSrcSent[i]) * 8 / secs / 1e6
+		}
+		s.lastSrcSent[i] = sent
+		s.SourceSentMbps[i] = append(s.SourceSentMbps[i], smbps)
 	}
 	if next := now.Add(s.Interval); next <= n.end {
 		s.timer.Reset(next)

@@ -104,6 +104,8 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ckEvery := fs.Duration("checkpoint-every", 5*time.Minute, "wall time between checkpoints")
 	resume := fs.Bool("resume", false, "continue from --checkpoint")
 	wl := addDCWorkloadFlags(fs)
+	shareEvery := fs.Int("share-every", 0, "independent agents: average their actors and critics every this many joint iterations (the paper's T1 sharing; 0: never)")
+	consensus := fs.Float64("consensus", 0, "independent agents: pull each critic this fraction towards the agents' mean after every iteration (a stand-in for the paper's consensus penalty; 0: off)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -169,7 +171,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		*algo, *agents, *mode, *steps, *interval, *envs, strings.Join(csvPaths, ", "))
 	res, err := datacenter.Train(ctx, datacenter.TrainConfig{Env: cfg, Algo: *algo, Mode: *mode, Steps: *steps, Envs: *envs, Workers: *workers,
 		Seed: *seed, LearningRate: *lr, Gamma: *gamma, Lambda: *lambda, Checkpoint: *ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: func(i int) io.Writer { return files[i] }, Progress: progress, Command: command})
+		CSV: func(i int) io.Writer { return files[i] }, Progress: progress, Command: command, ShareEvery: *shareEvery, Consensus: *consensus})
 	if err != nil {
 		return trainingError(err, *ck)
 	}

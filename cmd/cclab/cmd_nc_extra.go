@@ -132,3 +132,70 @@ func runNCSharing(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(w, "Jain %.4f\n", res.Jain)
 	})
 }
+
+func init() {
+	register(&command{name: "nc hops", summary: "TCP/NC study: TCP and TCP/NC over a chain of lossy hops (end-to-end loss 1-(1-q)^hops), simulated", run: runNCHops})
+}
+
+func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("nc hops", stderr)
+	hops := fs.Int("hops", 4, "lossy hops in series after the bottleneck")
+	qs := fs.String("q", "0.005,0.01,0.02,0.03,0.05", "per-hop erasure probabilities")
+	seeds := fs.Int("seeds", 5, "runs per point")
+	dur := fs.Duration("duration", 200*time.Second, "length of each run")
+	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	out := fs.String("out", "", "write hops.json and hops.png/svg to this directory")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("nc hops takes no arguments, got %q", pos)
+	}
+	q, err := parseFloats(*qs, 1)
+	if err != nil || len(q) == 0 {
+		return usagef("--q: want comma-separated probabilities, got %q", *qs)
+	}
+	if *seeds < 1 || *dur <= 0 || *hops < 1 || *hops > 64 {
+		return usagef("--seeds and --duration must be positive, --hops in [1, 64]")
+	}
+	bar := newProgress(stderr, "nc hops")
+	rows, err := tcpnc.HopsStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, Progress: bar.update}, q, *hops)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := writeJSONFile(filepath.Join(*out, "hops.json"), rows); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		names := []string{"TCP, chain", "TCP, one hop at p", "TCP/NC, chain", "TCP/NC, one hop at p"}
+		series := make([]plot.Series, 4)
+		for i := range series {
+			series[i].Name = names[i]
+		}
+		for _, r := range rows {
+			for i, v := range []float64{r.TCP, r.TCP1, r.TCPNC, r.TCPNC1} {
+				series[i].X, series[i].Y = append(series[i].X, r.P), append(series[i].Y, v)
+			}
+		}
+		fig := plot.TimeSeries{Title: fmt.Sprintf("TCP and TCP/NC over %d lossy hops (end-to-end p = 1-(1-q)^%d)", *hops, *hops),
+			X: plot.Axis{Label: "end-to-end erasure probability p"}, Y: plot.Axis{Label: "goodput (Mbit/s)", IncludeZero: true}, Series: series, Markers: true}
+		if _, err := plot.SaveAll(fig, filepath.Join(*out, "hops"), "png", "svg"); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return emit(stdout, *asJSON, rows, func(w io.Writer) {
+		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding), %d runs of %v per point; Mbit/s\n", *hops, *seeds, *dur)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "q\tp = 1-(1-q)^n\tp measured\tR\tTCP chain\tTCP 1 hop\tTCP/NC chain\tTCP/NC 1 hop\t")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%g\t%.4f\t%.4f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", r.Q, r.P, r.MeasuredP, r.R, r.TCP, r.TCP1, r.TCPNC, r.TCPNC1)
+		}
+		tw.Flush()
+	})
+}

@@ -61,3 +61,23 @@ func TestMarlinBackground(t *testing.T) {
 		t.Errorf("--interval 0s: exit %d, want 2", code)
 	}
 }
+
+func TestNCHops(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "nc", "hops", "--q", "0.02", "--seeds", "1", "--duration", "20s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hops.png")); err != nil {
+		t.Errorf("no hops.png: %v", err)
+	}
+	for _, bad := range [][]string{{"nc", "hops", "--q", "x"}, {"nc", "hops", "--hops", "0"}} {
+		if code, _, _ := deepccCmd(t, bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -55,3 +55,23 @@ func TestSharingOverTime(t *testing.T) {
 		t.Errorf("a zero interval gave no error")
 	}
 }
+
+// TestHopsStudy: over 4 lossy hops the simulated end-to-end erasure rate
+// is 1-(1-q)^4, and TCP over the chain does no better than over one hop
+// at that rate, while TCP/NC keeps most of the link.
+func TestHopsStudy(t *testing.T) {
+	rows, err := HopsStudy(context.Background(), Config{Seeds: 2, Duration: 60 * time.Second, Jobs: 2}, []float64{0.025}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	if math.Abs(r.P-(1-math.Pow(0.975, 4))) > 1e-12 || math.Abs(r.MeasuredP-r.P) > 0.02 {
+		t.Errorf("end-to-end loss: model %.4f, measured %.4f", r.P, r.MeasuredP)
+	}
+	if !(r.TCPNC > 1.2*r.TCP && r.TCP < 1.25*r.TCP1 && r.TCP > 0.75*r.TCP1) {
+		t.Errorf("TCP %.3f (one hop %.3f), TCP/NC %.3f (one hop %.3f)", r.TCP, r.TCP1, r.TCPNC, r.TCPNC1)
+	}
+	if _, err := HopsStudy(context.Background(), Config{}, []float64{2}, 4); err == nil {
+		t.Errorf("a per-hop loss of 2 gave no error")
+	}
+}

@@ -261,6 +261,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&sets, "set", "override a scenario field (dotted.path=value)")
 	agents := fs.Int("agents", 1, "number of agents when no policy is given (otherwise the policy's)")
 	wl := addDCWorkloadFlags(fs)
+	onlineLR := fs.Float64("online-lr", 0, "also evaluate the --policy while it keeps learning (PPO) at this learning rate, the paper's online evaluation (it used 1e-4); 0: off")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -371,7 +372,16 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		schemes = append(schemes, datacenter.PolicyScheme(l.name, l.pols, l.kind))
 	}
 	bar := newProgress(stderr, "dc eval")
-	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.update})
+	var first []*policy.Policy
+	firstName := ""
+	if len(ls) > 0 {
+		first, firstName = ls[0].pols, ls[0].name
+	}
+	online, err := dcOnlineSchemes(*onlineLR, firstName, first)
+	if err != nil {
+		return err
+	}
+	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: *runs, Seed: *seed, Jobs: *jobs, Progress: bar.update, Online: online})
 	bar.finish()
 	if err != nil {
 		return err

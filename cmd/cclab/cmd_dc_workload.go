@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/papers/datacenter"
 )
 
@@ -99,4 +100,18 @@ func withWorkload(cfg datacenter.Config, name string, r datacenter.Randomization
 		return cfg, fmt.Errorf("workload %s: %w", name, err)
 	}
 	return cfg, nil
+}
+
+// dcOnlineSchemes is the --online-lr scheme: the first evaluated policy,
+// one shared by all agents, learning while it is evaluated.
+func dcOnlineSchemes(lr float64, name string, pols []*policy.Policy) ([]datacenter.OnlineScheme, error) {
+	switch {
+	case lr == 0:
+		return nil, nil
+	case !(lr > 0 && lr < 1):
+		return nil, usagef("--online-lr must be in (0, 1), got %g", lr)
+	case len(pols) != 1:
+		return nil, usagef("--online-lr needs one --policy shared by all agents")
+	}
+	return []datacenter.OnlineScheme{{Name: name + " online", Policy: pols[0], LR: lr}}, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,23 @@ func TestDCWorkloadFlags(t *testing.T) {
 	// The shipped policy was trained on the datacenter workload.
 	if code, _, errs := deepccCmd(t, "dc", "eval", "--workload", "paper", "--runs", "1", "--static-best", "1,3", "--conditions", "train"); code == 0 {
 		t.Errorf("the shipped policy ran on the paper workload: %s", errs)
+	}
+}
+
+func TestDCEvalOnline(t *testing.T) {
+	code, out, errs := deepccCmd(t, "dc", "eval", "--online-lr", "1e-4", "--runs", "1", "--static-best", "1,3", "--conditions", "train")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "PPO online") {
+		t.Errorf("no online row in:\n%s", out)
+	}
+	for _, bad := range [][]string{
+		{"dc", "eval", "--online-lr", "2", "--runs", "1", "--static-best", "1,3"},
+		{"dc", "eval", "--policy", "none", "--online-lr", "1e-4", "--runs", "1", "--static-best", "1,3"},
+	} {
+		if code, _, _ := deepccCmd(t, bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
 	}
 }

@@ -210,6 +210,19 @@ type EvalConfig struct {
 	Jobs int
 	// Progress, if set, is called after each episode.
 	Progress func(done, total int)
+	// Online are schemes that keep learning while they are evaluated
+	// (OnlineEvaluate): each plays the Runs episodes of a condition in
+	// seed order. Their rows follow the other schemes'; their reward gain
+	// is against Schemes[0], on the same seeds.
+	Online []OnlineScheme
+}
+
+// OnlineScheme is a policy evaluated while it keeps learning.
+type OnlineScheme struct {
+	Name   string
+	Policy *policy.Policy
+	// LR is the learning rate [OnlineLR].
+	LR float64
 }
 
 // Row is one scheme on one condition: the mean and CI of each metric.
@@ -322,6 +335,33 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 				k := (c*len(ec.Schemes)+s)*ec.Runs + r
 				row.RTpropSqErrMs2 = append(row.RTpropSqErrMs2, sqErr[k]...)
 				row.FlowGoodputMbps = append(row.FlowGoodputMbps, good[k]...)
+			}
+			row.RewardGain = estimate(d)
+			rows = append(rows, row)
+		}
+	}
+	for c, cond := range ec.Conditions {
+		for _, o := range ec.Online {
+			seeds := make([]uint64, ec.Runs)
+			for r := range seeds {
+				seeds[r] = ec.Seed + uint64(r)
+			}
+			ms, err := OnlineEvaluate(ctx, cfgs[c], o.Policy, cmp.Or(o.LR, OnlineLR), seeds)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", o.Name, cond.Name, err)
+			}
+			row := Row{Condition: cond.Name, Scheme: o.Name, Metrics: map[string]Estimate{}}
+			for k, name := range MetricNames {
+				v := make([]float64, ec.Runs)
+				for r := range ec.Runs {
+					v[r] = ms[r].Values()[k]
+				}
+				row.Metrics[name] = estimate(v)
+			}
+			d := make([]float64, ec.Runs)
+			for r := range ec.Runs {
+				d[r] = ms[r].Reward - at(c, 0, r).Reward
+				row.Rewards = append(row.Rewards, ms[r].Reward)
 			}
 			row.RewardGain = estimate(d)
 			rows = append(rows, row)

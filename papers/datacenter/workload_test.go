@@ -192,3 +192,54 @@ func TestSharingAndConsensus(t *testing.T) {
 		t.Errorf("consensus 2 gave no error")
 	}
 }
+
+// TestOnlineEvaluate: the shipped PPO policy keeps learning while it plays
+// the evaluation episodes (lr 1e-4): one result per seed, the same for the
+// same seeds, finite rewards, a first episode (played before any update)
+// close to the frozen policy's, and a row in Evaluate.
+func TestOnlineEvaluate(t *testing.T) {
+	p, err := policy.Load("policy/ppo.policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ConfigFromPolicy(Config{Base: testBase(t), Random: TrainingRandomization()}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Steps = 4 // short episodes
+	seeds := []uint64{5, 6, 7}
+	m1, err := OnlineEvaluate(context.Background(), cfg, p, OnlineLR, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _ := OnlineEvaluate(context.Background(), cfg, p, OnlineLR, seeds)
+	if len(m1) != 3 || !slices.Equal(m1, m2) {
+		t.Fatalf("online runs: %d results, deterministic %v", len(m1), slices.Equal(m1, m2))
+	}
+	for _, m := range m1 {
+		if math.IsNaN(m.Reward) || m.Reward <= 0 || m.Reward > 1 {
+			t.Errorf("reward %g", m.Reward)
+		}
+	}
+	// The first episode is played before any update: its setting is the
+	// frozen policy's distribution, so its utilisation matches a frozen
+	// run's order of magnitude on the same seed.
+	frozen, err := RunEpisode(cfg, 5, PolicyScheme("ppo", []*policy.Policy{p}, cfg.Action).New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := frozen.Metrics(); math.Abs(f.Util-m1[0].Util) > 0.2 {
+		t.Errorf("first online episode's utilisation %.3f, frozen %.3f", m1[0].Util, f.Util)
+	}
+	rows, err := Evaluate(context.Background(), EvalConfig{Env: cfg, Conditions: Conditions[:1], Schemes: []Scheme{StaticScheme("default BBR", DefaultParams)},
+		Runs: 2, Seed: 5, Online: []OnlineScheme{{Name: "PPO online", Policy: p}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1].Scheme != "PPO online" || len(rows[1].Rewards) != 2 {
+		t.Errorf("rows %+v", rows)
+	}
+	if _, err := OnlineEvaluate(context.Background(), cfg, p, 2, seeds); err == nil {
+		t.Errorf("a learning rate of 2 gave no error")
+	}
+}

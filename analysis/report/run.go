@@ -48,6 +48,9 @@ func WriteRunDir(dir string, s *scenario.Scenario, r *experiment.Result, n *netw
 	if err := writeSeriesCSV(dir, n); err != nil {
 		return err
 	}
+	if err := writeBBROutputs(dir, n); err != nil {
+		return err
+	}
 	return writeRunPlots(dir, r, n)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/internal/progress"
+	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 	"github.com/cclab/cclab/papers/datacenter"
 )
@@ -65,13 +66,16 @@ type dcTrainFlags struct {
 	alpha, lr, gamma, lambda                  float64
 	resume                                    bool
 	sets                                      stringList
+	wl                                        *dcWorkloadFlags
+	shareEvery                                int
+	consensus                                 float64
 }
 
 func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algo, "algo", "ppo", "learning algorithm: ppo, a2c or dqn")
 	fs.IntVar(&f.agents, "agents", 1, "number of agents K; the controlled flows are split into K contiguous subsets")
 	fs.StringVar(&f.mode, "mode", datacenter.Shared, "multi-agent learning: shared (one policy, parameter sharing) or independent (K learners, team reward)")
-	fs.StringVar(&f.action, "action", "discrete", "action space: discrete (30-setting grid) or continuous (ppo, a2c)")
+	fs.StringVar(&f.action, "action", "discrete", "action space: discrete (12-setting grid: 4 RTprop x 3 BtlBw windows) or continuous (ppo, a2c)")
 	fs.Int64Var(&f.steps, "steps", 60_000, "training budget in simulated intervals (summed over parallel environments)")
 	fs.IntVar(&f.envs, "envs", 4, "parallel simulations")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines stepping them (default: one per simulation; results do not depend on it)")
@@ -91,6 +95,9 @@ func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ck, "checkpoint", "", "checkpoint file (single learner only)")
 	fs.DurationVar(&f.ckEvery, "checkpoint-every", 5*time.Minute, "wall time between checkpoints")
 	fs.BoolVar(&f.resume, "resume", false, "continue from --checkpoint")
+	f.wl = addDCWorkloadFlags(fs)
+	fs.IntVar(&f.shareEvery, "share-every", 0, "independent agents: average their actors and critics every this many joint iterations (the paper's T1 sharing; 0: never)")
+	fs.Float64Var(&f.consensus, "consensus", 0, "independent agents: pull each critic this fraction towards the agents' mean after every iteration (a stand-in for the paper's consensus penalty; 0: off)")
 }
 
 func (f *dcTrainFlags) check() error {
@@ -127,8 +134,15 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := f.check(); err != nil {
 		return err
 	}
+	wname, rnd, err := f.wl.resolve(fs, &f.scn, &f.interval, &f.episode)
+	if err != nil {
+		return err
+	}
 	cfg, err := dcConfig(f.scn, f.sets, f.agents, f.action, f.history, f.interval, f.episode, f.alpha, f.tau)
 	if err != nil {
+		return err
+	}
+	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
 		return err
 	}
 	k := 1
@@ -162,7 +176,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		f.algo, f.agents, f.mode, f.steps, f.interval, f.envs, strings.Join(csvPaths, ", "))
 	res, err := datacenter.Train(ctx, datacenter.TrainConfig{Env: cfg, Algo: f.algo, Mode: f.mode, Steps: f.steps, Envs: f.envs, Workers: f.workers,
 		Seed: f.seed, LearningRate: f.lr, Gamma: f.gamma, Lambda: f.lambda, Checkpoint: f.ck, CheckpointEvery: f.ckEvery, Resume: f.resume,
-		CSV: func(i int) io.Writer { return files[i] }, Progress: bar, Command: command})
+		CSV: func(i int) io.Writer { return files[i] }, Progress: bar, Command: command, ShareEvery: f.shareEvery, Consensus: f.consensus})
 	if err != nil {
 		return trainingError(err, f.ck)
 	}
@@ -206,6 +220,8 @@ type dcEvalFlags struct {
 	seed                         uint64
 	asJSON                       bool
 	sets                         stringList
+	wl                           *dcWorkloadFlags
+	onlineLR                     float64
 }
 
 func (f *dcEvalFlags) register(fs *flag.FlagSet) {
@@ -222,6 +238,8 @@ func (f *dcEvalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scn, "scenario", "", "scenario file or built-in name (default: datacenter)")
 	fs.Var(&f.sets, "set", "override a scenario field (dotted.path=value)")
 	fs.IntVar(&f.agents, "agents", 1, "number of agents when no policy is given (otherwise the policy's)")
+	f.wl = addDCWorkloadFlags(fs)
+	fs.Float64Var(&f.onlineLR, "online-lr", 0, "also evaluate the --policy while it keeps learning (PPO) at this learning rate, the paper's online evaluation (it used 1e-4); 0: off")
 }
 
 // learned loads the --policy and --compare schemes into rep, fixing the
@@ -285,8 +303,16 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("--conditions: %v", err)
 	}
-	cfg, err := dcConfig(f.scn, f.sets, f.agents, "discrete", 1, datacenter.DefaultInterval, datacenter.DefaultSteps, 0.75, time.Millisecond)
+	ival, ep := datacenter.DefaultInterval, datacenter.DefaultSteps
+	wname, rnd, err := f.wl.resolve(fs, &f.scn, &ival, &ep)
 	if err != nil {
+		return err
+	}
+	cfg, err := dcConfig(f.scn, f.sets, f.agents, "discrete", 1, ival, ep, 0.75, time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
 		return err
 	}
 	rep := &datacenter.EvalReport{Runs: f.runs, Seed: f.seed, Policies: map[string]datacenter.PolicyInfo{}, Traces: map[string][]datacenter.TracePoint{}}
@@ -306,8 +332,17 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	schemes := datacenter.Schemes(rep.StaticBest, ls)
+	var first []*policy.Policy
+	firstName := ""
+	if len(ls) > 0 {
+		first, firstName = ls[0].Policies, ls[0].Name
+	}
+	online, err := dcOnlineSchemes(f.onlineLR, firstName, first)
+	if err != nil {
+		return err
+	}
 	bar := progress.NewRuns(stderr, "dc eval")
-	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: f.runs, Seed: f.seed, Jobs: f.jobs, Progress: bar.Update})
+	rep.Rows, err = datacenter.Evaluate(ctx, datacenter.EvalConfig{Env: cfg, Conditions: cl, Schemes: schemes, Runs: f.runs, Seed: f.seed, Jobs: f.jobs, Progress: bar.Update, Online: online})
 	bar.Finish()
 	if err != nil {
 		return err

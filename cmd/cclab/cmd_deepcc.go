@@ -45,6 +45,7 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
 	csvPath := fs.String("csv", "", "learning-curve CSV (default: OUT.csv)")
+	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the paper: 0.5)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -74,7 +75,7 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Steps:   *steps, Envs: *envs, Seed: *seed, Hidden: hid,
 		BatchSize: *batch, GradientSteps: *gsteps,
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: tr.curve, Progress: tr.progress, Command: cmdline,
+		CSV: tr.curve, Progress: tr.progress, Command: cmdline, DecisionRTTs: *decision,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
@@ -117,6 +118,8 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	tm := fs.Float64("tuner-margin", 0, "tighten the bounds the tuner aims at by this fraction")
 	tstart := fs.String("tuner-start", "0.6,0.35,0.05", "tuner's initial goal (throughput,delay,loss weights)")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
+	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the shipped policy was trained at 1)")
+	tune := fs.Float64("tune-rtts", deepcc.TuneEvery, "tuning interval, RTTs (rounded to whole decision intervals)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write deepcc.json, plots and report.html to this directory")
@@ -163,7 +166,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		Policy: p, Traces: deepcc.TracePaths(*traceDir, names), Classic: splitList(*classic),
 		Duration: *duration, Runs: *runs, Delay: *delay, Queue: *queue, NoTargets: *noTargets,
 		TunerStart: &start, Tuner: tuner.Config{K: *tk, LearningRate: *tlr, RawSlopes: *traw}, DelayWindow: *tdw, TunerMargin: *tm,
-		Seed: *seed, Jobs: *jobs, Progress: bar.Update,
+		Seed: *seed, Jobs: *jobs, Progress: bar.Update, DecisionRTTs: *decision, TuneRTTs: *tune,
 	})
 	bar.Finish()
 	if err != nil {

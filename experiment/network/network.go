@@ -121,6 +121,7 @@ type Flow struct {
 
 	fwd, rev *link.DelayLine
 	lastHop  loss.Model
+	moreHops []loss.Model // lossy hops after lastHop (scenario loss_hops)
 	net      *Network
 }
 
@@ -319,6 +320,7 @@ type FlowSpec struct {
 	Start, Stop time.Duration
 	ExtraDelay  time.Duration
 	Loss        *scenario.Loss
+	LossHops    int
 	Transport   tcp.Config
 	Coding      *scenario.Coding
 }
@@ -344,7 +346,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 		}
 		f, err := n.NewFlow(FlowSpec{
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
-			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss,
+			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss, LossHops: sf.LossHops,
 			Transport: tc, Coding: sf.Coding,
 		})
 		if err != nil {
@@ -381,6 +383,14 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	if spec.Loss != nil {
 		if f.lastHop, err = n.buildLoss(*spec.Loss, "flow/"+spec.Name+"/lasthop"); err != nil {
 			return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+		}
+		// Further lossy hops in series, each with its own random stream.
+		for h := 2; h <= spec.LossHops; h++ {
+			m, err := n.buildLoss(*spec.Loss, fmt.Sprintf("flow/%s/lasthop/%d", spec.Name, h))
+			if err != nil {
+				return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+			}
+			f.moreHops = append(f.moreHops, m)
 		}
 	}
 	f.Receiver = tcp.NewReceiver(tc, f.Index, n.Sched, n.Pool, (*reversePath)(f))
@@ -427,12 +437,24 @@ func (f *Flow) onRTT(now clock.Time, rtt time.Duration) {
 	}
 }
 
+// loseOnMoreHops reports whether a packet is erased on one of the lossy
+// hops after the first (each hop draws only for packets that survived the
+// previous ones).
+func (f *Flow) loseOnMoreHops() bool {
+	for _, m := range f.moreHops {
+		if m.Lose() {
+			return true
+		}
+	}
+	return false
+}
+
 // forwardSink receives a flow's packets at the end of its forward path.
 type forwardSink Flow
 
 func (s *forwardSink) Receive(now clock.Time, p *packet.Packet) {
 	f := (*Flow)(s)
-	if f.lastHop.Lose() {
+	if f.lastHop.Lose() || f.loseOnMoreHops() {
 		f.LastHopLosses++
 		f.net.Pool.Put(p)
 		return

@@ -3,6 +3,7 @@ package network
 import (
 	"time"
 
+	"github.com/cclab/cclab/cc/bbr"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
@@ -25,13 +26,17 @@ type Series struct {
 	// created during the run (background arrivals) have samples from
 	// their creation, aligned to T by Offset.
 	Flows []*FlowSeries
-	// Sources holds the delivered rate of each background UDP source.
-	SourceMbps [][]float64
+	// Sources holds the delivered rate of each background UDP source;
+	// SourceSentMbps the rate it emitted (offered), which differs when the
+	// bottleneck drops or queues its datagrams.
+	SourceMbps     [][]float64
+	SourceSentMbps [][]float64
 
-	timer     *sim.Timer
-	lastSent  units.Bytes
-	lastDeliv []units.Bytes
-	lastSrc   []units.Bytes
+	timer       *sim.Timer
+	lastSent    units.Bytes
+	lastDeliv   []units.Bytes
+	lastSrc     []units.Bytes
+	lastSrcSent []units.Bytes
 }
 
 // FlowSeries is one flow's samples.
@@ -44,7 +49,16 @@ type FlowSeries struct {
 	RTTms     []float64
 	Mbps      []float64
 	InFlight  []units.Bytes
+	// BtlBwMbps and RTpropMs are a BBR flow's model estimates (its max
+	// filtered bottleneck bandwidth and its min-RTT estimate, 0 before
+	// the first sample), aligned with CwndBytes; nil for other
+	// controllers. The data-centre paper's Figure 2 plots them.
+	BtlBwMbps []float64
+	RTpropMs  []float64
 }
+
+// bbrModel is a controller that exposes BBR's model (cc/bbr.BBR).
+type bbrModel interface{ Snapshot() bbr.Snapshot }
 
 func (n *Network) startSampling(interval time.Duration) {
 	s := &Series{Interval: interval}
@@ -72,6 +86,11 @@ func (n *Network) sample(now clock.Time) {
 		fs.CwndBytes = append(fs.CwndBytes, st.Cwnd)
 		fs.InFlight = append(fs.InFlight, st.InFlight)
 		fs.RTTms = append(fs.RTTms, float64(st.LatestRTT)/1e6)
+		if m, ok := f.Sender.CC().(bbrModel); ok {
+			snap := m.Snapshot()
+			fs.BtlBwMbps = append(fs.BtlBwMbps, snap.BtlBw.Mbps())
+			fs.RTpropMs = append(fs.RTpropMs, float64(snap.MinRTT)/1e6)
+		}
 		d := f.Receiver.DeliveredBytes
 		mbps := 0.0
 		if len(fs.Mbps) > 0 {
@@ -82,7 +101,9 @@ func (n *Network) sample(now clock.Time) {
 	}
 	for len(s.SourceMbps) < len(n.Sources) {
 		s.SourceMbps = append(s.SourceMbps, make([]float64, idx))
+		s.SourceSentMbps = append(s.SourceSentMbps, make([]float64, idx))
 		s.lastSrc = append(s.lastSrc, 0)
+		s.lastSrcSent = append(s.lastSrcSent, 0)
 	}
 	for i, src := range n.Sources {
 		d := src.DeliveredBytes
@@ -92,6 +113,12 @@ func (n *Network) sample(now clock.Time) {
 		}
 		s.lastSrc[i] = d
 		s.SourceMbps[i] = append(s.SourceMbps[i], mbps)
+		sent, smbps := src.SentBytes, 0.0
+		if idx > 0 {
+			smbps = float64(sent-s.lastSrcSent[i]) * 8 / secs / 1e6
+		}
+		s.lastSrcSent[i] = sent
+		s.SourceSentMbps[i] = append(s.SourceSentMbps[i], smbps)
 	}
 	if next := now.Add(s.Interval); next <= n.end {
 		s.timer.Reset(next)

@@ -164,6 +164,11 @@ type Flow struct {
 	// Loss is a random-loss model on the flow's last hop (after the
 	// bottleneck), e.g. wireless erasures.
 	Loss *Loss `yaml:"loss"`
+	// LossHops applies Loss independently on this many lossy hops in
+	// series after the bottleneck (a daisy chain of wireless links
+	// without re-encoding, TCP/NC's 4-hop example: end-to-end loss
+	// 1-(1-q)^hops) [1].
+	LossHops int `yaml:"loss_hops"`
 	// Transport overrides the scenario's transport defaults.
 	Transport *Transport `yaml:"transport"`
 	// Coding enables TCP/NC (network coding below TCP).

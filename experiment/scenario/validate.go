@@ -334,6 +334,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 			return err
 		}
 	}
+	if f.LossHops < 0 || f.LossHops > 64 || (f.LossHops > 1 && f.Loss == nil) {
+		return errf(p+".loss_hops", "must be in [0, 64] and needs a loss model, got %d", f.LossHops)
+	}
 	if f.Transport != nil {
 		if err := validateTransport(f.Transport, p+".transport"); err != nil {
 			return err

@@ -45,6 +45,10 @@ type Config struct {
 	Reward RewardConfig
 	// Random randomises each episode; its zero value randomises nothing.
 	Random Randomization
+	// Workload names the workload preset (Workloads) the configuration
+	// came from ["": datacenter]; policies record it so that an
+	// evaluation on another workload is caught.
+	Workload string
 }
 
 // Randomization describes an episode's random events, after the paper's

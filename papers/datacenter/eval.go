@@ -1,6 +1,7 @@
 package datacenter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -86,6 +87,15 @@ func ConfigFromPolicy(base Config, p *policy.Policy) (Config, error) {
 	get("interval", func(v string) error { d, e := time.ParseDuration(v); base.Interval = d; return e })
 	get("alpha", func(v string) error { a, e := strconv.ParseFloat(v, 64); base.Reward.Alpha = a; return e })
 	get("tau", func(v string) error { d, e := time.ParseDuration(v); base.Reward.Tau = d; return e })
+	if _, ok := x["workload"]; !ok && cmp.Or(base.Workload, "datacenter") != "datacenter" {
+		return base, fmt.Errorf("datacenter: the policy was trained on workload datacenter, this evaluation runs %s (use --workload datacenter)", base.Workload)
+	}
+	get("workload", func(v string) error {
+		if want := cmp.Or(base.Workload, "datacenter"); v != want {
+			return fmt.Errorf("the policy was trained on workload %s, this evaluation runs %s (use --workload %s)", v, want, v)
+		}
+		return nil
+	})
 	return base, err
 }
 
@@ -200,6 +210,19 @@ type EvalConfig struct {
 	Jobs int
 	// Progress, if set, is called after each episode.
 	Progress func(done, total int)
+	// Online are schemes that keep learning while they are evaluated
+	// (OnlineEvaluate): each plays the Runs episodes of a condition in
+	// seed order. Their rows follow the other schemes'; their reward gain
+	// is against Schemes[0], on the same seeds.
+	Online []OnlineScheme
+}
+
+// OnlineScheme is a policy evaluated while it keeps learning.
+type OnlineScheme struct {
+	Name   string
+	Policy *policy.Policy
+	// LR is the learning rate [OnlineLR].
+	LR float64
 }
 
 // Row is one scheme on one condition: the mean and CI of each metric.
@@ -213,6 +236,12 @@ type Row struct {
 	// Rewards holds each run's mean reward per step (run r used seed
 	// Seed + r), for paired comparisons between any two schemes.
 	Rewards []float64 `json:"rewards"`
+	// RTpropSqErrMs2 and FlowGoodputMbps pool every run's per-(flow,
+	// step) squared RTprop errors against the true propagation RTT and
+	// per-flow goodputs: the samples of the paper's Figure 3(b) and 3(d)
+	// CDFs. Kept for the first condition only (the training one).
+	RTpropSqErrMs2  []float64 `json:"rtprop_sq_err_ms2,omitempty"`
+	FlowGoodputMbps []float64 `json:"flow_goodput_mbps,omitempty"`
 }
 
 // PairedGain returns the mean and CI of the per-run reward differences
@@ -264,6 +293,8 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 		}
 	}
 	res := make([]Metrics, len(jobs))
+	sqErr := make([][]float64, len(jobs))
+	good := make([][]float64, len(jobs))
 	errs := make([]error, len(jobs))
 	err := par.Do(ctx, len(jobs), ec.Jobs, ec.Progress, func(_, i int) {
 		j := jobs[i]
@@ -273,6 +304,9 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 			return
 		}
 		res[i] = st.Metrics()
+		if j.c == 0 {
+			sqErr[i], good[i] = st.RTpropSqErr, st.FlowGoodput
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -298,6 +332,36 @@ func Evaluate(ctx context.Context, ec EvalConfig) ([]Row, error) {
 			for r := range ec.Runs {
 				d[r] = at(c, s, r).Reward - at(c, 0, r).Reward
 				row.Rewards = append(row.Rewards, at(c, s, r).Reward)
+				k := (c*len(ec.Schemes)+s)*ec.Runs + r
+				row.RTpropSqErrMs2 = append(row.RTpropSqErrMs2, sqErr[k]...)
+				row.FlowGoodputMbps = append(row.FlowGoodputMbps, good[k]...)
+			}
+			row.RewardGain = estimate(d)
+			rows = append(rows, row)
+		}
+	}
+	for c, cond := range ec.Conditions {
+		for _, o := range ec.Online {
+			seeds := make([]uint64, ec.Runs)
+			for r := range seeds {
+				seeds[r] = ec.Seed + uint64(r)
+			}
+			ms, err := OnlineEvaluate(ctx, cfgs[c], o.Policy, cmp.Or(o.LR, OnlineLR), seeds)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", o.Name, cond.Name, err)
+			}
+			row := Row{Condition: cond.Name, Scheme: o.Name, Metrics: map[string]Estimate{}}
+			for k, name := range MetricNames {
+				v := make([]float64, ec.Runs)
+				for r := range ec.Runs {
+					v[r] = ms[r].Values()[k]
+				}
+				row.Metrics[name] = estimate(v)
+			}
+			d := make([]float64, ec.Runs)
+			for r := range ec.Runs {
+				d[r] = ms[r].Reward - at(c, 0, r).Reward
+				row.Rewards = append(row.Rewards, ms[r].Reward)
 			}
 			row.RewardGain = estimate(d)
 			rows = append(rows, row)

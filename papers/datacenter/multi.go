@@ -44,6 +44,13 @@ type MultiVec struct {
 	pending  []float32
 	resetGen uint64 // gen at the last reset (views share one reset)
 	wasReset bool
+
+	// episodeSeeds, if set, are the episodes' seeds in order (one
+	// simulation only), instead of the PCG stream; onEnd is called with
+	// each finished episode's statistics before the next episode starts.
+	episodeSeeds []uint64
+	nextEpisode  int
+	onEnd        func(*EpisodeStats)
 }
 
 var _ env.VecEnv = (*MultiVec)(nil)
@@ -100,7 +107,8 @@ func (v *MultiVec) ActionSpace() space.Space { return v.kind.Space() }
 func (v *MultiVec) Reset(seed uint64) *env.Batch {
 	for e, s := range v.sims {
 		v.seeds[e] = rand.NewPCG(seed, uint64(e))
-		s.Reset(v.seeds[e].Uint64())
+		v.nextEpisode = 0
+		s.Reset(v.episodeSeed(e))
 		v.copyObs(v.batch.Obs, e)
 	}
 	clear(v.batch.Reward)
@@ -110,6 +118,18 @@ func (v *MultiVec) Reset(seed uint64) *env.Batch {
 	clear(v.epLen)
 	v.done = v.done[:0]
 	return &v.batch
+}
+
+// episodeSeed is the seed of simulation e's next episode: the next listed
+// seed (the last one repeats once the list is used up), or the next value
+// of its PCG stream.
+func (v *MultiVec) episodeSeed(e int) uint64 {
+	if len(v.episodeSeeds) == 0 {
+		return v.seeds[e].Uint64()
+	}
+	seed := v.episodeSeeds[min(v.nextEpisode, len(v.episodeSeeds)-1)]
+	v.nextEpisode++
+	return seed
 }
 
 func (v *MultiVec) copyObs(dst []float32, e int) {
@@ -138,7 +158,10 @@ func (v *MultiVec) stepSim(e int, actions []float32) {
 	}
 	if done {
 		v.copyObs(b.FinalObs, e)
-		s.Reset(v.seeds[e].Uint64())
+		if v.onEnd != nil {
+			v.onEnd(s.Stats())
+		}
+		s.Reset(v.episodeSeed(e))
 	}
 	v.copyObs(b.Obs, e)
 }

@@ -156,6 +156,23 @@ func (r *EvalReport) Figures() []FigureSpec {
 			X: plot.Axis{Label: "condition"}, Y: plot.Axis{Label: m.label, IncludeZero: true},
 			Groups: conds, Categories: schemes, Values: vals}})
 	}
+	var sqErr, good []plot.Sample
+	for _, row := range r.Rows {
+		if len(row.RTpropSqErrMs2) > 0 {
+			sqErr = append(sqErr, plot.Sample{Name: row.Scheme, Values: row.RTpropSqErrMs2})
+		}
+		if len(row.FlowGoodputMbps) > 0 {
+			good = append(good, plot.Sample{Name: row.Scheme, Values: row.FlowGoodputMbps})
+		}
+	}
+	if len(sqErr) > 0 {
+		c := conds[0]
+		out = append(out,
+			FigureSpec{Name: "cdf_rtprop_sq_err", Caption: fmt.Sprintf("CDF of the squared error of RTprop against the true propagation RTT, every (controlled flow, step), condition %s (paper figure 3(b))", c),
+				Fig: plot.CDF{Title: "Squared RTprop error (" + c + ")", X: plot.Axis{Label: "(RTprop - true RTT)² (ms²)", Log: true}, Samples: sqErr}},
+			FigureSpec{Name: "cdf_goodput", Caption: fmt.Sprintf("CDF of the controlled flows' goodput per step, condition %s (paper figure 3(d))", c),
+				Fig: plot.CDF{Title: "Per-flow goodput per step (" + c + ")", X: plot.Axis{Label: "goodput (Mbit/s)"}, Samples: good}})
+	}
 	var names []string
 	for _, s := range schemes {
 		if _, ok := r.Traces[s]; ok {

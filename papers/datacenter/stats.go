@@ -39,6 +39,11 @@ type EpisodeStats struct {
 	// propagation RTT, and RTpropRelErr sums the relative errors.
 	RTpropSamples, RTpropAccurate int
 	RTpropRelErr                  float64
+	// RTpropSqErr holds, per (flow, step) pair with an estimate, the
+	// squared error of RTprop against the true propagation RTT, ms² (the
+	// paper's Figure 3(b) CDF); FlowGoodput each active flow's goodput
+	// per step, Mbit/s (Figure 3(d)'s throughput CDF).
+	RTpropSqErr, FlowGoodput []float64
 	// RTT holds the controlled flows' RTT samples.
 	RTT metrics.Hist
 	// BgFCT holds the completion times of the background flows that
@@ -61,6 +66,7 @@ func (e *EpisodeStats) add(m *Sim) {
 			continue
 		}
 		e.CtlGoodput += s.goodput
+		e.FlowGoodput = append(e.FlowGoodput, float64(s.goodput)*8/m.cfg.Interval.Seconds()/1e6)
 		e.CtlRetx += s.retx
 		e.CtlSegs += s.segs
 		if s.rtprop > 0 {
@@ -68,6 +74,8 @@ func (e *EpisodeStats) add(m *Sim) {
 			rel := math.Abs(float64(s.rtprop-base)) / float64(base)
 			e.RTpropSamples++
 			e.RTpropRelErr += rel
+			d := float64(s.rtprop-base) / 1e6
+			e.RTpropSqErr = append(e.RTpropSqErr, d*d)
 			if rel <= RTpropTolerance {
 				e.RTpropAccurate++
 			}

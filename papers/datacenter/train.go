@@ -36,6 +36,19 @@ type TrainConfig struct {
 	// Env is the environment configuration (scenario, agents, action
 	// space, randomisation, reward).
 	Env Config
+	// ShareEvery, in independent mode, replaces every agent's actor and
+	// critic with their average every ShareEvery joint iterations (the
+	// paper's "after a time interval [T1] the information are shared
+	// among different agents": shared learned policies) [0: never].
+	ShareEvery int
+	// Consensus, in independent mode, pulls each agent's critic towards
+	// the agents' mean after every iteration: θ_i += Consensus·(θ̄ − θ_i),
+	// a gradient step on the penalty (Consensus/2)·||θ_i − θ̄||². It stands
+	// in for the paper's penalty on the difference between an agent's
+	// value estimate and its neighbours' in the value update (that
+	// penalty needs a hook inside the learners' value loss) [0: off; at
+	// most 1, which makes the critics equal].
+	Consensus float64
 	// Algo is ppo, a2c or dqn [ppo].
 	Algo string
 	// Mode is Shared or Independent for more than one agent [Shared].
@@ -101,6 +114,10 @@ func (c *TrainConfig) validate() error {
 		return fmt.Errorf("datacenter: learning rate %g must be positive, gamma %g and lambda %g in (0, 1]", c.LearningRate, c.Gamma, c.Lambda)
 	case c.Checkpoint != "" && c.Mode == Independent && c.Env.Agents > 1:
 		return fmt.Errorf("datacenter: checkpoints need a single learner (use --mode shared or one agent)")
+	case c.ShareEvery < 0 || !(c.Consensus >= 0 && c.Consensus <= 1):
+		return fmt.Errorf("datacenter: share interval %d must be >= 0 and consensus %g in [0, 1]", c.ShareEvery, c.Consensus)
+	case (c.ShareEvery > 0 || c.Consensus > 0) && c.Algo == "dqn":
+		return fmt.Errorf("datacenter: policy sharing and the consensus penalty need an actor-critic learner (ppo or a2c)")
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -196,6 +213,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 				"envs":     fmt.Sprint(cfg.Envs),
 				"gamma":    fmt.Sprint(cfg.Gamma),
 				"lr":       fmt.Sprint(cfg.LearningRate),
+				"workload": cmp.Or(mv.sims[0].cfg.Workload, "datacenter"),
 			}}
 		if cfg.Mode == Independent && k > 1 {
 			m.Extra["agent"] = fmt.Sprint(agent)
@@ -256,6 +274,11 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 	}
 	start := cfg.Now()
 	errs := make([]error, k)
+	nets, err := actorCritics(tr.Learners)
+	if err != nil && (cfg.ShareEvery > 0 || cfg.Consensus > 0) {
+		return nil, err
+	}
+	iter := 0
 	for tr.Learners[0].Steps() < cfg.Steps {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("datacenter: independent training interrupted after %d intervals (no checkpoints in this mode): %w", tr.Learners[0].Steps(), err)
@@ -268,6 +291,14 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 				return nil, fmt.Errorf("datacenter: agent %d: %w", i, err)
 			}
 		}
+		iter++
+		if cfg.Consensus > 0 {
+			pullTowardsMean(nets.critics, float32(cfg.Consensus))
+		}
+		if cfg.ShareEvery > 0 && iter%cfg.ShareEvery == 0 {
+			pullTowardsMean(nets.actors, 1)
+			pullTowardsMean(nets.critics, 1)
+		}
 	}
 	tr.Run = rl.Run{WallSeconds: cfg.Now().Sub(start).Seconds()}
 	tr.Intervals = tr.Learners[0].Steps()
@@ -279,4 +310,54 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 		tr.Policies = append(tr.Policies, p)
 	}
 	return tr, nil
+}
+
+// agentNets holds each independent agent's actor and critic parameters
+// (including a Gaussian policy's log standard deviations with the actor).
+type agentNets struct{ actors, critics [][][]float32 }
+
+// actorCritics returns the learners' parameter slices, which PPO and A2C
+// expose; DQN has no actor-critic.
+func actorCritics(ls []Learner) (agentNets, error) {
+	var n agentNets
+	for i, l := range ls {
+		var pi, vf, logStd []float32
+		switch a := l.(type) {
+		case *ppo.PPO:
+			pi, vf, logStd = a.AC.Pi.Params, a.AC.Vf.Params, a.AC.LogStd
+		case *a2c.A2C:
+			pi, vf, logStd = a.AC.Pi.Params, a.AC.Vf.Params, a.AC.LogStd
+		default:
+			return agentNets{}, fmt.Errorf("datacenter: agent %d (%T) has no actor-critic to share", i, l)
+		}
+		n.actors = append(n.actors, [][]float32{pi, logStd})
+		n.critics = append(n.critics, [][]float32{vf})
+	}
+	return n, nil
+}
+
+// pullTowardsMean moves every agent's parameters a fraction w of the way
+// to the agents' mean (w = 1: all equal to the mean). The mean is taken
+// before any agent moves, so the result does not depend on agent order.
+func pullTowardsMean(agents [][][]float32, w float32) {
+	if len(agents) < 2 {
+		return
+	}
+	for s := range agents[0] {
+		n := len(agents[0][s])
+		for j := range n {
+			var mean float32
+			for _, a := range agents {
+				mean += a[s][j]
+			}
+			mean /= float32(len(agents))
+			for _, a := range agents {
+				if w >= 1 {
+					a[s][j] = mean // exactly equal, whatever the rounding
+				} else {
+					a[s][j] += w * (mean - a[s][j])
+				}
+			}
+		}
+	}
 }

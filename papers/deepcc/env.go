@@ -58,6 +58,11 @@ type EnvConfig struct {
 	// Length is an episode's simulated duration, after which it is
 	// truncated [the sampler's Length, or 20 s].
 	Length time.Duration
+	// DecisionRTTs is the decision interval in minimum RTTs [1]; the
+	// paper's Figure 9 studies it and settles on 0.5. The interval stays
+	// within [MinStep, MaxStep] scaled by DecisionRTTs when it is below
+	// or above 1.
+	DecisionRTTs float64
 }
 
 // StepInfo is the raw measurement of the latest step, for evaluation and
@@ -157,6 +162,12 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	if cfg.Length <= 0 {
 		return nil, fmt.Errorf("deepcc: episode length %v must be positive", cfg.Length)
 	}
+	if cfg.DecisionRTTs == 0 {
+		cfg.DecisionRTTs = 1
+	}
+	if !(cfg.DecisionRTTs >= 0.05 && cfg.DecisionRTTs <= 20) {
+		return nil, fmt.Errorf("deepcc: decision interval %g minimum RTTs must be in [0.05, 20]", cfg.DecisionRTTs)
+	}
 	if cfg.Goal != nil {
 		if err := cfg.Goal.Validate(); err != nil {
 			return nil, err
@@ -223,8 +234,21 @@ func (e *Env) Start(link Link, goal Goal, seed uint64, length time.Duration) err
 	if err != nil {
 		return fmt.Errorf("deepcc: link %s: %w", link.Name, err)
 	}
-	e.net, e.flow, e.link, e.goal = n, n.Flows[0], link, goal
-	e.end = clock.Time(length)
+	e.attach(n, n.Flows[0], link, goal, clock.Time(length))
+	// Wait for the handshake's RTT sample: the first decision needs a
+	// minimum RTT.
+	for e.flow.Sender.RTT().Samples() == 0 && n.Now() < clock.Time(HandshakeTimeout) && n.Sched.Step() {
+	}
+	e.begin()
+	return nil
+}
+
+// attach binds the environment to flow of network n (whose controller must
+// be external) on link, with goal, until end. It does not run the
+// simulation; begin starts the agent's first interval.
+func (e *Env) attach(n *network.Network, flow *network.Flow, link Link, goal Goal, end clock.Time) {
+	e.net, e.flow, e.link, e.goal = n, flow, link, goal
+	e.end = end
 	e.ext = e.flow.Sender.CC().(cc.WindowSetter)
 	e.pace = e.flow.Sender.CC().(cc.PacingSetter)
 	cfg := e.flow.Sender.Config()
@@ -232,7 +256,9 @@ func (e *Env) Start(link Link, goal Goal, seed uint64, length time.Duration) err
 	e.capPayloadBps = float64(link.Capacity) * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
 	prev := e.flow.Sender.OnRTT
 	e.flow.Sender.OnRTT = func(now clock.Time, rtt time.Duration) {
-		prev(now, rtt)
+		if prev != nil {
+			prev(now, rtt)
+		}
 		e.rttSum += rtt
 		e.rttN++
 		e.rttLatest = rtt
@@ -240,16 +266,17 @@ func (e *Env) Start(link Link, goal Goal, seed uint64, length time.Duration) err
 			e.delays = append(e.delays, rtt-e.flow.Sender.RTT().Min())
 		}
 	}
-	// Wait for the handshake's RTT sample: the first decision needs a
-	// minimum RTT.
-	for e.flow.Sender.RTT().Samples() == 0 && n.Now() < clock.Time(HandshakeTimeout) && n.Sched.Step() {
-	}
+}
+
+// begin resets the agent's state and writes the first observation, at the
+// network's current time (after the handshake).
+func (e *Env) begin() {
 	e.bw.reset()
 	e.rttSum, e.rttN, e.rttLatest, e.lastQ = 0, 0, 0, 0
 	e.delays = e.delays[:0]
 	e.prevAction, e.steps = 0, 0
 	st := e.flow.Sender.State()
-	e.lastT = n.Now()
+	e.lastT = e.net.Now()
 	e.lastDeliv, e.lastSnt, e.lastSegs, e.lastLost = st.Delivered, st.Stats.BytesSent, st.Stats.SegmentsSent, st.Stats.MarkedLost
 	// Before any delivery sample the bandwidth estimate is the initial
 	// window per minimum RTT.
@@ -259,7 +286,6 @@ func (e *Env) Start(link Link, goal Goal, seed uint64, length time.Duration) err
 	clear(e.hist)
 	raw := stepRaw{minRTT: e.minRTT(), cwnd: st.Cwnd, inflight: st.InFlight}
 	e.writeObs(raw, featureInput{bw: e.bwEst, prevBw: e.bwEst, bdp: e.bdp()}, Measurement{})
-	return nil
 }
 
 // minRTT is the connection's minimum RTT, or twice the propagation delay
@@ -283,28 +309,53 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	if e.net == nil {
 		panic("deepcc: Step before Reset or Start")
 	}
-	a := float64(action[0])
-	if math.IsNaN(a) {
-		a = 0
-	}
-	a = clamp(a, -1, 1)
-	now := e.net.Now()
-	minRTT := e.minRTT()
-	gain := math.Exp2(GainExponent * a)
-	w := units.Bytes(gain * float64(e.bdp()))
-	w = min(max(w, minWindowSegs*e.mss), MaxWindow)
-	e.ext.SetCongestionWindow(now, w)
-	e.pace.SetPacingRate(now, units.Bandwidth(PacingGain*float64(w)*8/minRTT.Seconds()))
-
-	dt := min(max(minRTT, MinStep), MaxStep)
-	stepEnd := now.Add(dt)
+	a, gain, w, dt := e.act(action)
+	stepEnd := e.net.Now().Add(dt)
 	if stepEnd > e.end {
 		stepEnd = e.end
 	}
 	e.net.Sched.RunUntil(stepEnd)
 	terminated := e.net.Sched.Stopped()
 	truncated := e.net.Now() >= e.end
+	r := e.observe(a, gain, w)
+	return e.obs, r, terminated, truncated, e.info
+}
 
+// interval is the decision interval at minimum RTT minRTT.
+func (e *Env) interval(minRTT time.Duration) time.Duration {
+	k := e.cfg.DecisionRTTs
+	lo, hi := MinStep, MaxStep
+	if k < 1 {
+		lo = time.Duration(float64(lo) * k)
+	} else {
+		hi = time.Duration(float64(hi) * k)
+	}
+	return min(max(time.Duration(k*float64(minRTT)), lo), hi)
+}
+
+// act applies action (the window gain) at the network's current time and
+// returns the clamped action, the gain, the window and the decision
+// interval to run before observe.
+func (e *Env) act(action []float32) (a, gain float64, w units.Bytes, dt time.Duration) {
+	a = float64(action[0])
+	if math.IsNaN(a) {
+		a = 0
+	}
+	a = clamp(a, -1, 1)
+	now := e.net.Now()
+	minRTT := e.minRTT()
+	gain = math.Exp2(GainExponent * a)
+	w = units.Bytes(gain * float64(e.bdp()))
+	w = min(max(w, minWindowSegs*e.mss), MaxWindow)
+	e.ext.SetCongestionWindow(now, w)
+	e.pace.SetPacingRate(now, units.Bandwidth(PacingGain*float64(w)*8/minRTT.Seconds()))
+	return a, gain, w, e.interval(minRTT)
+}
+
+// observe measures the interval since the previous observation (after act
+// and the simulation of the interval), updates the observation and returns
+// the reward.
+func (e *Env) observe(a, gain float64, w units.Bytes) float64 {
 	raw := e.collect()
 	delivery, sending := raw.rates()
 	if !selfLimited(gain, delivery, e.bwEst, raw) {
@@ -332,7 +383,7 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	e.info["qdelay_ms"] = float64(e.lastQ) / 1e6
 	e.info["loss"] = lossRate
 	e.info["gain"] = gain
-	return e.obs, r, terminated, truncated, e.info
+	return r
 }
 
 // SelfLimitedRTT is the RTT ratio below which a step that held the window

@@ -80,6 +80,9 @@ type EvalConfig struct {
 	Jobs int
 	// Progress, if set, is called after each finished run.
 	Progress func(done, total int)
+	// DecisionRTTs [1] and TuneRTTs [4] are DeepCC's decision and tuning
+	// intervals (Run).
+	DecisionRTTs, TuneRTTs float64
 }
 
 func (c *EvalConfig) defaults() {
@@ -335,7 +338,8 @@ func runJobs(ctx context.Context, cfg EvalConfig, rep *Report, targets [][]tuner
 	}
 	if err := par.Do(ctx, len(jobs), cfg.Jobs, cfg.Progress, func(w, i int) {
 		j := jobs[i]
-		r := Run{Link: rep.Traces[j.trace].Windows[j.window], Duration: cfg.Duration, Seed: cfg.Seed + uint64(j.window) + 1, Goal: j.goal, Tuner: cfg.Tuner, DelayWindow: cfg.DelayWindow, Margin: cfg.TunerMargin, Trajectory: j.trajectory}
+		r := Run{Link: rep.Traces[j.trace].Windows[j.window], Duration: cfg.Duration, Seed: cfg.Seed + uint64(j.window) + 1, Goal: j.goal, Tuner: cfg.Tuner, DelayWindow: cfg.DelayWindow, Margin: cfg.TunerMargin, Trajectory: j.trajectory,
+			DecisionRTTs: cfg.DecisionRTTs, TuneRTTs: cfg.TuneRTTs}
 		switch {
 		case j.scheme == TunedScheme:
 			tg := targets[j.trace][j.target]

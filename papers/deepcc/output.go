@@ -32,7 +32,7 @@ func (r *Report) WriteDir(dir string) error {
 	rep.Paragraph("Throughput against 95th-percentile queueing delay (Pantheon style, logarithmic delay axis reversed: better is up and to the right). DeepCC runs with five fixed goals, from high-throughput mode g1 to low-delay mode g5. Points are means over the runs (different windows of the trace); the tables give 95% confidence intervals.")
 	for _, t := range r.Traces {
 		fig := pantheonFigure(t)
-		if _, err := plot.SaveAll(fig, filepath.Join(dir, "pantheon_"+fileStem(t.Name)), "png", "svg"); err != nil {
+		if _, err := plot.SaveAll(fig, filepath.Join(dir, "pantheon_"+FileStem(t.Name)), "png", "svg"); err != nil {
 			return err
 		}
 		rep.Subheading(t.Name)
@@ -90,7 +90,7 @@ func (r *Report) WriteDir(dir string) error {
 				continue
 			}
 			fig := trajectoryFigure(t)
-			if _, err := plot.SaveAll(fig, filepath.Join(dir, "tuner_"+fileStem(t.Name)), "png", "svg"); err != nil {
+			if _, err := plot.SaveAll(fig, filepath.Join(dir, "tuner_"+FileStem(t.Name)), "png", "svg"); err != nil {
 				return err
 			}
 			rep.Plot(fmt.Sprintf("The tuner on %s pursuing %s: goal weights and the measurements of each tuning interval (four RTTs).", t.Name, t.TrajTarget), fig)
@@ -99,8 +99,8 @@ func (r *Report) WriteDir(dir string) error {
 	return rep.WriteFile(filepath.Join(dir, "report.html"))
 }
 
-// fileStem turns a trace name into a file-name part.
-func fileStem(name string) string {
+// FileStem turns a trace name into a file-name part.
+func FileStem(name string) string {
 	return strings.NewReplacer(".", "_", " ", "_", "/", "_").Replace(name)
 }
 

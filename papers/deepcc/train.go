@@ -76,6 +76,9 @@ type TrainConfig struct {
 	CSV, Progress io.Writer
 	// Command is recorded in the policy file.
 	Command string
+	// DecisionRTTs is the environments' decision interval, minimum RTTs
+	// [1]; the paper's is 0.5 (EnvConfig.DecisionRTTs).
+	DecisionRTTs float64
 }
 
 func (c *TrainConfig) defaults() {
@@ -116,7 +119,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	envs := make([]env.Env, cfg.Envs)
 	for i := range envs {
 		s := cfg.Sampler // each environment draws from its own copy; traces are shared
-		e, err := NewEnv(EnvConfig{Sampler: &s})
+		e, err := NewEnv(EnvConfig{Sampler: &s, DecisionRTTs: cfg.DecisionRTTs})
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/analysis/tune"
@@ -68,7 +69,28 @@ type Config struct {
 
 // Problem returns the study's tuning problem on s.
 func Problem(s *scenario.Scenario) (*tune.Problem, error) {
-	return tune.NewProblem([]*scenario.Scenario{s}, tune.Spec{Params: Params, Objectives: Objectives, Constraints: Constraints})
+	return tune.NewProblem([]*scenario.Scenario{s}, Spec(s))
+}
+
+// Spec is the study's search for the Vegas controller the scenario's flows
+// use: "vegas" (Linux semantics) in the default scenario, "vegas_ns3"
+// (ns-3 3.37's TcpVegas) in papers/vegas/vegas-ns3.yaml.
+func Spec(s *scenario.Scenario) tune.Spec {
+	name := "vegas"
+	for _, f := range s.Flows {
+		if strings.HasPrefix(f.CC.Name, "vegas") {
+			name = f.CC.Name
+			break
+		}
+	}
+	rename := func(xs []string) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = strings.ReplaceAll(x, "vegas.", name+".")
+		}
+		return out
+	}
+	return tune.Spec{Params: rename(Params), Objectives: Objectives, Constraints: rename(Constraints)}
 }
 
 // ModeRun is a mode's outcome with the tuning's full results, for tables.

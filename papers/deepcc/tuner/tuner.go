@@ -421,3 +421,17 @@ func (tu *Tuner) normalise(g [Dims]float64) [Dims]float64 {
 	}
 	return g
 }
+
+// SetTarget replaces the target the tuner pursues, keeping its goal, its
+// measurement history and Adam's state. DeepCC's preference modes use it:
+// their bound follows what the flow observes (its minimum RTT, its highest
+// bandwidth estimate).
+func (tu *Tuner) SetTarget(target Target) error {
+	if err := target.Validate(); err != nil {
+		return err
+	}
+	tu.target = target
+	tu.bound = [Dims]float64{target.MinThroughputMbps, -target.MaxDelayMs, -target.MaxLoss}
+	tu.active = [Dims]bool{target.MinThroughputMbps > 0, target.MaxDelayMs > 0, target.MaxLoss > 0}
+	return nil
+}

@@ -308,3 +308,29 @@ func TestTargetMetAndString(t *testing.T) {
 		t.Errorf("a delay-only target should ignore throughput and loss")
 	}
 }
+
+func TestSetTarget(t *testing.T) {
+	tu, err := New(Target{MaxDelayMs: 50}, [Dims]float64{0.5, 0.45, 0.05}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Met delay bound: the goal stays.
+	g0 := tu.Goal()
+	if g, _ := tu.Observe(Metrics{ThroughputMbps: 5, DelayMs: 10}); g != g0 {
+		t.Errorf("a met target moved the goal to %v", g)
+	}
+	// A throughput bound above the measurement moves the throughput
+	// weight up.
+	if err := tu.SetTarget(Target{MinThroughputMbps: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if tu.Target().MinThroughputMbps != 10 {
+		t.Errorf("target %v", tu.Target())
+	}
+	if g, _ := tu.Observe(Metrics{ThroughputMbps: 5, DelayMs: 10}); !(g[Throughput] > g0[Throughput]) {
+		t.Errorf("goal %v after missing the new throughput bound; want the throughput weight above %v", g, g0[Throughput])
+	}
+	if err := tu.SetTarget(Target{}); err == nil {
+		t.Errorf("an empty target gave no error")
+	}
+}

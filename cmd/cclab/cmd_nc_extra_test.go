@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestNCWindowAndSharing(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "nc", "window", "--seeds", "1", "--duration", "10s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("nc window: exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("nc window --json: %v\n%s", err, out)
+	}
+	code, out, errs = deepccCmd(t, "nc", "sharing", "--duration", "10s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("nc sharing: exit %d: %s", code, errs)
+	}
+	var sh map[string]any
+	if err := json.Unmarshal([]byte(out), &sh); err != nil {
+		t.Fatalf("nc sharing --json: %v", err)
+	}
+	for _, f := range []string{"window.json", "window.png", "sharing.json", "sharing.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	for _, bad := range [][]string{{"nc", "window", "--seeds", "0"}, {"nc", "sharing", "--interval", "0s"}, {"nc", "window", "x"}} {
+		if code, _, _ := deepccCmd(t, bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestMarlinBackground(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "marlin", "background", "--duration", "12s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Components []struct {
+			Name string `json:"name"`
+		} `json:"components"`
+		Changes []float64 `json:"changes_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.Components) != 6 || len(p.Changes) != 1 {
+		t.Fatalf("--json: %v, %+v", err, p)
+	}
+	for _, f := range []string{"background.json", "background.png", "background.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	if code, _, _ := deepccCmd(t, "marlin", "background", "--interval", "0s"); code != 2 {
+		t.Errorf("--interval 0s: exit %d, want 2", code)
+	}
+}
+
+func TestNCHops(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := deepccCmd(t, "nc", "hops", "--q", "0.02", "--seeds", "1", "--duration", "20s", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hops.png")); err != nil {
+		t.Errorf("no hops.png: %v", err)
+	}
+	for _, bad := range [][]string{{"nc", "hops", "--q", "x"}, {"nc", "hops", "--hops", "0"}} {
+		if code, _, _ := deepccCmd(t, bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}

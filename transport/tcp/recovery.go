@@ -85,7 +85,8 @@ func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newly
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++
 		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
-		s.cc.OnCongestionEvent(now, &cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS})
+		s.lossEv = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
+		s.cc.OnCongestionEvent(now, &s.lossEv)
 	}
 	if s.phase == recovery && s.prr != nil {
 		s.prrUpdate(acked)

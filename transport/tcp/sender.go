@@ -74,8 +74,9 @@ type Sender struct {
 	prrRecoverFS int64 // segments in flight when recovery began
 	prrAllow     int64 // segments PRR lets the sender send now
 
-	ack   cc.Ack // reused per ACK: no allocation
-	stats Stats
+	ack    cc.Ack       // reused per ACK: no allocation
+	lossEv cc.LossEvent // reused per congestion event
+	stats  Stats
 
 	// OnRTT, if set, receives every RTT sample.
 	OnRTT func(now clock.Time, rtt time.Duration)

@@ -295,13 +295,28 @@ func (s *Scheduler) Timer(f func(now clock.Time)) *Timer {
 // deadline. A timer re-armed for an instant is ordered after events already
 // scheduled for that instant.
 func (t *Timer) Reset(at clock.Time) {
+	t.s.seq++
+	t.ResetSeq(at, t.s.seq)
+}
+
+// Seq reserves the next sequence number. A timer armed later with it
+// (ResetSeq) is ordered among the events of its instant as if it had been
+// scheduled when Seq was called: a FIFO shared by many senders (a delay
+// line) keeps each packet's place in the order it would have had with a
+// line of its own.
+func (s *Scheduler) Seq() uint64 {
+	s.seq++
+	return s.seq
+}
+
+// ResetSeq is Reset with the sequence number seq, from Seq.
+func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	s := t.s
 	if at < s.now {
 		at = s.now
 	}
 	t.at = at
-	s.seq++
-	t.seq = s.seq
+	t.seq = seq
 	if pos := s.slots[t.id].pos; pos >= 0 {
 		e := &s.heap[pos]
 		if at > e.at {

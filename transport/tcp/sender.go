@@ -98,7 +98,7 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 		cfg: cfg, flow: flow, clk: clk, pool: pool, out: out, cc: alg,
 		rtt:        NewRTTEstimator(cfg.InitialRTO, cfg.MinRTO, cfg.MaxRTO),
 		total:      int64(cfg.Bytes),
-		ring:       make([]segment, 64),
+		ring:       make([]segment, 16), // grows with the window; small flows stay small
 		highSacked: -1,
 	}
 	if s.total == 0 {

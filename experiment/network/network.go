@@ -303,6 +303,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.SACKTimeout.IsSet() {
 			c.AckInterval = t.SACKTimeout.V
 		}
+		if t.SACK != nil {
+			c.NoSACK = !*t.SACK
+		}
 	}
 	apply(def)
 	if over != nil {

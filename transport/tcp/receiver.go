@@ -234,12 +234,15 @@ func (r *Receiver) sendAck(now clock.Time) {
 		p.SACK[p.NSACK] = b
 		p.NSACK++
 	}
+	if r.cfg.NoSACK {
+		r.nRecent = 0
+	}
 	for i := 0; i < r.nRecent && int(p.NSACK) < packet.MaxSACK; i++ {
 		if b, ok := r.block(r.recent[i]); ok {
 			add(b)
 		}
 	}
-	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK; i-- {
+	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK && !r.cfg.NoSACK; i-- {
 		add(r.ooo[i])
 	}
 	p.Size = r.cfg.Header

@@ -53,6 +53,41 @@ func (s *Sender) detectLoss() {
 	s.lostFront = max(s.lostFront, bound)
 }
 
+// renoAck is NewReno's loss detection without SACK (RFC 6582 §3.2 with
+// RFC 5681's duplicate-ACK threshold): it counts duplicate ACKs, marks the
+// first unacknowledged segment lost at DupThresh of them, and credits each
+// duplicate as a segment that left the network until a cumulative ACK
+// covers it (Linux tcp_add_reno_sack / tcp_remove_reno_sacks). Partial ACKs
+// are partialAck's, as with SACK.
+func (s *Sender) renoAck(advanced bool, ackNo int64, ackedSegs int64) {
+	mss := s.cfg.MSS
+	if advanced {
+		s.dupAcks = 0
+		// The first newly acknowledged segment is the hole; the others
+		// are the ones the duplicates stood for.
+		s.renoSacked = max(s.renoSacked-units.Bytes(max(ackedSegs-1, 0))*mss, 0)
+		if s.n == 0 || s.phase == open || s.una >= s.recoveryPoint {
+			// Recovery is over: every hole is filled (Linux
+			// tcp_reset_reno_sack).
+			s.renoSacked = 0
+		}
+		return
+	}
+	if ackNo != s.una || s.n == 0 {
+		return
+	}
+	s.dupAcks++
+	if s.renoSacked+mss <= s.outBytes-s.lost-mss {
+		s.renoSacked += mss
+	}
+	if s.dupAcks == s.cfg.DupThresh && s.phase == open {
+		if g := s.seg(s.unaSeg); !g.lost && !g.retrans {
+			s.markLost(s.unaSeg, g)
+			s.lostFront = max(s.lostFront, s.unaSeg+1)
+		}
+	}
+}
+
 // partialAck applies RFC 6582 §3.2 step 5 to an ACK that advanced SND.UNA
 // during fast recovery without reaching the recovery point: the first
 // unacknowledged segment is lost too. Without it, a hole with fewer than

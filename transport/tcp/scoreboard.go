@@ -167,6 +167,7 @@ func (s *Sender) markAllLost() {
 	s.retxHint = s.unaSeg
 	s.lostFront = s.nxtSeg()
 	s.rack.clear()
+	s.dupAcks, s.renoSacked = 0, 0
 }
 
 // nextSegment implements RFC 6675 NextSeg() rules 1 and 2: the lowest lost

@@ -53,6 +53,10 @@ type Sender struct {
 	retxHint   int64 // no retransmission is pending below this segment
 	prevSACK   [packet.MaxSACK]packet.Block
 	nPrevSACK  int
+	// Without SACK (recovery.go): duplicate ACKs in a row, and the bytes
+	// they stand for.
+	dupAcks    int
+	renoSacked units.Bytes
 
 	phase         phase
 	recoveryPoint int64
@@ -125,7 +129,12 @@ func (s *Sender) Done() bool { return s.done }
 // InFlight returns the RFC 6675 pipe: outstanding bytes not SACKed and not
 // lost, plus retransmissions still outstanding.
 func (s *Sender) InFlight() units.Bytes {
-	return s.outBytes - s.sacked - s.lost + s.retransOut
+	pipe := s.outBytes - s.sacked - s.lost + s.retransOut
+	if s.renoSacked > 0 {
+		// Without SACK, duplicate ACKs stand for segments that left.
+		pipe = max(pipe-s.renoSacked, 0)
+	}
+	return pipe
 }
 
 // Delivered returns C.delivered.
@@ -290,9 +299,13 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	var acked units.Bytes
 
 	advanced := ackNo > s.una && ackNo <= s.nxt
+	prevUnaSeg := s.unaSeg
 	if advanced {
 		s.ackCumulative(now, ackNo, &rs, &acked)
 		s.backoff = 0
+	}
+	if s.cfg.NoSACK {
+		s.renoAck(advanced, ackNo, s.unaSeg-prevUnaSeg)
 	}
 	for _, b := range blocks {
 		s.sackRange(now, b, &rs, &acked)

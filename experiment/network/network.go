@@ -66,6 +66,8 @@ type Network struct {
 	trIdx    int
 	trTimer  *sim.Timer
 	bgScale  float64
+	lines    map[time.Duration]lines // shared delay lines by extra delay
+	lineList []lines                 // the same, in creation order
 	// Capture, if set, observes every packet at the bottleneck.
 	Capture link.Observer
 }
@@ -302,6 +304,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.SACKTimeout.IsSet() {
 			c.AckInterval = t.SACKTimeout.V
 		}
+		if t.SACK != nil {
+			c.NoSACK = !*t.SACK
+		}
 	}
 	apply(def)
 	if over != nil {
@@ -399,12 +404,10 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 			return nil, err
 		}
 		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, (*encoderSide)(f.Coding), alg)
-		f.rev = link.NewDelayLine(n.Sched, (*ackSide)(f.Coding))
 	} else {
 		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
-		f.rev = link.NewDelayLine(n.Sched, f.Sender)
 	}
-	f.fwd = link.NewDelayLine(n.Sched, (*forwardSink)(f))
+	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT
 	if !spec.Background {
 		f.Receiver.OnDone = func(now clock.Time) {
@@ -420,6 +423,48 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 		n.Sched.At(f.Stop, stopFlow{}, f)
 	}
 	return f, nil
+}
+
+// lines are the delay lines shared by the flows with one extra delay.
+type lines struct{ fwd, rev *link.DelayLine }
+
+// delayLines returns the delay lines of flows with extra delay d. Flows with
+// the same extra delay share them: packets pushed with a constant delay come
+// out in push order, so one FIFO with one pending event serves them all,
+// which keeps the event queue's size and the delay lines' memory
+// independent of the number of flows.
+func (n *Network) delayLines(d time.Duration) (fwd, rev *link.DelayLine) {
+	l, ok := n.lines[d]
+	if !ok {
+		if n.lines == nil {
+			n.lines = map[time.Duration]lines{}
+		}
+		l = lines{link.NewDelayLine(n.Sched, (*forwardDispatch)(n)), link.NewDelayLine(n.Sched, (*reverseDispatch)(n))}
+		n.lines[d] = l
+		n.lineList = append(n.lineList, l)
+	}
+	return l.fwd, l.rev
+}
+
+// forwardDispatch hands a packet leaving a shared forward delay line to its
+// flow.
+type forwardDispatch Network
+
+func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
+	(*forwardSink)(d.Flows[p.Flow]).Receive(now, p)
+}
+
+// reverseDispatch hands an ACK leaving a shared reverse delay line to its
+// flow's sender, or to its coding layer.
+type reverseDispatch Network
+
+func (d *reverseDispatch) Receive(now clock.Time, p *packet.Packet) {
+	f := d.Flows[p.Flow]
+	if f.Coding != nil {
+		(*ackSide)(f.Coding).Receive(now, p)
+		return
+	}
+	f.Sender.Receive(now, p)
 }
 
 type startFlow struct{}
@@ -547,8 +592,8 @@ func (n *Network) InFlight() int {
 	if n.Bottleneck.Busy() {
 		c++
 	}
-	for _, f := range n.Flows {
-		c += f.fwd.Len() + f.rev.Len()
+	for _, l := range n.lineList {
+		c += l.fwd.Len() + l.rev.Len()
 	}
 	for _, s := range n.Sources {
 		c += s.fwd.Len()

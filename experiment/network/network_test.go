@@ -249,3 +249,34 @@ background:
 		t.Errorf("%d background flows arrived in 2 s at a 10 ms mean gap, want about 200", len(n.Flows))
 	}
 }
+
+// TestSACKOff: transport.sack false reaches the transport, and a lossy
+// transfer still completes in order, recovering NewReno-style.
+func TestSACKOff(t *testing.T) {
+	s, err := parseScenario(`
+name: nosack
+duration: 60s
+bottleneck: {rate: 10Mbps, delay: 25ms, queue: {limit: 100}, loss: {model: bernoulli, p: 0.01}}
+transport: {sack: false}
+flows:
+  - {name: t, cc: newreno, bytes: 2MB}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := n.Flows[0]
+	if !f.Sender.Config().NoSACK {
+		t.Fatal("sack: false did not reach the transport")
+	}
+	n.Run()
+	if !f.Done() || f.Receiver.DeliveredBytes != 2_000_000 {
+		t.Fatalf("delivered %d of 2MB, done %v", f.Receiver.DeliveredBytes, f.Done())
+	}
+	if st := f.Sender.Stats(); st.FastRecoveries == 0 {
+		t.Fatalf("no fast recovery at 1%% loss: %+v", st)
+	}
+}

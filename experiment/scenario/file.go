@@ -195,6 +195,7 @@ func cloneChange(c Change) Change {
 
 func cloneTransport(t Transport) Transport {
 	t.DelayedAck = clonePtr(t.DelayedAck, same[bool])
+	t.SACK = clonePtr(t.SACK, same[bool])
 	return t
 }
 

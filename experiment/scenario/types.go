@@ -137,6 +137,10 @@ type Transport struct {
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`
 	RecvWindow  Size     `yaml:"recv_window"`
+	// SACK false turns selective acknowledgements off: cumulative ACKs and
+	// NewReno recovery (RFC 6582), the Reno-style TCP of the TCP/NC
+	// paper's analysis [true].
+	SACK *bool `yaml:"sack"`
 }
 
 // Flow is a measured transport flow (or Count identical ones).

@@ -11,10 +11,12 @@ import (
 // DelayLine models propagation: each packet pushed in comes out after its
 // delay. Packets are kept in arrival order in a ring with one timer for the
 // head, so a path with thousands of packets in flight costs one heap entry,
-// not thousands. When the delay drops (a link switch), a later packet can
-// arrive before an earlier one, as on a real re-routed path and as in ns-3;
-// it is then inserted in order, which is the only non-O(1) case.
+// not thousands, and flows with the same delay can share one line. When
+// the delay drops (a link switch), a later packet can arrive before an
+// earlier one, as on a real re-routed path and as in ns-3; it is then
+// inserted in order, which is the only non-O(1) case.
 type DelayLine struct {
+	sched *sim.Scheduler
 	out   packet.Receiver
 	timer *sim.Timer
 	buf   []inflight
@@ -23,13 +25,14 @@ type DelayLine struct {
 }
 
 type inflight struct {
-	at clock.Time
-	p  *packet.Packet
+	at  clock.Time
+	seq uint64 // the scheduler's sequence number at the push
+	p   *packet.Packet
 }
 
 // NewDelayLine returns a delay line delivering to out.
 func NewDelayLine(s *sim.Scheduler, out packet.Receiver) *DelayLine {
-	d := &DelayLine{out: out, buf: make([]inflight, 8)}
+	d := &DelayLine{sched: s, out: out, buf: make([]inflight, 8)}
 	d.timer = s.Timer(d.fire)
 	return d
 }
@@ -58,25 +61,28 @@ func (d *DelayLine) Push(now clock.Time, p *packet.Packet, delay time.Duration) 
 		d.buf[(d.head+i)%mask] = prev
 		i--
 	}
-	d.buf[(d.head+i)%mask] = inflight{at, p}
+	seq := d.sched.Seq()
+	d.buf[(d.head+i)%mask] = inflight{at, seq, p}
 	d.n++
 	if i == 0 {
-		d.timer.Reset(at)
+		d.timer.ResetSeq(at, seq)
 	}
 }
 
 func (d *DelayLine) fire(now clock.Time) {
-	for d.n > 0 {
-		e := d.buf[d.head]
-		if e.at > now {
-			d.timer.Reset(e.at)
-			return
-		}
-		d.buf[d.head] = inflight{}
-		d.head = (d.head + 1) % len(d.buf)
-		d.n--
-		d.out.Receive(now, e.p)
+	// One packet per event, ordered by its push, as a simulator scheduling
+	// one arrival event per packet at send time (ns-3) orders it: flows
+	// sharing the line keep the places among same-instant events that
+	// lines of their own would give them.
+	e := d.buf[d.head]
+	d.buf[d.head] = inflight{}
+	d.head = (d.head + 1) % len(d.buf)
+	d.n--
+	if d.n > 0 {
+		next := &d.buf[d.head]
+		d.timer.ResetSeq(next.at, next.seq)
 	}
+	d.out.Receive(now, e.p)
 }
 
 // Drain removes every packet in flight and hands it to f (end-of-run

@@ -1,6 +1,6 @@
 // Package tcp is cclab's reliable transport: a TCP-like sender and receiver
-// with MSS segments, cumulative ACKs with SACK blocks, optional delayed ACKs,
-// RFC 6675 loss detection and recovery, RFC 6298 retransmission timeouts with
+// with MSS segments, cumulative ACKs with SACK blocks (or without, NewReno
+// style), optional delayed ACKs, RFC 6675 loss detection and recovery, RFC 6298 retransmission timeouts with
 // back-off, pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-
 // estimation) and any cc.Algorithm for congestion control.
 //
@@ -51,6 +51,13 @@ type Config struct {
 	// keeps arriving, never per segment. This is the Mockets style ("SACK
 	// transmission timeout"), used by the MARLIN partnering protocol.
 	AckInterval time.Duration
+	// NoSACK turns selective acknowledgements off: the receiver sends
+	// cumulative ACKs only, and the sender recovers as NewReno does (RFC
+	// 6582): DupThresh duplicate ACKs retransmit the first unacknowledged
+	// segment, each partial ACK the next one, and every duplicate ACK
+	// counts as one segment that left the network (Linux's
+	// tcp_add_reno_sack), so PRR keeps sending during recovery.
+	NoSACK bool
 	// NoHandshake starts sending data at once instead of after a SYN /
 	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
 	// ns-3, and gives the first RTT sample, without which a path whose RTT

@@ -192,3 +192,14 @@ func makeScenario(o *options, n int) ([]env.Env, int, error) {
 	}
 	return envs, cfg.EpisodeSteps, nil
 }
+
+// MakeEnvs builds n environments of id in-process, exactly as the service
+// does for a Make request with these options.
+func MakeEnvs(id string, opts map[string]string, n int) ([]env.Env, error) {
+	spec, err := lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	envs, _, err := spec.Make(newOptions(opts, spec.Options), n)
+	return envs, err
+}

@@ -66,26 +66,31 @@ const seedStream = 0x636c61622d677931
 
 // slot is one environment's episode bookkeeping.
 type slot struct {
-	// rng draws episode seeds for resets without a seed; nil until the
-	// first reset.
-	rng     *rand.Rand
+	seeds   SeedSequence
 	started bool
 	ended   bool
 }
 
-// nextSeed returns the episode seed for a reset with seed s (negative: none).
-func (s *slot) nextSeed(seed int64) uint64 {
-	if seed >= 0 {
-		// reset(seed=s) runs the episode of seed s, exactly as env.Reset(s)
-		// in Go, and seeds the sequence later unseeded resets continue.
-		s.rng = rand.New(rand.NewPCG(uint64(seed), seedStream))
-		return uint64(seed)
+// SeedSequence gives an environment's episode seeds the way Gymnasium
+// seeds an environment: reset(seed=s) runs the episode of seed s (exactly
+// env.Reset(s) in Go) and fixes the sequence of seeds that later resets
+// without a seed (and autoresets) continue; before any seed, the sequence
+// starts from fresh entropy, as Gymnasium's does. The zero value is ready.
+type SeedSequence struct {
+	rng *rand.Rand
+}
+
+// Next returns the episode seed of a reset with seed s; a negative s means
+// no seed.
+func (q *SeedSequence) Next(s int64) uint64 {
+	if s >= 0 {
+		q.rng = rand.New(rand.NewPCG(uint64(s), seedStream))
+		return uint64(s)
 	}
-	if s.rng == nil {
-		// Gymnasium seeds an unseeded environment from fresh entropy.
-		s.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	if q.rng == nil {
+		q.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return s.rng.Uint64()
+	return q.rng.Uint64()
 }
 
 // vector is one Make's environments; its calls are serialised.
@@ -218,7 +223,7 @@ func (s *Server) Reset(_ context.Context, req *gympb.ResetRequest) (*gympb.Reset
 			seed = seeds[i]
 		}
 		sl := &v.slots[i]
-		obs, info := v.envs[i].Reset(sl.nextSeed(seed))
+		obs, info := v.envs[i].Reset(sl.seeds.Next(seed))
 		sl.started, sl.ended = true, false
 		v.put(resp.Observations, i, obs)
 		resp.Infos[i] = infoProto(info)
@@ -260,7 +265,7 @@ func (s *Server) Step(_ context.Context, req *gympb.StepRequest) (*gympb.StepRes
 	err = s.parallel(v, func(i int) {
 		sl := &v.slots[i]
 		if sl.ended {
-			obs, info := v.envs[i].Reset(sl.nextSeed(-1))
+			obs, info := v.envs[i].Reset(sl.seeds.Next(-1))
 			sl.ended = false
 			v.put(resp.Observations, i, obs)
 			resp.Infos[i] = infoProto(info)

@@ -164,6 +164,14 @@ class Server:
                     p.wait()
             if p is not None and p.stdout is not None:
                 p.stdout.close()
+            if self._stderr is not None and p is not None and p.poll() is not None:
+                self._stderr.close()
+                self._stderr = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Server:
+        # A server is a shared resource: copies of environment specs (which
+        # Gymnasium makes) refer to the same one.
+        return self
 
     def __enter__(self) -> Server:
         return self

@@ -43,6 +43,9 @@ var Specs = []Spec{
 			{"loss", "UHF random loss [0.03]"},
 			{"randomize", "randomise switch time and background per episode [true]"},
 			{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
+			{"eval_loss", "evaluation mode: one transfer at this UHF loss, as `cclab marlin eval` runs it; the last step's info has transfer_time_s, finished, retransmissions_total and rti [off]"},
+			{"eval_bytes", "evaluation transfer size, bytes [600000]"},
+			{"max_time", "evaluation time limit [120s]"},
 		},
 		Make: makeMarlin,
 	},
@@ -120,11 +123,52 @@ func makeMarlin(o *options, n int) ([]env.Env, int, error) {
 		Randomize: o.Bool("randomize", true),
 		Bulk:      o.Bool("bulk", false),
 	}
+	_, evalMode := o.m["eval_loss"]
+	evalLoss := o.Float("eval_loss", 0, 0, 0.99)
+	evalBytes := o.Float("eval_bytes", 600_000, 1, 1e12)
+	maxTime := o.Duration("max_time", 120*time.Second, marlin.StepInterval, time.Hour)
 	if err := o.Done(); err != nil {
 		return nil, 0, err
 	}
+	if evalMode {
+		envs, err := makeN(n, func() (env.Env, error) {
+			e, err := marlin.NewEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime)
+			return &marlinEval{EvalEnv: e}, err
+		})
+		return envs, int(maxTime / marlin.StepInterval), err
+	}
 	envs, err := makeN(n, func() (env.Env, error) { return marlin.NewTrainingEnv(tc.EnvConfigFor()) })
 	return envs, marlin.EpisodeSteps, err
+}
+
+// marlinEval reports the transfer's outcome in the info of the step that
+// ends the episode.
+type marlinEval struct {
+	*marlin.EvalEnv
+	info env.Info
+}
+
+func (e *marlinEval) Step(a []float32) ([]float32, float64, bool, bool, env.Info) {
+	obs, r, term, trunc, info := e.EvalEnv.Step(a)
+	if !term && !trunc {
+		return obs, r, term, trunc, info
+	}
+	if e.info == nil {
+		e.info = env.Info{}
+	}
+	clear(e.info)
+	for k, v := range info {
+		e.info[k] = v
+	}
+	out := e.Outcome()
+	e.info["transfer_time_s"] = out.TransferTime
+	e.info["retransmissions_total"] = out.Retransmissions
+	e.info["rti"] = out.RTI
+	e.info["finished"] = 0
+	if out.Finished {
+		e.info["finished"] = 1
+	}
+	return obs, r, term, trunc, e.info
 }
 
 func makeDeepCC(o *options, n int) ([]env.Env, int, error) {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/cclab/cclab/rpc/gym"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "serve cclab's learning environments to Gymnasium clients over gRPC (python/ is the client)", run: runServe})
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	listen := fs.String("listen", "127.0.0.1:7411", "address to listen on (port 0 picks a free one); loopback unless you name another interface")
+	envs := fs.Int("envs", 256, "most environments alive at once, over all clients")
+	workers := fs.Int("workers", 0, "goroutines stepping environments at once (default: all cores)")
+	grace := fs.Duration("grace", 5*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve takes no arguments, got %q", pos)
+	}
+	if *envs < 1 || *workers < 0 || *grace < 0 {
+		return usagef("--envs must be positive, --workers and --grace not negative")
+	}
+	lis, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return usagef("--listen: %v", err)
+	}
+	// The first line of stdout is the address, for clients that start the
+	// server with port 0 (python/cclab does).
+	fmt.Fprintf(stdout, "cclab serve: listening on %s\n", lis.Addr())
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		_ = f.Sync()
+	}
+	err = gym.Serve(ctx, lis, gym.Config{MaxEnvs: *envs, Workers: *workers}, *grace)
+	fmt.Fprintln(stderr, "cclab serve: stopped")
+	return err
+}

@@ -1,0 +1,193 @@
+"""Starting, reaching and stopping a ``cclab serve`` process."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+
+from cclab._proto import gym_pb2_grpc
+from cclab.errors import RequestError, ServerError
+
+BINARY_ENV = "CCLAB_BINARY"
+"""Environment variable naming the cclab binary (else ``cclab`` on PATH)."""
+
+_Resp = TypeVar("_Resp", bound=Message)
+
+# Codes meaning the server is gone or did not answer in time, as opposed to
+# a request it refused.
+_GONE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.UNKNOWN,
+}
+
+
+def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
+    """Return the cclab binary: ``binary``, else ``$CCLAB_BINARY``, else PATH."""
+    cand = os.fspath(binary) if binary is not None else os.environ.get(BINARY_ENV)
+    if cand:
+        if not (os.path.isfile(cand) and os.access(cand, os.X_OK)):
+            raise ServerError(f"cclab binary {cand!r} is not an executable file")
+        return cand
+    found = shutil.which("cclab")
+    if found is None:
+        raise ServerError(
+            f"no cclab binary: pass binary=..., set {BINARY_ENV}, or put cclab on PATH "
+            "(go build -o cclab ./cmd/cclab)"
+        )
+    return found
+
+
+class Server:
+    """A ``cclab serve`` process started by this client, or one already running.
+
+    With ``address`` the client connects to a running server and never stops
+    it; otherwise it starts ``binary serve --listen 127.0.0.1:0`` and stops it
+    on :meth:`close` (also at interpreter exit). Every call carries a deadline
+    (``call_timeout`` seconds), so a server that dies or hangs raises
+    :class:`ServerError` naming it instead of blocking.
+    """
+
+    def __init__(
+        self,
+        binary: str | os.PathLike[str] | None = None,
+        *,
+        address: str | None = None,
+        max_envs: int = 256,
+        startup_timeout: float = 30.0,
+        call_timeout: float = 120.0,
+    ) -> None:
+        self.call_timeout = call_timeout
+        self.binary: str | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
+        self._lock = threading.Lock()
+        if address is None:
+            self.binary = find_binary(binary)
+            address = self._start(max_envs, startup_timeout)
+        self.address = address
+        self._channel = grpc.insecure_channel(
+            address,
+            options=[
+                ("grpc.max_receive_message_length", 64 << 20),
+                ("grpc.max_send_message_length", 64 << 20),
+            ],
+        )
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=startup_timeout)
+        except grpc.FutureTimeoutError:
+            self.close()
+            raise ServerError(f"{self.describe()} did not accept connections within {startup_timeout} s") from None
+        self.stub = gym_pb2_grpc.GymStub(self._channel)
+        atexit.register(self.close)
+
+    def _start(self, max_envs: int, timeout: float) -> str:
+        assert self.binary is not None
+        self._stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs)],
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            stdin=subprocess.DEVNULL,
+        )
+        line: list[bytes] = []
+        reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(timeout)
+        first = line[0].decode(errors="replace").strip() if line else ""
+        prefix = "cclab serve: listening on "
+        if not first.startswith(prefix):
+            self.close()
+            raise ServerError(f"{self.describe()} did not start: {first or 'no address printed'}{self._tail()}")
+        return first[len(prefix) :]
+
+    def describe(self) -> str:
+        """Name the server for messages: address, pid, binary, exit status."""
+        parts = [f"cclab server at {getattr(self, 'address', None) or '(not listening)'}"]
+        if self.process is not None:
+            parts.append(f"pid {self.process.pid}, binary {self.binary}")
+            rc = self.process.poll()
+            if rc is not None:
+                parts.append(f"exited with code {rc}" if rc >= 0 else f"killed by signal {signal.Signals(-rc).name}")
+        return f"{parts[0]} ({'; '.join(parts[1:])})" if len(parts) > 1 else parts[0]
+
+    def _tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read()[-2000:].decode(errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f"\nserver stderr:\n{text}" if text else ""
+
+    def call(self, method: str, request: Message, timeout: float | None = None) -> Any:
+        """Call ``method`` with a deadline, translating gRPC errors."""
+        fn = getattr(self.stub, method)
+        try:
+            return fn(request, timeout=timeout if timeout is not None else self.call_timeout)
+        except grpc.RpcError as err:
+            code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
+            details: str = err.details() or ""  # type: ignore[attr-defined]
+            if code in _GONE:
+                raise ServerError(f"{self.describe()}: {method} failed: {code.name}: {details}{self._tail()}") from None
+            raise RequestError(f"{method}: {details}", code.name) from None
+
+    def alive(self) -> bool:
+        """Report whether a started server's process still runs."""
+        return self.process is None or self.process.poll() is None
+
+    def close(self) -> None:
+        """Close the connection and stop the server if this client started it."""
+        with self._lock:
+            ch = getattr(self, "_channel", None)
+            if ch is not None:
+                ch.close()
+                self._channel = None
+            p = self.process
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            if p is not None and p.stdout is not None:
+                p.stdout.close()
+            if self._stderr is not None and p is not None and p.poll() is not None:
+                self._stderr.close()
+                self._stderr = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Server:
+        # A server is a shared resource: copies of environment specs (which
+        # Gymnasium makes) refer to the same one.
+        return self
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_default: Server | None = None
+_default_lock = threading.Lock()
+
+
+def default_server() -> Server:
+    """Return this process's shared server, starting it on first use."""
+    global _default
+    with _default_lock:
+        if _default is None or not _default.alive():
+            _default = Server()
+        return _default

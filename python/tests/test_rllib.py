@@ -1,0 +1,39 @@
+"""RLlib PPO with several cclab servers as remote environments on a local Ray."""
+
+from __future__ import annotations
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+
+def test_rllib_ppo_remote_servers(cclab_binary: str) -> None:
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+
+    from cclab.rllib import env_creator, server_pids
+
+    # Ray's own traffic stays on loopback too.
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    try:
+        register_env("cclab-marlin", env_creator)
+        config = (
+            PPOConfig()
+            .environment("cclab-marlin", env_config={"env_id": "cclab/Marlin-v0", "binary": cclab_binary})
+            .framework("torch")
+            .env_runners(num_env_runners=2, num_envs_per_env_runner=1, rollout_fragment_length=100)
+            .training(train_batch_size=400, minibatch_size=100, num_epochs=1, model={"fcnet_hiddens": [32, 32]})
+        )
+        algo = config.build()
+        try:
+            result = algo.train()
+            sampled = result["env_runners"]["num_env_steps_sampled"]
+            assert sampled >= 400
+            # The remote runners each ran a server process of their own.
+            pids = algo.env_runner_group.foreach_worker(server_pids, local_env_runner=False)
+            flat = {p for ps in pids for p in ps}
+            assert len(flat) == 2, pids
+        finally:
+            algo.stop()
+    finally:
+        ray.shutdown()

@@ -1,0 +1,375 @@
+// Package gym is the cclab Gymnasium environment service (gym.proto in
+// gympb): it hosts vectors of cclab's learning environments and resets and
+// steps each vector in one call, running its environments in parallel
+// goroutines (never one simulation across goroutines, so every environment
+// stays deterministic for its seed). Python's cclab package (python/) is
+// its client; docs/python.md describes both.
+//
+// Every request is validated before it touches an environment: a malformed
+// or mis-shaped request gets codes.InvalidArgument with a message naming
+// the field, and a panic inside an environment becomes codes.Internal for
+// that vector instead of a crash of the server.
+package gym
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/rpc/gym/gympb"
+)
+
+// Config configures a Server. Zero values take the defaults in brackets.
+type Config struct {
+	// MaxEnvs bounds the environments alive at once, over all vectors
+	// [256].
+	MaxEnvs int
+	// Workers is the number of goroutines stepping environments at once,
+	// over all calls [GOMAXPROCS].
+	Workers int
+}
+
+// Server implements gympb.GymServer.
+type Server struct {
+	gympb.UnimplementedGymServer
+	cfg  Config
+	sem  chan struct{}
+	mu   sync.Mutex
+	vecs map[uint64]*vector
+	next uint64
+	live int
+}
+
+// NewServer returns a server with no environments.
+func NewServer(cfg Config) *Server {
+	if cfg.MaxEnvs <= 0 {
+		cfg.MaxEnvs = 256
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	return &Server{cfg: cfg, sem: make(chan struct{}, cfg.Workers), vecs: map[uint64]*vector{}}
+}
+
+// seedStream separates the per-environment seed sequence from every
+// stream the environments derive from the episode seed.
+const seedStream = 0x636c61622d677931
+
+// slot is one environment's episode bookkeeping.
+type slot struct {
+	seeds   SeedSequence
+	started bool
+	ended   bool
+}
+
+// SeedSequence gives an environment's episode seeds the way Gymnasium
+// seeds an environment: reset(seed=s) runs the episode of seed s (exactly
+// env.Reset(s) in Go) and fixes the sequence of seeds that later resets
+// without a seed (and autoresets) continue; before any seed, the sequence
+// starts from fresh entropy, as Gymnasium's does. The zero value is ready.
+type SeedSequence struct {
+	rng *rand.Rand
+}
+
+// Next returns the episode seed of a reset with seed s; a negative s means
+// no seed.
+func (q *SeedSequence) Next(s int64) uint64 {
+	if s >= 0 {
+		q.rng = rand.New(rand.NewPCG(uint64(s), seedStream))
+		return uint64(s)
+	}
+	if q.rng == nil {
+		q.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	return q.rng.Uint64()
+}
+
+// vector is one Make's environments; its calls are serialised.
+type vector struct {
+	mu       sync.Mutex
+	id       string
+	envs     []env.Env
+	slots    []slot
+	obsDim   int
+	act      space.Space
+	actBuf   []float32
+	broken   error
+	maxSteps int
+}
+
+func invalid(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, format, args...)
+}
+
+// ListEnvs implements gympb.GymServer.
+func (s *Server) ListEnvs(context.Context, *gympb.ListEnvsRequest) (*gympb.ListEnvsResponse, error) {
+	resp := &gympb.ListEnvsResponse{}
+	for _, sp := range Specs {
+		es := &gympb.EnvSpec{Id: sp.ID, Doc: sp.Doc}
+		for _, o := range sp.Options {
+			es.Options = append(es.Options, o.Name+": "+o.Doc)
+		}
+		resp.Envs = append(resp.Envs, es)
+	}
+	return resp, nil
+}
+
+// Make implements gympb.GymServer.
+func (s *Server) Make(_ context.Context, req *gympb.MakeRequest) (*gympb.MakeResponse, error) {
+	spec, err := lookup(req.GetEnvId())
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	n := int(req.GetNumEnvs())
+	if n < 1 || n > s.cfg.MaxEnvs {
+		return nil, invalid("num_envs: %d is not in [1, %d]", req.GetNumEnvs(), s.cfg.MaxEnvs)
+	}
+	s.mu.Lock()
+	if s.live+n > s.cfg.MaxEnvs {
+		live := s.live
+		s.mu.Unlock()
+		return nil, status.Errorf(codes.ResourceExhausted, "num_envs: %d more environments would exceed the server's limit of %d (%d alive; close some or start the server with a larger --envs)", n, s.cfg.MaxEnvs, live)
+	}
+	s.live += n // reserve while building
+	s.mu.Unlock()
+	envs, maxSteps, err := s.build(spec, req.GetOptions(), n)
+	if err != nil {
+		s.mu.Lock()
+		s.live -= n
+		s.mu.Unlock()
+		return nil, err
+	}
+	v := &vector{id: spec.ID, envs: envs, slots: make([]slot, n), maxSteps: maxSteps}
+	obs, act := envs[0].ObservationSpace(), envs[0].ActionSpace()
+	v.obsDim, v.act = obs.Dim(), act
+	v.actBuf = make([]float32, n*act.Dim())
+	s.mu.Lock()
+	s.next++
+	h := s.next
+	s.vecs[h] = v
+	s.mu.Unlock()
+	return &gympb.MakeResponse{Handle: h, NumEnvs: int32(n), ObservationSpace: toProto(obs), ActionSpace: toProto(act), MaxEpisodeSteps: int32(maxSteps)}, nil
+}
+
+// build runs a spec's Make, turning its panics into errors.
+func (s *Server) build(spec *Spec, opts map[string]string, n int) (envs []env.Env, maxSteps int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = status.Errorf(codes.Internal, "making %s: %v", spec.ID, p)
+		}
+	}()
+	envs, maxSteps, err = spec.Make(newOptions(opts, spec.Options), n)
+	if err != nil {
+		return nil, 0, invalid("%v", err)
+	}
+	return envs, maxSteps, nil
+}
+
+func toProto(sp space.Space) *gympb.Space {
+	if sp.Kind == space.KindDiscrete {
+		return &gympb.Space{Kind: gympb.Space_DISCRETE, N: int64(sp.N)}
+	}
+	shape := make([]int32, len(sp.Shape))
+	for i, d := range sp.Shape {
+		shape[i] = int32(d)
+	}
+	return &gympb.Space{Kind: gympb.Space_BOX, Shape: shape, Low: sp.Low, High: sp.High}
+}
+
+// vec returns the vector of handle h, locked.
+func (s *Server) vec(h uint64) (*vector, error) {
+	s.mu.Lock()
+	v := s.vecs[h]
+	s.mu.Unlock()
+	if v == nil {
+		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d (closed, or made by another server)", h)
+	}
+	v.mu.Lock()
+	if v.broken != nil {
+		v.mu.Unlock()
+		return nil, status.Errorf(codes.FailedPrecondition, "handle %d: %v; close it", h, v.broken)
+	}
+	return v, nil
+}
+
+// Reset implements gympb.GymServer.
+func (s *Server) Reset(_ context.Context, req *gympb.ResetRequest) (*gympb.ResetResponse, error) {
+	v, err := s.vec(req.GetHandle())
+	if err != nil {
+		return nil, err
+	}
+	defer v.mu.Unlock()
+	n := len(v.envs)
+	seeds := req.GetSeeds()
+	if len(seeds) != 0 && len(seeds) != n {
+		return nil, invalid("seeds: %d entries, want 0 or num_envs (%d)", len(seeds), n)
+	}
+	for k := range req.GetOptions() {
+		return nil, invalid("options[%q]: %s accepts no reset options", k, v.id)
+	}
+	resp := &gympb.ResetResponse{Observations: make([]byte, 4*n*v.obsDim), Infos: make([]*gympb.Info, n)}
+	err = s.parallel(v, func(i int) {
+		seed := int64(-1)
+		if len(seeds) > 0 {
+			seed = seeds[i]
+		}
+		sl := &v.slots[i]
+		obs, info := v.envs[i].Reset(sl.seeds.Next(seed))
+		sl.started, sl.ended = true, false
+		v.put(resp.Observations, i, obs)
+		resp.Infos[i] = infoProto(info)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Step implements gympb.GymServer.
+func (s *Server) Step(_ context.Context, req *gympb.StepRequest) (*gympb.StepResponse, error) {
+	v, err := s.vec(req.GetHandle())
+	if err != nil {
+		return nil, err
+	}
+	defer v.mu.Unlock()
+	n := len(v.envs)
+	if err := decodeActions(v.actBuf, req.GetActions(), n, v.act); err != nil {
+		return nil, err
+	}
+	for i := range v.slots {
+		sl := &v.slots[i]
+		switch {
+		case !sl.started:
+			return nil, status.Errorf(codes.FailedPrecondition, "handle %d: environment %d was never reset; call Reset first", req.GetHandle(), i)
+		case sl.ended && !req.GetAutoreset():
+			return nil, status.Errorf(codes.FailedPrecondition, "handle %d: environment %d ended its episode; call Reset or step with autoreset", req.GetHandle(), i)
+		}
+	}
+	ad := v.act.Dim()
+	resp := &gympb.StepResponse{
+		Observations: make([]byte, 4*n*v.obsDim),
+		Rewards:      make([]float64, n),
+		Terminated:   make([]bool, n),
+		Truncated:    make([]bool, n),
+		Infos:        make([]*gympb.Info, n),
+	}
+	err = s.parallel(v, func(i int) {
+		sl := &v.slots[i]
+		if sl.ended {
+			obs, info := v.envs[i].Reset(sl.seeds.Next(-1))
+			sl.ended = false
+			v.put(resp.Observations, i, obs)
+			resp.Infos[i] = infoProto(info)
+			return
+		}
+		obs, r, term, trunc, info := v.envs[i].Step(v.actBuf[i*ad : (i+1)*ad])
+		sl.ended = term || trunc
+		v.put(resp.Observations, i, obs)
+		resp.Rewards[i], resp.Terminated[i], resp.Truncated[i] = r, term, trunc
+		resp.Infos[i] = infoProto(info)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Close implements gympb.GymServer.
+func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.CloseResponse, error) {
+	s.mu.Lock()
+	v := s.vecs[req.GetHandle()]
+	if v != nil {
+		delete(s.vecs, req.GetHandle())
+		s.live -= len(v.envs)
+	}
+	s.mu.Unlock()
+	if v == nil {
+		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d", req.GetHandle())
+	}
+	return &gympb.CloseResponse{}, nil
+}
+
+// parallel runs f for every environment of v on the server's workers. A
+// panic in an environment breaks the vector (its state is unknown) and
+// becomes codes.Internal.
+func (s *Server) parallel(v *vector, f func(i int)) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for i := range v.envs {
+		wg.Add(1)
+		s.sem <- struct{}{}
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("environment %d of %s failed: %v", i, v.id, p)
+					}
+					mu.Unlock()
+				}
+				<-s.sem
+				wg.Done()
+			}()
+			f(i)
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		v.broken = first
+		return status.Error(codes.Internal, first.Error())
+	}
+	return nil
+}
+
+// put writes environment i's observation into the packed buffer.
+func (v *vector) put(buf []byte, i int, obs []float32) {
+	if len(obs) != v.obsDim {
+		panic(fmt.Sprintf("observation has %d values, want %d", len(obs), v.obsDim))
+	}
+	b := buf[4*i*v.obsDim:]
+	for k, x := range obs {
+		binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(x))
+	}
+}
+
+// decodeActions checks packed float32 actions against n copies of sp and
+// decodes them into dst (len n x sp.Dim()).
+func decodeActions(dst []float32, b []byte, n int, sp space.Space) error {
+	d := sp.Dim()
+	if len(b) != 4*n*d {
+		return invalid("actions: %d bytes, want num_envs (%d) x action dim (%d) x 4 bytes of float32 = %d", len(b), n, d, 4*n*d)
+	}
+	for k := range dst {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+		i, j := k/d, k%d
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return invalid("actions: environment %d, element %d is %g, want a finite number", i, j, x)
+		}
+		if sp.Kind == space.KindDiscrete && (x < 0 || x >= float32(sp.N) || x != float32(math.Trunc(float64(x)))) {
+			return invalid("actions: environment %d is %g, want an integer in [0, %d)", i, x, sp.N)
+		}
+		dst[k] = x
+	}
+	return nil
+}
+
+func infoProto(info env.Info) *gympb.Info {
+	if len(info) == 0 {
+		return &gympb.Info{}
+	}
+	m := make(map[string]float64, len(info))
+	for k, x := range info {
+		m[k] = x
+	}
+	return &gympb.Info{Values: m}
+}

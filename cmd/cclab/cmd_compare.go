@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "compare", summary: "run a scenario in the simulator and on the emulator (real Linux TCP) and print both side by side", run: runCompare})
+	register(&command{name: "compare", summary: "run a scenario in the simulator and on the emulator (real Linux TCP) and print both side by side", args: "SCENARIO", run: runCompare})
 }
 
 // comparison is `cclab compare --json`'s output.
@@ -80,10 +80,6 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var sets stringList
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab compare SCENARIO.yaml [flags]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "deepcc study", summary: "DeepCC's other experiments: coexist (Figs 11-12), convergence (Fig 15), loss (Fig 14), intervals (Fig 9), modes", run: runDeepCCStudy})
+	register(&command{name: "deepcc study", summary: "DeepCC's other experiments: coexist (Figs 11-12), convergence (Fig 15), loss (Fig 14), intervals (Fig 9), modes", args: "EXPERIMENT", help: "EXPERIMENT is one of: " + strings.Join(deepccStudies, ", ") + ".", run: runDeepCCStudy})
 }
 
 // deepccStudies names the experiments of `deepcc study`.
@@ -41,11 +41,7 @@ func parseFloats(s string, scale float64) ([]float64, error) {
 
 func runDeepCCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("deepcc study", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cclab deepcc study EXPERIMENT [flags]\n\nexperiments: %s\n\nflags:\n", strings.Join(deepccStudies, ", "))
-		fs.PrintDefaults()
-	}
-	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file (the default is built into cclab)")
+	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file (built into cclab)")
 	traceDir := fs.String("traces", "traces", "directory holding the traces (intervals, modes)")
 	evalTraces := fs.String("eval-traces", strings.Join(deepcc.EvalTraces, ","), "held-out traces (intervals, modes)")
 	runs := fs.Int("runs", 0, "seeds (or trace windows) per point (default: 3 for coexist, else 2)")

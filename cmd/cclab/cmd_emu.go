@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "emu", summary: "run one scenario on an emulated network with real Linux TCP (root)", run: runEmu})
+	register(&command{name: "emu", summary: "run one scenario on an emulated network with real Linux TCP (root)", args: "SCENARIO", help: "cclab emu --clean removes namespaces left by runs that were killed.", run: runEmu})
 }
 
 func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -31,10 +31,6 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	pcap := fs.String("pcap", "", "write the bottleneck's packets (headers) to this pcap file")
 	sample := fs.Duration("sample", 0, "TCP_INFO sampling interval (default 100ms with --out, or the scenario's sample)")
 	clean := fs.Bool("clean", false, "remove cclab namespaces left by dead processes, then exit")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cclab emu SCENARIO.yaml [flags]\n       cclab emu --clean")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -62,6 +62,9 @@ func (r *Real) Run(stop <-chan struct{}) {
 // precise is the horizon below which Loop sleeps precisely (see Real).
 const precise = 1500 * time.Microsecond
 
+// spin is how long before a deadline Loop stops sleeping and polls.
+const spin = 60 * time.Microsecond
+
 // slice bounds one precise sleep, so that input arriving meanwhile waits
 // at most this long.
 const slice = 100 * time.Microsecond
@@ -104,7 +107,14 @@ func Loop[T any](r *Real, stop <-chan struct{}, in <-chan T, handle func(T)) {
 				if r.hasQueued() {
 					continue
 				}
-				sleepPrecise(min(d, slice))
+				// Sleep until shortly before the deadline, then spin:
+				// a sleep overshoots by tens of microseconds, more than
+				// a fast pacer's whole gap.
+				if d > spin {
+					sleepPrecise(min(d-spin, slice))
+				} else {
+					runtime.Gosched()
+				}
 				continue
 			}
 		}

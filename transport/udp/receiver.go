@@ -17,7 +17,7 @@ import (
 // ListenConfig configures a listener.
 type ListenConfig struct {
 	// MaxWindow is the largest receive window accepted from a sender, and
-	// so the receiver's memory per connection [DefaultWindow].
+	// so the receiver's memory per connection [DefaultMaxWindow].
 	MaxWindow units.Bytes
 	// Idle ends a connection whose sender has been silent this long
 	// [10s].
@@ -68,7 +68,7 @@ type Listener struct {
 // Listen opens a UDP socket on addr ("host:port"; port 0 picks one).
 func Listen(addr string, cfg ListenConfig) (*Listener, error) {
 	if cfg.MaxWindow == 0 {
-		cfg.MaxWindow = DefaultWindow
+		cfg.MaxWindow = DefaultMaxWindow
 	}
 	if cfg.MaxWindow < 1500 || cfg.MaxWindow > 1<<31 {
 		return nil, fmt.Errorf("udp: max window %d out of range [1500, 2 GiB]", cfg.MaxWindow)

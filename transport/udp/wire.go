@@ -309,7 +309,12 @@ func Encode(dst []byte, h *Header) []byte {
 
 // Drops counts datagrams dropped on receipt, by cause.
 type Drops struct {
-	Truncated, Oversized, Version, Malformed, Stray, OutOfWindow int64
+	Truncated   int64 `json:"truncated"`
+	Oversized   int64 `json:"oversized"`
+	Version     int64 `json:"version"`
+	Malformed   int64 `json:"malformed"`
+	Stray       int64 `json:"stray"`
+	OutOfWindow int64 `json:"out_of_window"`
 }
 
 // Total returns the number of dropped datagrams.

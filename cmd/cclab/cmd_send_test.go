@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/experiment/live"
+)
+
+// freeUDPAddr returns a loopback address with a port free at the time.
+func freeUDPAddr(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	return pc.LocalAddr().String()
+}
+
+// TestSendRecv runs `cclab recv --once` and `cclab send` in process and
+// checks both JSON reports: every byte delivered, the same connection.
+func TestSendRecv(t *testing.T) {
+	addr := freeUDPAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var rout, rerr bytes.Buffer
+	rcode := make(chan int)
+	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--json"}, &rout, &rerr) }()
+	time.Sleep(100 * time.Millisecond)
+	var sout, serr bytes.Buffer
+	if code := Main(ctx, []string{"send", addr, "--cc", "cubic", "--bytes", "2MB", "--json"}, &sout, &serr); code != 0 {
+		t.Fatalf("send exit %d: %s", code, serr.String())
+	}
+	if code := <-rcode; code != 0 {
+		t.Fatalf("recv exit %d: %s", code, rerr.String())
+	}
+	var s, r live.Result
+	if err := json.Unmarshal(sout.Bytes(), &s); err != nil {
+		t.Fatalf("send output: %v\n%s", err, sout.String())
+	}
+	if err := json.Unmarshal(rout.Bytes(), &r); err != nil {
+		t.Fatalf("recv output: %v\n%s", err, rout.String())
+	}
+	if !s.Complete || !r.Complete || r.Flow.BytesDelivered != 2_000_000 || r.CorruptBytes != 0 || s.ConnID != r.ConnID {
+		t.Errorf("sender %+v\nreceiver %+v", s, r)
+	}
+	if s.Flow.FCT == nil || s.Flow.GoodputMbps <= 0 || s.Flow.RTTMeanMs <= 0 {
+		t.Errorf("sender metrics missing: %+v", s.Flow)
+	}
+}
+
+func TestSendBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"send", "127.0.0.1:9"},
+		{"send", "127.0.0.1:9", "--bytes", "-3"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "nope"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--param", "beta"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), "cclab send") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

@@ -80,10 +80,12 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *ncWindow > 0 {
 		o.Coding = &udp.Coding{Window: *ncWindow, Redundancy: *ncR}
 	}
-	if err := attachAgent(&o, *agentAddr, *policy); err != nil {
+	finish, err := attachAgent(ctx, &o, *agentAddr, *policy)
+	if err != nil {
 		return err
 	}
 	res, err := live.Send(ctx, o)
+	finish(res)
 	if res != nil {
 		if perr := emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) }); perr != nil {
 			return perr

@@ -107,6 +107,13 @@ func Supported(s *scenario.Scenario, custom bool) error {
 	}
 	for i, f := range s.Flows {
 		p := fmt.Sprintf("flows[%d]", i)
+		if f.Stack != "" && f.Stack != "kernel" {
+			// Another stack checks its own flows when it makes them.
+			if _, err := lookupStack(f.Stack); err != nil {
+				errs = append(errs, fmt.Errorf("%s.stack: %w", p, err))
+			}
+			continue
+		}
 		if f.Protocol != "" && f.Protocol != "tcp" {
 			errs = append(errs, fmt.Errorf("%s.protocol: the emulator runs kernel TCP only, got %q", p, f.Protocol))
 		}
@@ -326,9 +333,17 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		if len(e.flows) >= maxPerKind {
 			return fmt.Errorf("the emulator runs at most %d measured flows", maxPerKind)
 		}
-		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V)}
+		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf}
 		var ep Endpoints
-		if e.opt.Endpoints != nil {
+		if sf.Stack != "" && sf.Stack != "kernel" {
+			mk, err := lookupStack(sf.Stack)
+			if err != nil {
+				return fmt.Errorf("flow %s: %w", name, err)
+			}
+			if ep, err = mk(spec); err != nil {
+				return fmt.Errorf("flow %s: %w", name, err)
+			}
+		} else if e.opt.Endpoints != nil {
 			var err error
 			if ep, err = e.opt.Endpoints(spec); err != nil {
 				return fmt.Errorf("flow %s: %w", name, err)

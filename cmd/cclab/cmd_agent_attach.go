@@ -5,6 +5,7 @@ import (
 
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/rpc/agent"
+	"github.com/cclab/cclab/transport/udp"
 )
 
 // attachAgent wires an agent into a live send: --agent ADDR (a policy
@@ -40,7 +41,10 @@ func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile
 		}
 		h = agent.NewLocalHost(s)
 	}
-	mss := o.TCP.WithDefaults().MSS
+	mss := o.TCP.MSS
+	if mss == 0 {
+		mss = udp.DefaultMSS
+	}
 	alg, err := h.Controller(mss)
 	if err != nil {
 		h.Close()

@@ -45,7 +45,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
 	dur := fs.Duration("time", 0, "transfer duration, e.g. 10s (bulk transfer)")
-	mss := fs.Int("mss", 1448, "payload bytes per datagram")
+	mss := fs.Int("mss", udp.DefaultMSS, "payload bytes per datagram (the default makes 1500-byte IP packets)")
 	ackInterval := fs.Duration("ack-interval", 0, "timer-driven SACKs every interval (Mockets style) instead of per-segment ACKs")
 	ncWindow := fs.Int("nc-window", 0, "TCP/NC coding window in packets (0 = no coding)")
 	ncR := fs.Float64("nc-r", 1.1, "TCP/NC redundancy: coded packets per segment")

@@ -45,6 +45,9 @@ type SendOptions struct {
 	Attach func(s *udp.Sender) error
 	// Seed seeds randomised controllers.
 	Seed uint64
+	// Within, if set, runs the socket's creation (e.g. inside a network
+	// namespace: emu/netns.NS.Do).
+	Within func(f func() error) error
 }
 
 // Result is one side's summary of a transfer.
@@ -87,7 +90,10 @@ func NewController(name string, params map[string]float64, mss units.Bytes, seed
 func Send(ctx context.Context, o SendOptions) (*Result, error) {
 	cfg := udp.Config{TCP: o.TCP, Duration: o.Duration, MaxRetries: o.MaxRetries, Coding: o.Coding}
 	cfg.TCP.Bytes = o.Bytes
-	mss := cfg.TCP.WithDefaults().MSS
+	if cfg.TCP.MSS == 0 {
+		cfg.TCP.MSS = udp.DefaultMSS
+	}
+	mss := cfg.TCP.MSS
 	alg, label := o.Alg, o.CCLabel
 	if alg == nil {
 		var err error
@@ -96,7 +102,17 @@ func Send(ctx context.Context, o SendOptions) (*Result, error) {
 		}
 		label = o.CC
 	}
-	s, err := udp.Dial(o.Addr, alg, cfg)
+	var s *udp.Sender
+	dial := func() (err error) {
+		s, err = udp.Dial(o.Addr, alg, cfg)
+		return err
+	}
+	var err error
+	if o.Within != nil {
+		err = o.Within(dial)
+	} else {
+		err = dial()
+	}
 	if err != nil {
 		return nil, err
 	}

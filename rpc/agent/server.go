@@ -26,6 +26,7 @@ import (
 	"github.com/cclab/cclab/learn/rl/space"
 	"github.com/cclab/cclab/papers/marlin"
 	"github.com/cclab/cclab/rpc/agent/agentpb"
+	"github.com/cclab/cclab/transport/udp"
 )
 
 // Policy kinds: how a host builds observations and applies actions.
@@ -156,7 +157,7 @@ func (ss *session) act(obs *agentpb.Observation) (*agentpb.Action, error) {
 		if obs.CwndBytes <= 0 {
 			return nil, status.Errorf(codes.InvalidArgument, "cwnd_bytes is %d: a window-scaling policy needs the current window", obs.CwndBytes)
 		}
-		mss := units.Bytes(1448)
+		mss := units.Bytes(udp.DefaultMSS)
 		if m, ok := obs.Stats["mss_bytes"]; ok && m >= 1 && m <= 65535 {
 			mss = units.Bytes(m)
 		}

@@ -30,6 +30,9 @@ type ListenConfig struct {
 	// valid only during the call. By default the data is checked against
 	// the built-in pattern (ReceiverResult.Corrupt).
 	Sink func(off int64, p []byte)
+	// OnDone, if set, is called (on the connection's goroutine) when the
+	// last byte of a finite transfer has been delivered.
+	OnDone func()
 }
 
 // ReceiverResult summarises one served connection.
@@ -330,6 +333,9 @@ func (c *rconn) accept(now clock.Time, from netip.AddrPort, h *Header) bool {
 	c.tcp.OnDone = func(now clock.Time) {
 		c.res.Done = now
 		c.lingerT.Reset(now.Add(c.l.cfg.Linger))
+		if c.l.cfg.OnDone != nil {
+			c.l.cfg.OnDone()
+		}
 	}
 	if p.CodingWindow > 0 {
 		dec, err := newDecoderSide(c, int(p.CodingWindow))

@@ -53,6 +53,11 @@ const DefaultWindow units.Bytes = 4 << 20
 // DefaultMaxWindow is a listener's default limit on the window it accepts.
 const DefaultMaxWindow units.Bytes = 16 << 20
 
+// DefaultMSS makes full datagrams 1500-byte IPv4 packets, the size of the
+// simulator's full segments (1448 bytes of payload and 52 of TCP/IP
+// headers): 1432 + 40 + 28. A larger MSS does not fit a 1500-byte MTU.
+const DefaultMSS = 1500 - HeaderLen - ipUDPHeader
+
 // ipUDPHeader is the IPv4 and UDP header bytes around each datagram.
 const ipUDPHeader = 28
 
@@ -117,6 +122,9 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	}
 	if cfg.TCP.RecvWindow == 0 {
 		cfg.TCP.RecvWindow = DefaultWindow
+	}
+	if cfg.TCP.MSS == 0 {
+		cfg.TCP.MSS = DefaultMSS
 	}
 	if cfg.TCP.Header == 0 {
 		cfg.TCP.Header = HeaderLen + ipUDPHeader

@@ -38,6 +38,7 @@ const socketBuffer = 4 << 20
 func newSocket(conn *net.UDPConn) *socket {
 	_ = conn.SetReadBuffer(socketBuffer)
 	_ = conn.SetWriteBuffer(socketBuffer)
+	forceBuffers(conn)
 	s := &socket{
 		conn: conn,
 		free: make(chan int32, nbufs),

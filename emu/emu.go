@@ -25,6 +25,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/rng"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/emu/netns"
@@ -52,6 +53,9 @@ type Options struct {
 	Endpoints func(spec FlowSpec) (Endpoints, error)
 	// NoRealtime keeps the forwarder at normal scheduling priority.
 	NoRealtime bool
+	// OnStart, if set, is called once the emulation is built, just before
+	// it runs, with a Control to change the bottleneck while it runs.
+	OnStart func(c *Control)
 }
 
 // Result is the summary of an emulated run: the simulator's fields plus
@@ -188,6 +192,11 @@ type emulation struct {
 
 	// stopWG waits for endpoint stops started on the loop.
 	stopWG sync.WaitGroup
+
+	// ctlChanges numbers Control's loss changes (their random streams);
+	// ctlQueue is the queue limit Control set, if any.
+	ctlChanges int
+	ctlQueue   units.Bytes
 }
 
 // flow is a measured flow.
@@ -268,8 +277,13 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	}
 	stop := context.AfterFunc(ctx, f.Stop)
 	defer stop()
+	ctl := &Control{e: e, ended: make(chan struct{})}
+	if opt.OnStart != nil {
+		opt.OnStart(ctl)
+	}
 	wallStart := time.Now()
 	runErr := f.Run(e.end)
+	close(ctl.ended)
 	now := f.Now()
 	e.stopEverything()
 	e.stopWG.Wait()
@@ -376,6 +390,12 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		fl.env = Env{
 			Snd: e.pair.Snd, Rcv: e.pair.Rcv, Dst: netip.AddrPortFrom(netns.RcvAddr, port),
 			Clock: e.f, Sample: e.s.Sample.V, Done: e.doneFunc(fl),
+			OnRTT: func(rtt time.Duration) {
+				e.f.Post(func(now clock.Time) {
+					path.RTT.Add(rtt)
+					e.onRTT(path, now, rtt)
+				})
+			},
 		}
 		if err := ep.Listen(fl.env); err != nil {
 			return fmt.Errorf("flow %s: %w", name, err)

@@ -28,6 +28,10 @@ type Env struct {
 	// Done must be called once when a finite flow's receiver has all its
 	// bytes.
 	Done func(at clock.Time)
+	// OnRTT, for endpoints whose packets the forwarder cannot time (UDP
+	// transports), records an RTT sample the sender measured; safe from
+	// any goroutine.
+	OnRTT func(rtt time.Duration)
 }
 
 // FlowSpec describes one measured flow to its endpoints.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/experiment/live"
@@ -134,6 +135,17 @@ func (e *Endpoints) Start(env emu.Env) {
 		e.mu.Lock()
 		e.sender = s
 		e.mu.Unlock()
+		// The forwarder cannot read RTTs from UDP: the sender reports its
+		// own samples (RTT columns and RTI).
+		if env.OnRTT != nil {
+			prev := s.Transport().OnRTT
+			s.Transport().OnRTT = func(now clock.Time, rtt time.Duration) {
+				if prev != nil {
+					prev(now, rtt)
+				}
+				env.OnRTT(rtt)
+			}
+		}
 		if attach != nil {
 			return attach(s)
 		}

@@ -39,7 +39,8 @@ type Stats struct {
 	Forwarded, Lost, Duplicated, Reordered, QueueDrops int64
 }
 
-// Relay forwards between the first client that sends to Addr and a server.
+// Relay forwards between a client (the latest that sent to Addr) and a
+// server.
 type Relay struct {
 	front, back *net.UDPConn
 	fwd, rev    *direction
@@ -136,15 +137,12 @@ func (r *Relay) readFront() {
 			}
 			continue
 		}
+		// The latest client is the one answered: tests run one
+		// connection at a time, each from a new socket.
 		r.clientMu.Lock()
-		if !r.client.IsValid() {
-			r.client = from
-		}
-		ok := r.client == from
+		r.client = from
 		r.clientMu.Unlock()
-		if ok {
-			r.fwd.offer(buf[:n])
-		}
+		r.fwd.offer(buf[:n])
 	}
 }
 

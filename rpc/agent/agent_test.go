@@ -217,3 +217,26 @@ func TestShippedPolicyRemote(t *testing.T) {
 }
 
 func unitsBytes(n int64) units.Bytes { return units.Bytes(n) }
+
+// TestGenericPolicies: the shipped DeepCC and data-centre policies are
+// served as generic policies: the right shape gets an action of the
+// policy's action size, a wrong one INVALID_ARGUMENT.
+func TestGenericPolicies(t *testing.T) {
+	for _, spec := range []string{"papers/deepcc/policy/deepcc.policy", "papers/datacenter/policy/ppo.policy"} {
+		s, err := LoadPolicy(spec, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind != KindGeneric {
+			t.Errorf("%s: kind %s", spec, s.Kind)
+		}
+		ss := newSession(s)
+		a, err := ss.act(&agentpb.Observation{Obs: make([]float32, s.Policy.Obs.Dim())})
+		if err != nil || len(a.Raw) != s.Policy.Act.Dim() {
+			t.Errorf("%s: action %v, %v", spec, a, err)
+		}
+		if _, err := ss.act(&agentpb.Observation{Obs: make([]float32, s.Policy.Obs.Dim()+1)}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s: wrong shape: %v", spec, err)
+		}
+	}
+}

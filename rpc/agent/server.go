@@ -14,6 +14,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -24,6 +25,8 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/papers/datacenter"
+	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/papers/marlin"
 	"github.com/cclab/cclab/rpc/agent/agentpb"
 	"github.com/cclab/cclab/transport/udp"
@@ -46,15 +49,25 @@ type Served struct {
 	Step   time.Duration
 }
 
-// LoadPolicy reads a policy: "marlin" is the shipped MARLIN policy, any
-// other value a policy file. kind "" guesses from the policy's training
-// environment (marlin-* policies are KindMarlin).
+// LoadPolicy reads a policy: "marlin" is the shipped MARLIN policy, the
+// repository paths of the shipped DeepCC and data-centre policies
+// (papers/deepcc/policy/deepcc.policy, papers/datacenter/policy/*.policy)
+// load their built-in copies, any other value is a policy file. kind ""
+// guesses from the policy's training environment (marlin-* policies are
+// KindMarlin, others KindGeneric).
 func LoadPolicy(spec, kind string) (*Served, error) {
 	var p *policy.Policy
 	var err error
-	if spec == "marlin" {
+	switch {
+	case spec == "marlin":
 		p, err = marlin.ShippedPolicy()
-	} else {
+	case strings.HasPrefix(path.Clean(spec), "papers/deepcc/"):
+		// The shipped DeepCC and data-centre policies load from the
+		// binary when the repository is not at hand.
+		p, err = deepcc.LoadPolicy(spec)
+	case strings.HasPrefix(path.Clean(spec), "papers/datacenter/"):
+		p, err = datacenter.LoadPolicy(spec)
+	default:
 		p, err = policy.Load(spec)
 	}
 	if err != nil {

@@ -40,7 +40,7 @@ func (p liveParams) Set(v string) error {
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("send", stderr)
-	ccName := fs.String("cc", "cubic", "congestion controller (any of `cclab list`), or marlin for the MARLIN policy")
+	ccName := fs.String("cc", "cubic", "congestion controller (any of `cclab list`), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy with a fixed goal)")
 	params := liveParams{}
 	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
@@ -52,7 +52,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	agentAddr := fs.String("agent", "", "drive the flow from the agent served at ADDR (`cclab agent serve`; host:port or unix:PATH)")
-	policy := fs.String("policy", "", "with --cc marlin: a policy file instead of the shipped one")
+	policy := fs.String("policy", "", "with --cc marlin or deepcc: a policy file instead of the shipped one")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

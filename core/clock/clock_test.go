@@ -124,8 +124,8 @@ func TestLoopInputAndPrecision(t *testing.T) {
 		t.Errorf("input %v", got)
 	}
 	// 99 gaps of 200 µs take 19.8 ms; rounded to 1 ms they would take
-	// 99 ms. Allow a loaded machine three times the ideal.
-	if d := last.Sub(first); d < (n-1)*gap || d > 3*(n-1)*gap {
+	// at least 99 ms. Allow a loaded machine four times the ideal.
+	if d := last.Sub(first); d < (n-1)*gap || d > 4*(n-1)*gap {
 		t.Errorf("%d timers %v apart took %v", n, gap, d)
 	}
 }

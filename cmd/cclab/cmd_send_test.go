@@ -72,3 +72,49 @@ func TestSendBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentServeAndSend runs `cclab agent serve` on a Unix socket and
+// `cclab send --agent` against it, in process: the shipped MARLIN policy
+// drives a 600 KB transfer to completion.
+func TestAgentServeAndSend(t *testing.T) {
+	sock := "unix:" + t.TempDir() + "/agent.sock"
+	addr := freeUDPAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	actx, stopAgent := context.WithCancel(ctx)
+	var aout, aerr bytes.Buffer
+	acode := make(chan int)
+	go func() { acode <- Main(actx, []string{"agent", "serve", "--policy", "marlin", "--listen", sock}, &aout, &aerr) }()
+	var rout, rerr bytes.Buffer
+	rcode := make(chan int)
+	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--json"}, &rout, &rerr) }()
+	time.Sleep(200 * time.Millisecond)
+	var sout, serr bytes.Buffer
+	if code := Main(ctx, []string{"send", addr, "--agent", sock, "--bytes", "600KB", "--json"}, &sout, &serr); code != 0 {
+		t.Fatalf("send exit %d: %s", code, serr.String())
+	}
+	if code := <-rcode; code != 0 {
+		t.Fatalf("recv exit %d: %s", code, rerr.String())
+	}
+	stopAgent()
+	if code := <-acode; code != 0 {
+		t.Fatalf("agent exit %d: %s", code, aerr.String())
+	}
+	var s live.Result
+	if err := json.Unmarshal(sout.Bytes(), &s); err != nil {
+		t.Fatalf("send output: %v\n%s", err, sout.String())
+	}
+	if !s.Complete || s.Extra["agent_steps"] == 0 || s.Extra["agent_applied"] == 0 || s.Extra["agent_disconnected"] != 0 {
+		t.Errorf("result %+v", s)
+	}
+	if !strings.Contains(s.Flow.CC, "marlin@unix:") {
+		t.Errorf("controller label %q", s.Flow.CC)
+	}
+}
+
+func TestAgentServeRefusesRemote(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"agent", "serve", "--listen", "0.0.0.0:0"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "allow-remote") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -84,7 +84,9 @@ func TestAgentServeAndSend(t *testing.T) {
 	actx, stopAgent := context.WithCancel(ctx)
 	var aout, aerr bytes.Buffer
 	acode := make(chan int)
-	go func() { acode <- Main(actx, []string{"agent", "serve", "--policy", "marlin", "--listen", sock}, &aout, &aerr) }()
+	go func() {
+		acode <- Main(actx, []string{"agent", "serve", "--policy", "marlin", "--listen", sock}, &aout, &aerr)
+	}()
 	var rout, rerr bytes.Buffer
 	rcode := make(chan int)
 	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--json"}, &rout, &rerr) }()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/rng"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/emu/netns"
@@ -52,6 +53,9 @@ type Options struct {
 	Endpoints func(spec FlowSpec) (Endpoints, error)
 	// NoRealtime keeps the forwarder at normal scheduling priority.
 	NoRealtime bool
+	// OnStart, if set, is called once the emulation is built, just before
+	// it runs, with a Control to change the bottleneck while it runs.
+	OnStart func(c *Control)
 }
 
 // Result is the summary of an emulated run: the simulator's fields plus
@@ -107,6 +111,13 @@ func Supported(s *scenario.Scenario, custom bool) error {
 	}
 	for i, f := range s.Flows {
 		p := fmt.Sprintf("flows[%d]", i)
+		if f.Stack != "" && f.Stack != "kernel" {
+			// Another stack checks its own flows when it makes them.
+			if _, err := lookupStack(f.Stack); err != nil {
+				errs = append(errs, fmt.Errorf("%s.stack: %w", p, err))
+			}
+			continue
+		}
 		if f.Protocol != "" && f.Protocol != "tcp" {
 			errs = append(errs, fmt.Errorf("%s.protocol: the emulator runs kernel TCP only, got %q", p, f.Protocol))
 		}
@@ -181,6 +192,11 @@ type emulation struct {
 
 	// stopWG waits for endpoint stops started on the loop.
 	stopWG sync.WaitGroup
+
+	// ctlChanges numbers Control's loss changes (their random streams);
+	// ctlQueue is the queue limit Control set, if any.
+	ctlChanges int
+	ctlQueue   units.Bytes
 }
 
 // flow is a measured flow.
@@ -261,8 +277,13 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	}
 	stop := context.AfterFunc(ctx, f.Stop)
 	defer stop()
+	ctl := &Control{e: e, ended: make(chan struct{})}
+	if opt.OnStart != nil {
+		opt.OnStart(ctl)
+	}
 	wallStart := time.Now()
 	runErr := f.Run(e.end)
+	close(ctl.ended)
 	now := f.Now()
 	e.stopEverything()
 	e.stopWG.Wait()
@@ -326,9 +347,17 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		if len(e.flows) >= maxPerKind {
 			return fmt.Errorf("the emulator runs at most %d measured flows", maxPerKind)
 		}
-		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V)}
+		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf}
 		var ep Endpoints
-		if e.opt.Endpoints != nil {
+		if sf.Stack != "" && sf.Stack != "kernel" {
+			mk, err := lookupStack(sf.Stack)
+			if err != nil {
+				return fmt.Errorf("flow %s: %w", name, err)
+			}
+			if ep, err = mk(spec); err != nil {
+				return fmt.Errorf("flow %s: %w", name, err)
+			}
+		} else if e.opt.Endpoints != nil {
 			var err error
 			if ep, err = e.opt.Endpoints(spec); err != nil {
 				return fmt.Errorf("flow %s: %w", name, err)
@@ -361,6 +390,12 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		fl.env = Env{
 			Snd: e.pair.Snd, Rcv: e.pair.Rcv, Dst: netip.AddrPortFrom(netns.RcvAddr, port),
 			Clock: e.f, Sample: e.s.Sample.V, Done: e.doneFunc(fl),
+			OnRTT: func(rtt time.Duration) {
+				e.f.Post(func(now clock.Time) {
+					path.RTT.Add(rtt)
+					e.onRTT(path, now, rtt)
+				})
+			},
 		}
 		if err := ep.Listen(fl.env); err != nil {
 			return fmt.Errorf("flow %s: %w", name, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 // Env is what a flow's endpoints get: the two namespaces, the receiver's
@@ -27,6 +28,10 @@ type Env struct {
 	// Done must be called once when a finite flow's receiver has all its
 	// bytes.
 	Done func(at clock.Time)
+	// OnRTT, for endpoints whose packets the forwarder cannot time (UDP
+	// transports), records an RTT sample the sender measured; safe from
+	// any goroutine.
+	OnRTT func(rtt time.Duration)
 }
 
 // FlowSpec describes one measured flow to its endpoints.
@@ -35,6 +40,9 @@ type FlowSpec struct {
 	Name, CC string
 	// Bytes is the transfer size (0: bulk).
 	Bytes int64
+	// Flow is the scenario's entry (stack, agent, parameters, protocol,
+	// coding), for stacks other than kernel.
+	Flow *scenario.Flow
 }
 
 // FlowStats is what endpoints report when stopped.

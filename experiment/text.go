@@ -23,7 +23,7 @@ func (r *Result) WriteText(w io.Writer) {
 			rti = strconv.FormatFloat(*f.RTI, 'f', 3, 64)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			f.Name, f.CC, humanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
+			f.Name, f.CC, HumanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
 			f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms), rti)
 	}
 	tw.Flush()
@@ -50,7 +50,8 @@ func (r *Result) WriteText(w io.Writer) {
 
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
-func humanBytes(b int64) string {
+// HumanBytes formats a byte count for tables: bytes, KB or MB.
+func HumanBytes(b int64) string {
 	switch {
 	case b >= 10_000_000:
 		return fmt.Sprintf("%.1f MB", float64(b)/1e6)

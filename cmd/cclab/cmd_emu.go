@@ -29,6 +29,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	out := fs.String("out", "", "write summary.json and tcp_info.csv (per-flow TCP_INFO samples) to this directory")
 	pcap := fs.String("pcap", "", "write the bottleneck's packets (headers) to this pcap file")
+	netgenAddr := fs.String("netgen", "", "serve the network-generator RPC for the bottleneck on ADDR (loopback host:port or unix:PATH)")
 	sample := fs.Duration("sample", 0, "TCP_INFO sampling interval (default 100ms with --out, or the scenario's sample)")
 	clean := fs.Bool("clean", false, "remove cclab namespaces left by dead processes, then exit")
 	pos, err := parseFlags(fs, args)
@@ -64,6 +65,12 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	var opt emu.Options
+	startNetgen, stopNetgen, err := emuNetgen(ctx, *netgenAddr, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopNetgen()
+	opt.OnStart = startNetgen
 	if *pcap != "" {
 		f, err := os.Create(*pcap)
 		if err != nil {

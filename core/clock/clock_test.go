@@ -71,3 +71,61 @@ func TestTimeArithmetic(t *testing.T) {
 		t.Errorf("formatting: %q %q", FormatSeconds(b), b.String())
 	}
 }
+
+// TestLoopInputAndPrecision: Loop hands input values and timer callbacks
+// to one goroutine, and a chain of sub-millisecond timers (a pacer's) is
+// not rounded up to the runtime's millisecond poll granularity.
+func TestLoopInputAndPrecision(t *testing.T) {
+	r := NewReal()
+	stop := make(chan struct{})
+	in := make(chan int)
+	var got []int
+	const gap = 200 * time.Microsecond
+	const n = 100
+	fired := 0
+	var first, last Time
+	var tm Timer
+	tm = r.NewTimer(func(now Time) {
+		if fired == 0 {
+			first = now
+		}
+		fired++
+		last = now
+		if fired < n {
+			tm.Reset(now.Add(gap))
+			return
+		}
+		if len(got) == 3 {
+			close(stop)
+		}
+	})
+	tm.Reset(r.Now())
+	go func() {
+		for i := range 3 {
+			in <- i
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		Loop(r, stop, in, func(v int) {
+			got = append(got, v)
+			if len(got) == 3 && fired == n {
+				close(stop)
+			}
+		})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("loop did not finish")
+	}
+	if len(got) != 3 || got[0] != 0 || got[2] != 2 {
+		t.Errorf("input %v", got)
+	}
+	// 99 gaps of 200 µs take 19.8 ms; rounded to 1 ms they would take
+	// at least 99 ms. Allow a loaded machine four times the ideal.
+	if d := last.Sub(first); d < (n-1)*gap || d > 4*(n-1)*gap {
+		t.Errorf("%d timers %v apart took %v", n, gap, d)
+	}
+}

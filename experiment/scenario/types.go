@@ -183,6 +183,15 @@ type Flow struct {
 	// and whose window is set by its controller (fixed or external), never
 	// by slow start.
 	Protocol string `yaml:"protocol"`
+	// Stack chooses the flow's endpoints under `cclab emu`: "kernel" (the
+	// default there: Linux TCP with the flow's controller) or "cclab"
+	// (cclab's own transport over UDP, transport/udp, with any registered
+	// controller, Mockets or TCP/NC). The simulator ignores it.
+	Stack string `yaml:"stack"`
+	// Agent, with stack cclab, drives the flow from a policy: "marlin"
+	// (the shipped MARLIN policy in process) or the address of `cclab
+	// agent serve` (host:port or unix:PATH). The simulator ignores it.
+	Agent string `yaml:"agent"`
 }
 
 // Coding configures the TCP/NC layer.

@@ -347,6 +347,14 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	default:
 		return errf(p+".protocol", "unknown protocol %q (accepted: tcp, mockets)", f.Protocol)
 	}
+	switch f.Stack {
+	case "", "kernel", "cclab":
+	default:
+		return errf(p+".stack", "unknown stack %q (accepted: kernel, cclab)", f.Stack)
+	}
+	if f.Agent != "" && f.Stack != "cclab" {
+		return errf(p+".agent", "an agent drives a flow only with stack: cclab, got stack %q", f.Stack)
+	}
 	if c := f.Coding; c != nil {
 		if math.IsNaN(c.Redundancy) || c.Redundancy < 1 || c.Redundancy > 10 {
 			return errf(p+".coding.redundancy", "R must be in [1, 10], got %g", c.Redundancy)

@@ -66,6 +66,7 @@ type Sender struct {
 	rack     rackList   // outstanding retransmissions in send order (rack.go)
 
 	nextSend    clock.Time
+	pacerLate   bool // trySend runs from a pacer timer that may have fired late
 	cwndLimited bool
 
 	// Proportional rate reduction (RFC 6937) during fast recovery, for
@@ -109,7 +110,7 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 		s.total = math.MaxInt64
 	}
 	s.rtoT = clk.NewTimer(s.onRTO)
-	s.pacerT = clk.NewTimer(s.trySend)
+	s.pacerT = clk.NewTimer(s.onPacer)
 	s.prr, _ = alg.(prrTarget)
 	return s
 }
@@ -231,6 +232,22 @@ func (s *Sender) trySend(now clock.Time) {
 	}
 }
 
+// pacingCatchUp bounds the burst a late pacer timer may send to make up
+// for its lateness.
+const pacingCatchUp = time.Millisecond
+
+// onPacer is the pacer timer's callback. The simulator fires it exactly on
+// s.nextSend, so it is trySend; a real clock fires it late (scheduling
+// delay), and then the schedule is kept rather than restarted from now, so
+// up to pacingCatchUp of lost sending time is made up by a short burst, as
+// a pacer that restarted from now would fall behind its rate by its
+// lateness at every packet.
+func (s *Sender) onPacer(now clock.Time) {
+	s.pacerLate = true
+	s.trySend(now)
+	s.pacerLate = false
+}
+
 func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	stamp := s.rate.OnSend(now, s.InFlight())
 	var g *segment
@@ -263,7 +280,11 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
 	if rate := s.cc.PacingRate(); rate > 0 {
-		s.nextSend = max(s.nextSend, now).Add(rate.TxTime(p.Size))
+		from := now
+		if s.pacerLate {
+			from = now.Add(-pacingCatchUp)
+		}
+		s.nextSend = max(s.nextSend, from).Add(rate.TxTime(p.Size))
 	}
 	s.out.Receive(now, p)
 }

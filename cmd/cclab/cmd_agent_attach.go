@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/cclab/cclab/experiment/live"
+	"github.com/cclab/cclab/papers/deepcc"
+	"github.com/cclab/cclab/rpc/agent"
+	"github.com/cclab/cclab/transport/udp"
+)
+
+// attachAgent wires an agent into a live send: --agent ADDR (a policy
+// served by `cclab agent serve`) or --cc marlin (the shipped MARLIN policy,
+// or --policy FILE, in process). The returned function adds the agent's
+// counters to the result and closes the session.
+func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string) (func(*live.Result), error) {
+	if agentAddr == "" && strings.HasPrefix(o.CC, "deepcc") {
+		return attachDeepCC(o, policyFile)
+	}
+	if agentAddr == "" && o.CC != "marlin" {
+		if policyFile != "" {
+			return nil, usagef("--policy needs --cc marlin")
+		}
+		return func(*live.Result) {}, nil
+	}
+	var h *agent.Host
+	label := "marlin"
+	if agentAddr != "" {
+		if policyFile != "" {
+			return nil, usagef("--policy is for --cc marlin in process; the agent at --agent serves its own")
+		}
+		var err error
+		if h, err = agent.DialHost(ctx, agentAddr); err != nil {
+			return nil, err
+		}
+		label = h.Kind() + "@" + agentAddr
+	} else {
+		spec := "marlin"
+		if policyFile != "" {
+			spec = policyFile
+		}
+		s, err := agent.LoadPolicy(spec, agent.KindMarlin)
+		if err != nil {
+			return nil, err
+		}
+		h = agent.NewLocalHost(s)
+	}
+	mss := o.TCP.MSS
+	if mss == 0 {
+		mss = udp.DefaultMSS
+	}
+	alg, err := h.Controller(mss)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	o.Alg, o.CCLabel = alg, label
+	if o.TCP.AckInterval == 0 {
+		o.TCP.AckInterval = agent.MarlinAckInterval
+	}
+	o.Attach = h.Attach
+	return func(r *live.Result) {
+		h.Close()
+		if r != nil {
+			r.Extra = h.Stats.Map()
+		}
+	}, nil
+}
+
+// attachDeepCC runs the DeepCC policy in process with a fixed goal: --cc
+// deepcc (goal g2), deepcc:g1 .. deepcc:g5 (the evaluation's goals), or
+// deepcc:T,D,L (weights).
+func attachDeepCC(o *live.SendOptions, policyFile string) (func(*live.Result), error) {
+	name, g, _ := strings.Cut(o.CC, ":")
+	if name != "deepcc" {
+		return nil, usagef("--cc %s: want deepcc or deepcc:GOAL", o.CC)
+	}
+	goal, err := parseDeepCCGoal(g)
+	if err != nil {
+		return nil, err
+	}
+	file := policyFile
+	if file == "" {
+		file = deepcc.ShippedPolicyPath
+	}
+	p, err := deepcc.LoadPolicy(file)
+	if err != nil {
+		return nil, err
+	}
+	a, err := deepcc.NewLiveAgent(p, goal)
+	if err != nil {
+		return nil, err
+	}
+	mss := o.TCP.MSS
+	if mss == 0 {
+		mss = udp.DefaultMSS
+	}
+	if o.Alg, err = deepcc.Controller(mss); err != nil {
+		return nil, err
+	}
+	o.CCLabel = "deepcc" + goal.String()
+	o.Attach = a.Attach
+	return func(r *live.Result) {
+		if r != nil {
+			r.Extra = map[string]float64{"agent_steps": float64(a.Steps)}
+		}
+	}, nil
+}
+
+func parseDeepCCGoal(g string) (deepcc.Goal, error) {
+	if g == "" {
+		g = "g2"
+	}
+	for _, ng := range deepcc.DefaultGoals {
+		if ng.Name == g {
+			return ng.Goal, nil
+		}
+	}
+	parts := strings.Split(g, ",")
+	if len(parts) != 3 {
+		return deepcc.Goal{}, usagef("deepcc goal %q: want g1..g5 or three weights T,D,L", g)
+	}
+	var w [3]float64
+	for i, s := range parts {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return deepcc.Goal{}, usagef("deepcc goal %q: %q is not a number", g, s)
+		}
+		w[i] = x
+	}
+	goal, err := deepcc.NewGoal(w[0], w[1], w[2])
+	if err != nil {
+		return deepcc.Goal{}, usagef("%v", err)
+	}
+	return goal, nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/cclab/cclab/experiment"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/live"
+	"github.com/cclab/cclab/transport/udp"
+)
+
+func init() {
+	register(&command{name: "send", summary: "send a flow over UDP to `cclab recv` with any controller (iperf3-like)", run: runSend})
+	register(&command{name: "recv", summary: "receive flows from `cclab send` on a UDP address", run: runRecv})
+}
+
+// liveParams is the repeatable --param NAME=VALUE flag.
+type liveParams map[string]float64
+
+func (p liveParams) String() string { return fmt.Sprint(map[string]float64(p)) }
+func (p liveParams) Set(v string) error {
+	name, val, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("want NAME=VALUE, got %q", v)
+	}
+	x, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("parameter %s: %q is not a number", name, val)
+	}
+	p[name] = x
+	return nil
+}
+
+func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("send", stderr)
+	ccName := fs.String("cc", "cubic", "congestion controller (any of `cclab list`), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy with a fixed goal)")
+	params := liveParams{}
+	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
+	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
+	dur := fs.Duration("time", 0, "transfer duration, e.g. 10s (bulk transfer)")
+	mss := fs.Int("mss", udp.DefaultMSS, "payload bytes per datagram (the default makes 1500-byte IP packets)")
+	ackInterval := fs.Duration("ack-interval", 0, "timer-driven SACKs every interval (Mockets style) instead of per-segment ACKs")
+	ncWindow := fs.Int("nc-window", 0, "TCP/NC coding window in packets (0 = no coding)")
+	ncR := fs.Float64("nc-r", 1.1, "TCP/NC redundancy: coded packets per segment")
+	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	agentAddr := fs.String("agent", "", "drive the flow from the agent served at ADDR (`cclab agent serve`; host:port or unix:PATH)")
+	policy := fs.String("policy", "", "with --cc marlin or deepcc: a policy file instead of the shipped one")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: cclab send ADDR --cc NAME [--bytes N | --time D] [--json]")
+	}
+	var size units.Bytes
+	if *bytesFlag != "" {
+		if size, err = units.ParseBytes(*bytesFlag); err != nil || size <= 0 {
+			return usagef("--bytes %q: want a positive size such as 600KB or 10MB", *bytesFlag)
+		}
+	}
+	if size == 0 && *dur <= 0 {
+		return usagef("give --bytes N or --time D (or both)")
+	}
+	if *mss < 64 || *mss > 8900 {
+		return usagef("--mss %d: want 64..8900", *mss)
+	}
+	o := live.SendOptions{
+		Addr: pos[0], CC: *ccName, Params: params, Bytes: size, Duration: *dur, MaxRetries: *retries,
+	}
+	o.TCP.MSS = units.Bytes(*mss)
+	o.TCP.AckInterval = *ackInterval
+	if *ncWindow > 0 {
+		o.Coding = &udp.Coding{Window: *ncWindow, Redundancy: *ncR}
+	}
+	finish, err := attachAgent(ctx, &o, *agentAddr, *policy)
+	if err != nil {
+		return err
+	}
+	res, err := live.Send(ctx, o)
+	finish(res)
+	if res != nil {
+		if perr := emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) }); perr != nil {
+			return perr
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil // interrupted: the result so far was printed
+	}
+	return err
+}
+
+func runRecv(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("recv", stderr)
+	listen := fs.String("listen", "127.0.0.1:5201", "UDP address to listen on")
+	once := fs.Bool("once", false, "serve one connection, then exit")
+	maxWin := fs.String("max-window", "16MiB", "largest receive window accepted (memory per connection)")
+	idle := fs.Duration("idle", 10*time.Second, "give up on a sender silent this long")
+	asJSON := fs.Bool("json", false, "print each result as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("usage: cclab recv --listen ADDR [--once] [--json]")
+	}
+	w, err := units.ParseBytes(*maxWin)
+	if err != nil {
+		return usagef("--max-window %q: %v", *maxWin, err)
+	}
+	l, err := udp.Listen(*listen, udp.ListenConfig{MaxWindow: w, Idle: *idle})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	fmt.Fprintf(stderr, "cclab recv: listening on %s\n", l.Addr())
+	for {
+		res, err := live.Receive(ctx, l)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if perr := emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) }); perr != nil {
+			return perr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "cclab recv: %v\n", err)
+		}
+		if *once {
+			return err
+		}
+	}
+}
+
+// printLive prints a live result with the per-flow columns of `cclab run`.
+func printLive(w io.Writer, r *live.Result) {
+	fmt.Fprintf(w, "%s  peer %s  connection %016x  %.3f s\n", r.Role, r.Peer, r.ConnID, r.WallSeconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "flow\tcc\tdelivered\tgoodput Mbit/s\tFCT s\tretx\tRTOs\tRTT mean ms\tRTT p95 ms\tRTT max ms\tqdelay mean ms\tqdelay p95 ms\t")
+	f := r.Flow
+	fct := "-"
+	if f.FCT != nil {
+		fct = strconv.FormatFloat(*f.FCT, 'f', 3, 64)
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n",
+		f.Name, f.CC, experiment.HumanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
+		f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms))
+	tw.Flush()
+	if d := r.Drops; d.Total() > 0 {
+		fmt.Fprintf(w, "dropped datagrams: %d truncated, %d oversized, %d bad version, %d malformed, %d stray, %d beyond the window\n",
+			d.Truncated, d.Oversized, d.Version, d.Malformed, d.Stray, d.OutOfWindow)
+	}
+	if r.Role == "receiver" && r.CorruptBytes > 0 {
+		fmt.Fprintf(w, "CORRUPT: %d delivered bytes differ from the sent ones\n", r.CorruptBytes)
+	}
+	for _, k := range sortedKeys(r.Extra) {
+		fmt.Fprintf(w, "%s %g\n", k, r.Extra[k])
+	}
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

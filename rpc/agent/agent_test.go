@@ -1,0 +1,246 @@
+package agent
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/live"
+	"github.com/cclab/cclab/papers/marlin"
+	"github.com/cclab/cclab/rpc/agent/agentpb"
+	"github.com/cclab/cclab/transport/tcp"
+	"github.com/cclab/cclab/transport/udp"
+	"github.com/cclab/cclab/transport/udp/udptest"
+)
+
+// serve starts srv on a Unix socket in a temporary directory.
+func serve(t *testing.T, srv agentpb.AgentServer) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "agent.sock")
+	lis, err := Listen("unix:"+path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := grpc.NewServer()
+	agentpb.RegisterAgentServer(g, srv)
+	go func() { _ = g.Serve(lis) }()
+	t.Cleanup(g.Stop)
+	return "unix:" + path
+}
+
+func shipped(t *testing.T, kind string) *Served {
+	t.Helper()
+	s, err := LoadPolicy("marlin", kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestShapeRefused: observations that do not fit the policy's space end
+// the session with INVALID_ARGUMENT naming the sizes.
+func TestShapeRefused(t *testing.T) {
+	addr := serve(t, NewServer(shipped(t, KindMarlin)))
+	conn, err := grpc.NewClient("unix://"+strings.TrimPrefix(addr, "unix:"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := agentpb.NewAgentClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := c.Describe(ctx, &agentpb.DescribeRequest{})
+	if err != nil || d.Kind != KindMarlin || d.StepUs != 100_000 {
+		t.Fatalf("describe: %v %v", d, err)
+	}
+	for _, obs := range []*agentpb.Observation{
+		{Obs: make([]float32, 5), CwndBytes: 14480},
+		{Obs: make([]float32, marlin.ObservationSize+1), CwndBytes: 14480},
+		{Obs: make([]float32, marlin.ObservationSize)}, // no window to scale
+	} {
+		st, err := c.Control(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(obs); err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Recv()
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%d values: got %v, want InvalidArgument", len(obs.Obs), err)
+		} else {
+			t.Log(err)
+		}
+	}
+	// A well-formed observation gets a window.
+	st, _ := c.Control(ctx)
+	_ = st.Send(&agentpb.Observation{Step: 0, Obs: make([]float32, marlin.ObservationSize), CwndBytes: 14480})
+	a, err := st.Recv()
+	if err != nil || a.CwndBytes < 1448 || a.CwndBytes > int64(marlin.WindowCap) || len(a.Raw) != 1 {
+		t.Fatalf("action %v, %v", a, err)
+	}
+}
+
+func TestListenLoopbackOnly(t *testing.T) {
+	if _, err := Listen("0.0.0.0:0", false); err == nil {
+		t.Fatal("a wildcard address was accepted without --allow-remote")
+	}
+	if _, err := Listen("nonsense", false); err == nil {
+		t.Fatal("a bad address was accepted")
+	}
+	l, err := Listen("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+}
+
+// flaky is an agent that answers late from step lateFrom on, and drops
+// the session after dropAfter answers.
+type flaky struct {
+	agentpb.UnimplementedAgentServer
+	step                time.Duration
+	lateFrom, dropAfter int
+}
+
+func (f *flaky) Describe(context.Context, *agentpb.DescribeRequest) (*agentpb.DescribeResponse, error) {
+	return &agentpb.DescribeResponse{Kind: KindMarlin, StepUs: f.step.Microseconds()}, nil
+}
+
+func (f *flaky) Control(st agentpb.Agent_ControlServer) error {
+	for n := 0; ; n++ {
+		obs, err := st.Recv()
+		if err != nil {
+			return nil
+		}
+		if n >= f.dropAfter {
+			return status.Error(codes.Unavailable, "agent going away")
+		}
+		if n >= f.lateFrom {
+			time.Sleep(3 * f.step)
+		}
+		// Always grow the window: 40 segments.
+		if err := st.Send(&agentpb.Action{Step: obs.Step, CwndBytes: 40 * 1448}); err != nil {
+			return nil
+		}
+	}
+}
+
+func runWithHost(t *testing.T, h *Host, bytes int64) (*live.Result, error) {
+	t.Helper()
+	l, err := udp.Listen("127.0.0.1:0", udp.ListenConfig{Linger: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	relay, err := udptest.New(l.Addr().String(), udptest.Path{Delay: 5 * time.Millisecond, Rate: 20e6}, udptest.Path{Delay: 5 * time.Millisecond}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() { _, _ = l.Accept(ctx) }()
+	alg, err := h.Controller(1448)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := live.SendOptions{Addr: relay.Addr(), Alg: alg, CCLabel: "agent", Bytes: 0, Duration: 0,
+		TCP: tcp.Config{AckInterval: MarlinAckInterval}, Attach: h.Attach}
+	o.Bytes = unitsBytes(bytes)
+	res, err := live.Send(ctx, o)
+	h.Close()
+	return res, err
+}
+
+// TestMissesKeepLastAction: an agent that answers too late has its steps
+// counted as misses and its late actions discarded; the flow completes on
+// the last applied window.
+func TestMissesKeepLastAction(t *testing.T) {
+	addr := serve(t, &flaky{step: 20 * time.Millisecond, lateFrom: 3, dropAfter: 1 << 30})
+	h, err := DialHost(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runWithHost(t, h, 2_000_000)
+	if err != nil || !res.Complete {
+		t.Fatalf("flow: %v %+v", err, res)
+	}
+	// Answers after the third come 3 steps late: misses, and late actions
+	// discarded.
+	if h.Stats.Applied == 0 || h.Stats.Misses == 0 || h.Stats.Late == 0 {
+		t.Errorf("stats %+v: want applied actions, then misses and late ones", h.Stats)
+	}
+	t.Logf("%+v", h.Stats)
+}
+
+// TestDisconnectKeepsFlow: the agent drops the session; the flow goes on
+// with the last window and completes.
+func TestDisconnectKeepsFlow(t *testing.T) {
+	addr := serve(t, &flaky{step: 20 * time.Millisecond, lateFrom: 1 << 30, dropAfter: 3})
+	h, err := DialHost(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runWithHost(t, h, 2_000_000)
+	if err != nil || !res.Complete {
+		t.Fatalf("flow: %v %+v", err, res)
+	}
+	// The agent answered 3 steps; on a loaded machine one may arrive after
+	// its step and be discarded as late.
+	if !h.Stats.Disconnected || h.Stats.Applied+h.Stats.Late != 3 || h.Stats.Applied == 0 {
+		t.Errorf("stats %+v: want disconnected after 3 answers, applied or late", h.Stats)
+	}
+	t.Logf("%+v", h.Stats)
+}
+
+// TestShippedPolicyRemote: the shipped MARLIN policy served over gRPC
+// drives a live flow to completion.
+func TestShippedPolicyRemote(t *testing.T) {
+	addr := serve(t, NewServer(shipped(t, "")))
+	h, err := DialHost(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runWithHost(t, h, 600_000)
+	if err != nil || !res.Complete || res.Flow.BytesDelivered != 600_000 {
+		t.Fatalf("flow: %v %+v", err, res)
+	}
+	if h.Stats.Applied == 0 || h.Stats.Disconnected {
+		t.Errorf("stats %+v", h.Stats)
+	}
+	t.Logf("%+v fct %v", h.Stats, *res.Flow.FCT)
+}
+
+func unitsBytes(n int64) units.Bytes { return units.Bytes(n) }
+
+// TestGenericPolicies: the shipped DeepCC and data-centre policies are
+// served as generic policies: the right shape gets an action of the
+// policy's action size, a wrong one INVALID_ARGUMENT.
+func TestGenericPolicies(t *testing.T) {
+	for _, spec := range []string{"papers/deepcc/policy/deepcc.policy", "papers/datacenter/policy/ppo.policy"} {
+		s, err := LoadPolicy(spec, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind != KindGeneric {
+			t.Errorf("%s: kind %s", spec, s.Kind)
+		}
+		ss := newSession(s)
+		a, err := ss.act(&agentpb.Observation{Obs: make([]float32, s.Policy.Obs.Dim())})
+		if err != nil || len(a.Raw) != s.Policy.Act.Dim() {
+			t.Errorf("%s: action %v, %v", spec, a, err)
+		}
+		if _, err := ss.act(&agentpb.Observation{Obs: make([]float32, s.Policy.Obs.Dim()+1)}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s: wrong shape: %v", spec, err)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package udp
+
+import "net"
+
+func forceBuffers(*net.UDPConn) {}

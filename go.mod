@@ -7,6 +7,8 @@ require (
 	github.com/gopacket/gopacket v1.7.7
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/image v0.30.0
+	golang.org/x/sys v0.46.0
+	golang.org/x/term v0.44.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 	gonum.org/v1/plot v0.17.0
@@ -22,7 +24,5 @@ require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/net v0.55.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.37.0 // indirect
 )

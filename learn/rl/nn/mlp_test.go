@@ -459,6 +459,16 @@ func TestBackendsAgree(t *testing.T) {
 			wa, wb := a.NewWorkspace(), b.NewWorkspace()
 			ya, yb := a.Forward(wa, x, batch), b.Forward(wb, x, batch)
 			closeSlices(t, "output", ya, yb)
+			if batch == 1 && !blas1Differs {
+				// Batch-1 inference (what a deployed controller runs) is
+				// bit-identical to gonum's SGEMV path, so shipped
+				// policies evaluate exactly as before the f32 kernels.
+				for i := range ya {
+					if ya[i] != yb[i] {
+						t.Fatalf("acts %v batch 1: output[%d] %v, gonum %v", acts, i, ya[i], yb[i])
+					}
+				}
+			}
 			ga, gb := a.Backward(wa, dy, true), b.Backward(wb, dy, true)
 			closeSlices(t, "input gradient", ga, gb)
 			closeSlices(t, "parameter gradient", a.Grads, b.Grads)

@@ -131,6 +131,15 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		return
 	}
 	if m <= smallM {
+		if beta == 0 && bias != nil {
+			// Start from the bias and accumulate the products in order,
+			// as y = b; y += Wᵀx with gonum's SGEMV did: batch-1
+			// inference then gives the same bits as before this package.
+			for i := 0; i < m; i++ {
+				copy(c[i*ldc:i*ldc+n], bias)
+			}
+			bias = nil
+		}
 		gemmSmall(transA, transB, m, n, k, alpha, a, lda, b, ldb, c, ldc, bias, relu)
 		return
 	}
@@ -234,6 +243,15 @@ func packB(trans bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 		d := dst[jr*kb : jr*kb+nr*kb]
 		if !trans {
 			// op(B)(p, j) = b[p*ldb+j]: rows of 16 contiguous values.
+			if w == nr {
+				// Fixed-size array copies compile to inline vector moves
+				// (copy would call memmove for every 64 bytes).
+				for p := 0; p < kb; p++ {
+					off := (pc+p)*ldb + jc + jr
+					*(*[nr]float32)(d[p*nr:]) = *(*[nr]float32)(b[off : off+nr])
+				}
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				src := b[(pc+p)*ldb+jc+jr:]
 				row := d[p*nr : p*nr+nr]
@@ -282,6 +300,13 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 		d := dst[ir*kb : ir*kb+mr*kb]
 		if trans {
 			// op(A)(i, p) = a[p*lda+i]: mr contiguous values per p.
+			if h == mr && alpha == 1 {
+				for p := 0; p < kb; p++ {
+					off := (pc+p)*lda + ic + ir
+					*(*[mr]float32)(d[p*mr:]) = *(*[mr]float32)(a[off : off+mr])
+				}
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				src := a[(pc+p)*lda+ic+ir:]
 				col := d[p*mr : p*mr+mr]
@@ -335,8 +360,9 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 }
 
 // gemmSmall handles m <= smallM without packing B: each row of C gets
-// Σ_p alpha·A(i,p)·B(p,:) by axpy (B not transposed) or, for Bᵀ, one dot
-// product per element.
+// Σ_p alpha·A(i,p)·B(p,:) by axpy (B not transposed; one rounded multiply
+// and one rounded add per term, in the order of p, as gonum's SGEMV) or,
+// for Bᵀ, one dot product per element.
 func gemmSmall(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32, relu bool) {
 	buf := pool.Get().(*buffers)
 	buf.a = growBuf(buf.a, k)
@@ -356,9 +382,7 @@ func gemmSmall(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 			}
 		} else {
 			for p, v := range ar {
-				if v != 0 {
-					axpy(v, b[p*ldb:p*ldb+n], row)
-				}
+				axpy(v, b[p*ldb:p*ldb+n], row)
 			}
 		}
 		epilogue(row, bias, relu)

@@ -316,11 +316,16 @@ func TestAxpyDotScale(t *testing.T) {
 			t.Fatalf("Dot n=%d = %v, want %v", n, got, want)
 		}
 		y0 := append([]float32(nil), y...)
-		Axpy(-1.5, x, y)
+		y2 := append([]float32(nil), y...)
+		const alpha = float32(-1.3)
+		Axpy(alpha, x, y)
+		axpyGo(alpha, x, y2)
 		for i := range y {
-			w := float64(y0[i]) - 1.5*float64(x[i])
-			if math.Abs(float64(y[i])-w) > 2*u*(math.Abs(float64(y0[i]))+1.5*math.Abs(float64(x[i]))) {
-				t.Fatalf("Axpy n=%d i=%d = %v, want %v", n, i, y[i], w)
+			// Bit-identical to the portable loop (no FMA), and within two
+			// roundings of the exact value.
+			w := float64(y0[i]) + float64(alpha)*float64(x[i])
+			if y[i] != y2[i] || math.Abs(float64(y[i])-w) > 2*u*(math.Abs(float64(y0[i]))+math.Abs(float64(alpha)*float64(x[i]))) {
+				t.Fatalf("Axpy n=%d i=%d = %v, portable %v, want %v", n, i, y[i], y2[i], w)
 			}
 		}
 		Scale(0.25, y0)

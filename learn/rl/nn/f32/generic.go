@@ -50,10 +50,12 @@ func kernelGo(k int, a, b, c *float32, ldc int, bias *float32, flags int) {
 	}
 }
 
+// axpyGo is y += alpha·x with the product rounded before the add (no FMA),
+// like gonum's AxpyUnitary.
 func axpyGo(alpha float32, x, y []float32) {
 	x = x[:len(y)]
 	for i, v := range x {
-		y[i] += alpha * v
+		y[i] += float32(alpha * v)
 	}
 }
 

@@ -187,7 +187,8 @@ write:
 	RET
 
 // func axpyAVX2(n int, alpha float32, x, y *float32)
-// y[0:n] += alpha·x[0:n].
+// y[0:n] += alpha·x[0:n], the product rounded before the add (no FMA), so
+// the result is axpyGo's and gonum's AxpyUnitary's bit for bit.
 TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
 	MOVQ         n+0(FP), CX
 	VBROADCASTSS alpha+8(FP), Y0
@@ -202,10 +203,14 @@ axpy32:
 	VMOVUPS     32(DI), Y2
 	VMOVUPS     64(DI), Y3
 	VMOVUPS     96(DI), Y4
-	VFMADD231PS (SI), Y0, Y1
-	VFMADD231PS 32(SI), Y0, Y2
-	VFMADD231PS 64(SI), Y0, Y3
-	VFMADD231PS 96(SI), Y0, Y4
+	VMULPS      (SI), Y0, Y5
+	VMULPS      32(SI), Y0, Y6
+	VMULPS      64(SI), Y0, Y7
+	VMULPS      96(SI), Y0, Y8
+	VADDPS      Y5, Y1, Y1
+	VADDPS      Y6, Y2, Y2
+	VADDPS      Y7, Y3, Y3
+	VADDPS      Y8, Y4, Y4
 	VMOVUPS     Y1, (DI)
 	VMOVUPS     Y2, 32(DI)
 	VMOVUPS     Y3, 64(DI)
@@ -223,7 +228,8 @@ axpy8:
 
 axpy8loop:
 	VMOVUPS     (DI), Y1
-	VFMADD231PS (SI), Y0, Y1
+	VMULPS      (SI), Y0, Y5
+	VADDPS      Y5, Y1, Y1
 	VMOVUPS     Y1, (DI)
 	ADDQ        $32, SI
 	ADDQ        $32, DI
@@ -236,7 +242,8 @@ axpy1:
 
 axpy1loop:
 	VMOVSS      (DI), X1
-	VFMADD231SS (SI), X0, X1
+	VMULSS      (SI), X0, X5
+	VADDSS      X5, X1, X1
 	VMOVSS      X1, (DI)
 	ADDQ        $4, SI
 	ADDQ        $4, DI

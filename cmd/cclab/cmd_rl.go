@@ -179,16 +179,16 @@ func runRLSpeed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !slices.Contains(bench.SpeedAlgos, *algo) {
 		return usagef("--algo must be sac, ddpg, ppo, mlp or infer, got %q", *algo)
 	}
-	n, el, err := bench.Speed(ctx, bench.SpeedConfig{Algo: *algo, Obs: *obsDim, Act: *actDim, Hidden: hs, Batch: *batch, Seconds: *seconds})
+	n, el, cpu, err := bench.Speed(ctx, bench.SpeedConfig{Algo: *algo, Obs: *obsDim, Act: *actDim, Hidden: hs, Batch: *batch, Seconds: *seconds})
 	if err != nil {
 		return err
 	}
 	if *algo == "infer" {
-		fmt.Fprintf(stdout, "infer: obs %d, act %d, hidden %v, batch 1, backend %s: %.1f us/op (%d in %.1f s)\n",
-			*obsDim, *actDim, hs, nn.BackendName(), el/float64(n)*1e6, n, el)
+		fmt.Fprintf(stdout, "infer: obs %d, act %d, hidden %v, batch 1, backend %s: %.1f us/op (%d in %.1f s; %.1f s CPU)\n",
+			*obsDim, *actDim, hs, nn.BackendName(), el/float64(n)*1e6, n, el, cpu)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s update: obs %d, act %d, hidden %v, batch %d, backend %s: %.1f updates/s (%d in %.1f s)\n",
-		*algo, *obsDim, *actDim, hs, *batch, nn.BackendName(), float64(n)/el, n, el)
+	fmt.Fprintf(stdout, "%s update: obs %d, act %d, hidden %v, batch %d, backend %s: %.1f updates/s (%d in %.1f s; %.1f s CPU)\n",
+		*algo, *obsDim, *actDim, hs, *batch, nn.BackendName(), float64(n)/el, n, el, cpu)
 	return nil
 }

@@ -39,12 +39,12 @@ func TestRunReproducible(t *testing.T) {
 
 func TestSpeedRuns(t *testing.T) {
 	for _, algo := range SpeedAlgos {
-		n, el, err := Speed(context.Background(), SpeedConfig{Algo: algo, Obs: 4, Act: 1, Hidden: []int{8}, Batch: 16, Seconds: 0.01})
+		n, el, _, err := Speed(context.Background(), SpeedConfig{Algo: algo, Obs: 4, Act: 1, Hidden: []int{8}, Batch: 16, Seconds: 0.01})
 		if err != nil || n < 1 || el <= 0 {
 			t.Errorf("%s: %d in %g s, %v", algo, n, el, err)
 		}
 	}
-	if _, _, err := Speed(context.Background(), SpeedConfig{Algo: "nope", Obs: 1, Act: 1, Batch: 1, Seconds: 0.01}); err == nil {
+	if _, _, _, err := Speed(context.Background(), SpeedConfig{Algo: "nope", Obs: 1, Act: 1, Batch: 1, Seconds: 0.01}); err == nil {
 		t.Error("unknown algorithm: no error")
 	}
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/cclab/cclab/internal/cputime"
 	"math/rand/v2"
 	"time"
 
@@ -57,13 +58,14 @@ type SpeedConfig struct {
 }
 
 // Speed runs cfg.Algo's update (or inference) repeatedly for cfg.Seconds
-// of wall time and returns how many ran and in how long.
-func Speed(ctx context.Context, cfg SpeedConfig) (int, float64, error) {
+// of wall time and returns how many ran, in how long, and the process CPU
+// time they took.
+func Speed(ctx context.Context, cfg SpeedConfig) (n int, elapsed, cpuSeconds float64, err error) {
 	hs := cfg.Hidden
 	e := &randomEnv{obs: space.Uniform(-1, 1, cfg.Obs), act: space.Uniform(-1, 1, cfg.Act), buf: make([]float32, cfg.Obs)}
 	v, err := env.NewVec([]env.Env{e}, 1)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	var step func()
 	var fill rl.Agent
@@ -93,17 +95,17 @@ func Speed(ctx context.Context, cfg SpeedConfig) (int, float64, error) {
 		m.InitTorchDefault(rand.New(rand.NewPCG(1, 1)))
 		p, err := policy.New(e.obs, e.act, policy.Squash, m, nil, policy.Meta{})
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		x := make([]float32, cfg.Obs)
 		step = func() { p.ActInto(x) }
 	case "ppo":
 		p, err := ppo.New(v, ppo.Config{Hidden: hs, BatchSize: cfg.Batch, NSteps: 4 * cfg.Batch, NEpochs: 1}, nil)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if err := p.Iterate(ctx); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		perStep = 4
 		step = func() { p.Reoptimize(ctx) }
@@ -112,31 +114,35 @@ func Speed(ctx context.Context, cfg SpeedConfig) (int, float64, error) {
 		// no updates, which are then timed one by one.
 		s, err := sac.New(v, sac.Config{Hidden: hs, BatchSize: cfg.Batch, BufferSize: 10000, LearningStarts: cfg.Batch, GradientSteps: 1}, nil)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		step, fill = s.GradientStep, s
 	case "ddpg":
 		d, err := ddpg.New(v, ddpg.Config{Hidden: hs, BatchSize: cfg.Batch, BufferSize: 10000, LearningStarts: cfg.Batch}, nil)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		step, fill = d.GradientStep, d
 	default:
-		return 0, 0, fmt.Errorf("algorithm must be sac, ddpg, ppo, mlp or infer, got %q", cfg.Algo)
+		return 0, 0, 0, fmt.Errorf("algorithm must be sac, ddpg, ppo, mlp or infer, got %q", cfg.Algo)
 	}
 	for fill != nil && fill.Steps() < int64(cfg.Batch) {
 		if err := fill.Iterate(ctx); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	step() // warm-up: buffers sized
-	n := 0
+	n = 0
 	start := time.Now()
+	cpu0, _ := cputime.Process()
 	for time.Since(start).Seconds() < cfg.Seconds && ctx.Err() == nil {
 		step()
 		n++
 	}
-	el := time.Since(start).Seconds()
+	elapsed = time.Since(start).Seconds()
+	cpu1, _ := cputime.Process()
+	// The whole process's CPU time, so garbage collection counts too.
+	cpuSeconds = (cpu1 - cpu0).Seconds()
 	n *= perStep
-	return n, el, nil
+	return n, elapsed, cpuSeconds, nil
 }

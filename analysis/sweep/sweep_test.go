@@ -621,3 +621,16 @@ func TestPlanChecksReferencedFiles(t *testing.T) {
 		t.Errorf("sweep over a good trace: %v", err)
 	}
 }
+
+func TestReadGridFileRefusesBombsAndDevices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grid.yaml")
+	os.WriteFile(path, []byte("a: &a [1, 2]\ncc: *a\n"), 0o644)
+	if _, err := ReadGridFile(path); err == nil || !strings.Contains(err.Error(), "grid.yaml:2:5: YAML aliases") {
+		t.Errorf("alias: got %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadGridFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: got %v", err)
+		}
+	}
+}

@@ -14,8 +14,9 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
+	"github.com/cclab/cclab/internal/boundedio"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
+	"github.com/cclab/cclab/scenarios"
 )
 
 const defaultSample = 100 * time.Millisecond
@@ -37,13 +38,8 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a scenario file", path)
-	}
-	if st.Size() > 4<<20 {
-		return nil, fmt.Errorf("%s: %d bytes is too large for a scenario file", path, st.Size())
-	}
-	return os.ReadFile(path)
+	_ = st
+	return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
 }
 
 // runScenario builds, optionally captures, and runs one scenario.

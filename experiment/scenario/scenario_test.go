@@ -64,7 +64,7 @@ func TestErrorsNameLineAndField(t *testing.T) {
 		{"bad queue", "discipline: droptail", "discipline: fifo", `bottleneck.queue.discipline: unknown queue discipline "fifo" (accepted: droptail, red, codel)`},
 		{"bad size", "600KB", "600kB?", `flows[0].bytes: "600kB?"`},
 		{"decreasing schedule", "at: 10s", "at: -1s", `bottleneck.schedule[0].at: "-1s": a duration cannot be negative`},
-		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: cannot unmarshal string`},
+		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: seed: want a non-negative integer, got "one"`},
 		{"no rate", "  rate: 1Mbps\n", "", `bottleneck.rate: the bottleneck needs a rate`},
 		{"bad duration", "duration: 120s", "duration: 2 minutes", `x.yaml:3:11: duration: "2 minutes" is not a duration`},
 	}

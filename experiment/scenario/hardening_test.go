@@ -1,0 +1,109 @@
+package scenario
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const minimal = "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"
+
+// parseErr parses in and returns the error text ("" when accepted).
+func parseErr(in string) string {
+	_, err := Parse([]byte(in), "x.yaml")
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// aliasBomb is the audit's alias bomb: nine levels of nine aliases.
+func aliasBomb(field string) string {
+	var b strings.Builder
+	b.WriteString(minimal)
+	b.WriteString("a0: &a0 [lol]\n")
+	for i := 1; i < 10; i++ {
+		b.WriteString("a" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [" + strings.Repeat("*a"+strconv.Itoa(i-1)+", ", 8) + "*a" + strconv.Itoa(i-1) + "]\n")
+	}
+	b.WriteString(field + ": *a9\n")
+	return b.String()
+}
+
+// TestAliasBombRefused: before the fix the decoder expanded 9^9 strings
+// (gigabytes) before reaching the unknown-field error.
+func TestAliasBombRefused(t *testing.T) {
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, in := range []string{
+		aliasBomb("unknown"),
+		"name: x\nbottleneck:\n  rate: 1Mbps\n  schedule:\n    - at: 1s\n      stop_background: &s [a, b]\n    - at: 2s\n      stop_background: *s\nflows: [{cc: newreno}]\n",
+	} {
+		msg := parseErr(in)
+		if !strings.Contains(msg, "x.yaml:") || !strings.Contains(msg, "aliases") {
+			t.Errorf("got %q, want an alias refusal with a position", msg)
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing the bombs allocated %d MB", grew>>20)
+	}
+}
+
+// TestNestingBombRefused: before the fix 30,000 brackets cost the parser
+// 2.8 GB; now the depth is checked on the bytes first.
+func TestNestingBombRefused(t *testing.T) {
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, in := range []string{
+		minimal + "x: " + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\nflows: " + strings.Repeat("[", 30000) + strings.Repeat("]", 30000) + "\n",
+		minimal + "x: " + strings.Repeat("{a: ", 50000) + "1" + strings.Repeat("}", 50000) + "\n",
+	} {
+		if msg := parseErr(in); !strings.Contains(msg, "nesting deeper than") || !strings.HasPrefix(msg, "x.yaml:") {
+			t.Errorf("got %q, want a nesting refusal", msg)
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing the bombs allocated %d MB", grew>>20)
+	}
+}
+
+func TestDecodeMessages(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"byte-order mark", "\xEF\xBB\xBF" + minimal, ""},
+		{"parser error position", "name: x\nbottleneck: {rate: 1Mbps\nflows: [{cc: newreno}]\n", "x.yaml:3:1: "},
+		{"no Go type names", "name: x\nbottleneck: {rate: 1Mbps, queue: {max_p: abc}}\nflows: [{cc: newreno}]\n", `x.yaml:2:42: bottleneck.queue.max_p: want a number, got "abc"`},
+		{"integer field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: x}]\n", `x.yaml:3:30: flows[0].count: want an integer, got "x"`},
+		{"mapping expected", "name: x\nbottleneck: 3\nflows: [{cc: newreno}]\n", `x.yaml:2:13: bottleneck: want a mapping of fields`},
+		{"cc error has a line", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: [1]}]\n", "x.yaml:3:14: flows[0].cc: cc must be"},
+		{"nearest field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, extra_dealy: 1s}]\n", `unknown field "extra_dealy" (did you mean "extra_delay"?)`},
+		{"nearest field of the right record", "name: x\nbottleneck: {rate: 1Mbps, dleay: 1s}\nflows: [{cc: newreno}]\n", `(did you mean "delay"?)`},
+		{"second document", minimal + "---\nname: y\n", "x.yaml:5: a second YAML document"},
+		{"leading marker is one document", "---\n" + minimal, ""},
+	}
+	for _, tt := range tests {
+		got := parseErr(tt.in)
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+		if strings.Contains(got, "Go struct") || strings.Contains(got, "[") && strings.Contains(got, "] ") && strings.Index(got, "[") < 8 {
+			t.Errorf("%s: library wording in %q", tt.name, got)
+		}
+	}
+}
+
+// TestLoadRefusesDevices: before the fix Load trusted the stat size, 0 for
+// /dev/zero, and read without end.
+func TestLoadRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device, not a scenario file") {
+		t.Errorf("got %v", err)
+	}
+}

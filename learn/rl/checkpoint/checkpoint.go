@@ -19,6 +19,8 @@
 package checkpoint
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+
 	"bufio"
 	"encoding/binary"
 	"errors"
@@ -339,6 +341,7 @@ func (d *Decoder) Err() error { return d.err }
 // and renamed over path, and the directory is synced.
 func Save(path, kind string, write func(*Encoder) error) (err error) {
 	dir := filepath.Dir(path)
+	RemoveStaleTemps(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -388,6 +391,16 @@ func Save(path, kind string, write func(*Encoder) error) (err error) {
 	return nil
 }
 
+// RemoveStaleTemps removes the temporary files that a Save of path killed
+// mid-write left behind (each up to the size of a checkpoint, and never
+// renamed into place). Save calls it; training commands call it at start.
+func RemoveStaleTemps(path string) {
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"))
+	for _, f := range old {
+		os.Remove(f)
+	}
+}
+
 // ErrNotExist is returned (wrapped) by Load when there is no checkpoint.
 var ErrNotExist = os.ErrNotExist
 
@@ -395,7 +408,7 @@ var ErrNotExist = os.ErrNotExist
 // checksum, and calls read with a Decoder positioned at the payload. read
 // must consume exactly the payload; leftover bytes are an error.
 func Load(path, kind string, read func(*Decoder) error) error {
-	f, err := os.Open(path)
+	f, err := boundedio.Open(path, "checkpoint")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -406,6 +419,14 @@ func Load(path, kind string, read func(*Decoder) error) error {
 	}
 	size := st.Size()
 	hdr := int64(len(Magic) + 4)
+	if size == 0 {
+		return fmt.Errorf("checkpoint: %s is empty", path)
+	}
+	// The magic first: a text file given by mistake is not "truncated".
+	start := make([]byte, len(Magic))
+	if n, _ := f.ReadAt(start, 0); string(start[:n]) != Magic[:n] || n == 0 {
+		return fmt.Errorf("checkpoint: %s is not a cclab checkpoint (bad magic: it starts with %q)", path, start[:n])
+	}
 	if size < hdr+2+4 {
 		return fmt.Errorf("checkpoint: %s is truncated (%d bytes)", path, size)
 	}

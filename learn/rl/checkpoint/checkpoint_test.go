@@ -154,3 +154,33 @@ func FuzzLoad(f *testing.F) {
 		})
 	})
 }
+
+// TestTextFileIsNotACheckpoint: a short text file was called "truncated".
+func TestTextFileIsNotACheckpoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(path, []byte("hello\n"), 0o644)
+	if err := read(path); err == nil || !strings.Contains(err.Error(), `is not a cclab checkpoint (bad magic: it starts with "hello\n")`) {
+		t.Errorf("got %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if err := read("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: got %v", err)
+		}
+	}
+}
+
+// TestStaleTempsRemoved: a kill during a checkpoint write left a temporary
+// file that no later run removed.
+func TestStaleTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.ckpt")
+	stale := filepath.Join(dir, ".run.ckpt.tmp42")
+	os.WriteFile(stale, make([]byte, 1000), 0o644)
+	write(t, path)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+	if err := read(path); err != nil {
+		t.Fatal(err)
+	}
+}

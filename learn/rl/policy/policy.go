@@ -24,6 +24,9 @@
 package policy
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+	"syscall"
+
 	"bufio"
 	"bytes"
 	"encoding/binary"
@@ -136,6 +139,11 @@ func (p *Policy) validate() error {
 	}
 	if p.Net == nil {
 		return errors.New("policy: no network")
+	}
+	for i, w := range p.Net.Params {
+		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) {
+			return fmt.Errorf("policy: parameter %d of %d is %v: the network is broken (training diverged?)", i, len(p.Net.Params), w)
+		}
 	}
 	if p.Net.In() != p.Obs.Dim() {
 		return fmt.Errorf("policy: network takes %d inputs, observation space %v has %d", p.Net.In(), p.Obs, p.Obs.Dim())
@@ -434,7 +442,7 @@ func Read(r io.Reader) (*Policy, error) {
 
 // Load reads the policy file at path; errors name the file.
 func Load(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	f, err := boundedio.Open(path, "policy file")
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +461,7 @@ func (p *Policy) Save(path string) error {
 	if err != nil {
 		return err
 	}
+	removeStaleTemps(path)
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
@@ -475,5 +484,22 @@ func (p *Policy) Save(path string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("policy: saving %s: %w", path, err)
 	}
+	// The rename is durable only once the folder is synced.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil && !errors.Is(err, syscall.EINVAL) {
+			return fmt.Errorf("policy: syncing the folder of %s: %w", path, err)
+		}
+	}
 	return nil
+}
+
+// removeStaleTemps removes the temporary files a killed Save of path left
+// behind (they are never renamed into place).
+func removeStaleTemps(path string) {
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"))
+	for _, f := range old {
+		os.Remove(f)
+	}
 }

@@ -202,3 +202,45 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestNonFiniteWeightsRefused: before the fix a policy with NaN or Inf
+// weights and a valid checksum loaded, and evaluation printed "mean return
+// NaN".
+func TestNonFiniteWeightsRefused(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		p := testPolicy(t, Clip, false)
+		p.Net.Params[3] = bad
+		b, err := p.MarshalBinary()
+		if err != nil {
+			continue // refused already when writing: fine too
+		}
+		if _, err := Read(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "parameter 3 of") {
+			t.Errorf("weight %v: got %v", bad, err)
+		}
+	}
+}
+
+// TestLoadRefusesDevices: /dev/zero was refused only after reading 1 GiB.
+func TestLoadRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device, not a policy file") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestSaveRemovesStaleTemps: a Save killed before its rename leaves a
+// temporary file; the next Save removes it.
+func TestSaveRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.policy")
+	stale := filepath.Join(dir, ".p.policy.tmp123")
+	os.WriteFile(stale, []byte("half"), 0o644)
+	if err := testPolicy(t, Clip, false).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+}

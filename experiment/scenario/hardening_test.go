@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/cclab/cclab/netsim/trace"
 )
 
 const minimal = "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"
@@ -105,5 +108,20 @@ func TestLoadRefusesDevices(t *testing.T) {
 	}
 	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device, not a scenario file") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestMissingTraceNamesLineAndBuiltins: a missing trace is reported at its
+// line with the built-in traces listed, and a built-in one is found with
+// or without ".gz".
+func TestMissingTraceNamesLineAndBuiltins(t *testing.T) {
+	trace.RegisterFS(fstest.MapFS{"Shipped.down.gz": {Data: []byte{}}})
+	in := "name: x\nbottleneck:\n  trace: Nope.down\nflows: [{cc: newreno}]\n"
+	msg := parseErr(in)
+	if !strings.HasPrefix(msg, "x.yaml:3:10: bottleneck.trace: ") || !strings.Contains(msg, "built-in traces: ") || !strings.Contains(msg, "Shipped.down.gz") {
+		t.Errorf("got %q", msg)
+	}
+	if msg := parseErr(strings.Replace(in, "Nope.down", "Shipped.down", 1)); msg != "" {
+		t.Errorf("built-in without .gz: %s", msg)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/trace"
 )
 
 // Error is a validation error at a field path such as "flows[0].cc". Load
@@ -131,6 +132,12 @@ func (s *Scenario) validateLink() error {
 	}
 	if l.Trace != "" && l.TraceMode == "" {
 		l.TraceMode = "exact"
+	}
+	if l.Trace != "" {
+		// Only whether it exists: the network parses it (cached).
+		if _, err := trace.Find(s.Path(l.Trace)); err != nil {
+			return errf(p+".trace", "%v", err)
+		}
 	}
 	for _, d := range []struct {
 		v    *Duration

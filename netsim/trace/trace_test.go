@@ -257,3 +257,63 @@ func TestBuiltinFallback(t *testing.T) {
 		t.Errorf("unknown trace: %v, want a not-exist error", err)
 	}
 }
+
+// TestHugePeriodRefused: a one-line trace "1099511627776" in average mode
+// asked for 88 GB at once and crashed.
+func TestHugePeriodRefused(t *testing.T) {
+	tr, err := Parse(strings.NewReader("1099511627776\n"), "huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.WindowRates(100 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "use trace_mode exact") {
+		t.Errorf("got %v", err)
+	}
+	// Exact mode stays cheap: the cursor is sparse.
+	c := tr.CursorAt(0)
+	if c.Time() != tr.Period() {
+		t.Errorf("cursor at %v", c.Time())
+	}
+}
+
+// TestBuiltinByNameWithOrWithoutGz: "TMobile-LTE-short.down" failed with
+// "no such file" though the trace ships as TMobile-LTE-short.down.gz, and
+// a missing trace did not list the built-in ones.
+func TestBuiltinByNameWithOrWithoutGz(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("1\n2\n"))
+	zw.Close()
+	RegisterFS(fstest.MapFS{"Test-builtin.down.gz": {Data: gz.Bytes()}})
+	c := &Cache{}
+	for _, name := range []string{"Test-builtin.down.gz", "Test-builtin.down", "some/dir/Test-builtin.down"} {
+		tr, err := c.Load(name)
+		if err != nil || tr.Opportunities() != 2 {
+			t.Errorf("%s: %v", name, err)
+		}
+		r, err := Open(name)
+		if err != nil {
+			t.Errorf("Open %s: %v", name, err)
+			continue
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		if string(b) != "1\n2\n" {
+			t.Errorf("Open %s read %q", name, b)
+		}
+	}
+	_, err := c.Load("No-such.down")
+	if err == nil || !strings.Contains(err.Error(), "built-in traces: ") || !strings.Contains(err.Error(), "Test-builtin.down.gz") {
+		t.Errorf("missing trace: %v", err)
+	}
+	// A file on disk named without its .gz is found too.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "disk.down.gz"), gz.Bytes(), 0o644)
+	if tr, err := c.Load(filepath.Join(dir, "disk.down")); err != nil || tr.Opportunities() != 2 {
+		t.Errorf("disk.down: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+}

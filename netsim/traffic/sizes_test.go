@@ -3,6 +3,7 @@ package traffic
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 )
@@ -97,4 +98,14 @@ func FuzzParseSizes(f *testing.F) {
 			t.Fatalf("mean %g for %q", m, in)
 		}
 	})
+}
+
+// TestLoadSizesRefusesDevices: a device path was read without end.
+func TestLoadSizesRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := LoadSizes("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device") {
+		t.Errorf("got %v", err)
+	}
 }

@@ -125,3 +125,47 @@ func TestMissingTraceNamesLineAndBuiltins(t *testing.T) {
 		t.Errorf("built-in without .gz: %s", msg)
 	}
 }
+
+// TestSetAfterValidateActsAsOnTheFile: bug 1. Sweeps and tuners apply
+// their values to clones of a validated base; validation had turned an
+// absent loss model into "none", so bottleneck.loss.p=0.01 failed with
+// "model none takes no p" while run --set accepted it. The same holds for
+// defaults derived from other fields: the queue limit (from the
+// discipline) and the trace mode.
+func TestSetAfterValidateActsAsOnTheFile(t *testing.T) {
+	for _, tt := range []struct{ path, value string }{
+		{"bottleneck.loss.p", "0.01"},
+		{"bottleneck.queue.discipline", "red"},
+		{"flows.0.loss.p", "0.02"},
+	} {
+		raw, _, err := Decode([]byte("name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, loss: {}}]\n"), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		validated := raw.Clone()
+		if err := validated.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []*Scenario{raw, validated} {
+			if err := s.Set(tt.path, tt.value); err != nil {
+				t.Fatalf("%s: %v", tt.path, err)
+			}
+			if err := s.Validate(); err != nil {
+				t.Errorf("%s=%s after Validate: %v", tt.path, tt.value, err)
+			}
+		}
+		a, _ := raw.Marshal()
+		b, _ := validated.Marshal()
+		if string(a) != string(b) {
+			t.Errorf("%s=%s: on the file\n%s\nafter Validate\n%s", tt.path, tt.value, a, b)
+		}
+	}
+	// An explicit model stays the user's.
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	s.Validate()
+	s.Set("bottleneck.loss.model", "none")
+	s.Set("bottleneck.loss.p", "0.01")
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "model none takes no p") {
+		t.Errorf("explicit model none with p: %v", err)
+	}
+}

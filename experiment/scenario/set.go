@@ -164,7 +164,13 @@ func setPath(v reflect.Value, segs []string, value, done string) error {
 				continue
 			}
 			if n == seg {
-				return setPath(v.Field(i), segs[1:], value, done+"."+seg)
+				if err := setPath(v.Field(i), segs[1:], value, done+"."+seg); err != nil {
+					return err
+				}
+				if e, ok := v.Addr().Interface().(explicitSetter); ok && len(segs) == 1 {
+					e.setExplicit(seg)
+				}
+				return nil
 			}
 			names = append(names, n)
 		}
@@ -208,6 +214,29 @@ func setPath(v reflect.Value, segs []string, value, done string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is a value, it has no field %q", here, seg)
+}
+
+// explicitSetter is implemented by records with fields whose default
+// Validate derives from other fields: setting such a field makes it the
+// user's value, not to be derived again.
+type explicitSetter interface{ setExplicit(field string) }
+
+func (l *Loss) setExplicit(f string) {
+	if f == "model" {
+		l.modelDefault = ""
+	}
+}
+
+func (q *Queue) setExplicit(f string) {
+	if f == "limit" {
+		q.limitDefault = ""
+	}
+}
+
+func (l *Link) setExplicit(f string) {
+	if f == "trace_mode" {
+		l.traceModeDefault = ""
+	}
 }
 
 func setLeaf(v reflect.Value, value, path string) error {

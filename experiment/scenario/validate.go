@@ -130,8 +130,11 @@ func (s *Scenario) validateLink() error {
 	default:
 		return errf(p+".trace_mode", "unknown mode %q (accepted: exact, average)", l.TraceMode)
 	}
+	if l.traceModeDefault != "" && l.TraceMode == l.traceModeDefault {
+		l.TraceMode = ""
+	}
 	if l.Trace != "" && l.TraceMode == "" {
-		l.TraceMode = "exact"
+		l.TraceMode, l.traceModeDefault = "exact", "exact"
 	}
 	if l.Trace != "" {
 		// Only whether it exists: the network parses it (cached).
@@ -201,6 +204,9 @@ func validateQueue(q *Queue, p string) error {
 	default:
 		return errf(p+".discipline", "unknown queue discipline %q (accepted: droptail, red, codel)", q.Discipline)
 	}
+	if q.limitDefault != "" && q.Limit.Raw == q.limitDefault {
+		q.Limit = Size{}
+	}
 	if err := parseSize(&q.Limit, p+".limit", true); err != nil {
 		return err
 	}
@@ -210,6 +216,7 @@ func validateQueue(q *Queue, p string) error {
 			n = 1000
 		}
 		q.Limit = Size{Raw: strconv.Itoa(n), Packets: n}
+		q.limitDefault = q.Limit.Raw
 	}
 	if q.Limit.Packets <= 0 && q.Limit.V <= 0 {
 		return errf(p+".limit", "must be a positive packet count (100) or size (150KB), got %q", q.Limit.Raw)
@@ -234,6 +241,9 @@ func validateQueue(q *Queue, p string) error {
 }
 
 func validateLoss(l *Loss, p string) error {
+	if l.modelDefault != "" && l.Model == l.modelDefault {
+		l.Model = ""
+	}
 	switch l.Model {
 	case "":
 		if l.P != 0 {
@@ -241,6 +251,7 @@ func validateLoss(l *Loss, p string) error {
 		} else {
 			l.Model = "none"
 		}
+		l.modelDefault = l.Model
 	case "none", "bernoulli", "gilbert-elliott":
 	default:
 		return errf(p+".model", "unknown loss model %q (accepted: none, bernoulli, gilbert-elliott)", l.Model)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -198,6 +199,7 @@ func NewPlan(spec Spec) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ovs []scenario.Override
 	for _, kv := range spec.Sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -206,9 +208,10 @@ func NewPlan(spec Spec) (*Plan, error) {
 		if err := base.Set(k, v); err != nil {
 			return nil, fmt.Errorf("--set %s: %v", kv, err)
 		}
+		ovs = append(ovs, scenario.Override{Path: k, Origin: "--set " + kv})
 	}
 	if err := base.Validate(); err != nil {
-		return nil, scenario.Locate(err, file, spec.ScenarioPath)
+		return nil, scenario.LocateOverrides(err, file, spec.ScenarioPath, ovs)
 	}
 	combos := 1
 	seen := map[string]bool{}
@@ -255,7 +258,16 @@ func NewPlan(spec Spec) (*Plan, error) {
 			}
 		}
 		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("--grid combination %s: %w", ParamsLabel(params), scenario.Locate(err, file, spec.ScenarioPath))
+			label := "--grid combination " + ParamsLabel(params)
+			cov := ovs
+			for _, pa := range params {
+				cov = append(cov[:len(cov):len(cov)], scenario.Override{Path: pa.Key, Origin: label})
+			}
+			located := scenario.LocateOverrides(err, file, spec.ScenarioPath, cov)
+			if e := (*scenario.Error)(nil); errors.As(located, &e) && e.Origin != "" {
+				return nil, located
+			}
+			return nil, fmt.Errorf("%s: %w", label, located)
 		}
 		p.Combos[c] = &Combo{Index: c, Params: params, Scenario: s}
 	}

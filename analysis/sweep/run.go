@@ -295,11 +295,6 @@ func runJob(ctx context.Context, plan *Plan, j Job) (o outcome) {
 	return o
 }
 
-// slice is how much simulated time runs between checks of the context:
-// short enough that an interrupt stops a long run within a fraction of a
-// second of wall time.
-const slice = 100 * time.Millisecond
-
 // Simulate runs one validated scenario like experiment.Run, but stops early
 // (returning the context's error) when ctx is cancelled.
 func Simulate(ctx context.Context, s *scenario.Scenario) (*experiment.Result, error) {
@@ -308,12 +303,8 @@ func Simulate(ctx context.Context, s *scenario.Scenario) (*experiment.Result, er
 		return nil, err
 	}
 	start := time.Now()
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
+	if err := n.RunContext(ctx); err != nil {
+		return nil, err
 	}
 	return experiment.Summarize(n, time.Since(start)), nil
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/learn/moo"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/moo"
 )
 
 // Evaluator simulates parameter vectors on a set of cases and reports the
@@ -220,14 +220,9 @@ func Simulate(ctx context.Context, s *scenario.Scenario) (*experiment.Result, er
 	if err != nil {
 		return nil, err
 	}
-	const slice = 100 * time.Millisecond
 	start := time.Now()
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
+	if err := n.RunContext(ctx); err != nil {
+		return nil, err
 	}
 	return experiment.Summarize(n, time.Since(start)), nil
 }

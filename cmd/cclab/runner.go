@@ -68,17 +68,10 @@ func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*e
 	return experiment.Summarize(n, wall), n, nil
 }
 
-// runWithContext runs in slices of simulated time so that an interrupt
-// stops a long run promptly.
+// runWithContext runs until the end or an interrupt (checked every few
+// thousand events, see network.RunContext).
 func runWithContext(ctx context.Context, n *network.Network) {
-	const slice = 100 * time.Millisecond
-	for t := n.Now(); t < n.End() && !n.Sched.Stopped(); {
-		if ctx.Err() != nil {
-			return
-		}
-		t = min(t.Add(slice), n.End())
-		n.Sched.RunUntil(t)
-	}
+	_ = n.RunContext(ctx)
 }
 
 func nan() float64 { return math.NaN() }

@@ -195,3 +195,30 @@ func nodeKind(t ast.NodeType) string {
 	}
 	return "a single value"
 }
+
+// zeroCount finds an explicit "count: 0", which decodes like an absent
+// count.
+func zeroCount(file *ast.File) *position {
+	var found *position
+	for _, doc := range file.Docs {
+		if doc.Body == nil {
+			continue
+		}
+		ast.Walk(visitor(func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			mv, ok := n.(*ast.MappingValueNode)
+			if !ok || mv.Key == nil || mv.Value == nil || mv.Key.String() != "count" {
+				return true
+			}
+			if tk := mv.Value.GetToken(); tk != nil && tk.Position != nil {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(tk.Value), 64); err == nil && v == 0 {
+					found = &position{tk.Position.Line, tk.Position.Column, strings.TrimPrefix(mv.Value.GetPath(), "$.")}
+				}
+			}
+			return true
+		}), doc.Body)
+	}
+	return found
+}

@@ -1,6 +1,10 @@
 package scenario
 
 import (
+	"strings"
+
+	"github.com/cclab/cclab/cc"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -83,6 +87,10 @@ func decode(data []byte, name string) (*Scenario, *ast.File, error) {
 	var s Scenario
 	if err := yaml.UnmarshalWithOptions(data, &s, yaml.Strict()); err != nil {
 		return nil, nil, decodeError(err, file, name)
+	}
+	// An absent count means 1; an explicit 0 is a mistake, not 1.
+	if at := zeroCount(file); at != nil {
+		return nil, nil, fmt.Errorf("%s:%d:%d: %s: must be at least 1, got 0 (omit count for one)", name, at.line, at.col, at.path)
 	}
 	if name != "" {
 		s.dir = filepath.Dir(name)
@@ -176,6 +184,55 @@ func Locate(err error, file *ast.File, name string) error {
 		}
 	}
 	return e
+}
+
+// Override is a value given on top of a scenario file (--set, --cc, a
+// sweep's grid value, a tuner's parameter), for attributing errors.
+type Override struct {
+	// Path is the path given to Set.
+	Path string
+	// Origin names the override in messages ("--set cc=cubic").
+	Origin string
+}
+
+// LocateOverrides is Locate for a scenario modified by overrides: an
+// error in a field an override set is attributed to the override, not to
+// the file line whose value it replaced.
+func LocateOverrides(err error, file *ast.File, name string, ovs []Override) error {
+	var e *Error
+	if errors.As(err, &e) {
+		for i := len(ovs) - 1; i >= 0; i-- {
+			if overrides(ovs[i].Path, e.Path) {
+				e.Origin = ovs[i].Origin
+				return e
+			}
+		}
+	}
+	return Locate(err, file, name)
+}
+
+// overrides reports whether Set(path) changes the field at errPath
+// ("flows[0].cc.beta") or one of its parents or children.
+func overrides(path, errPath string) bool {
+	norm := func(p string) []string {
+		return strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(strings.TrimSpace(p)), ".")
+	}
+	set, got := norm(path), norm(errPath)
+	switch {
+	case len(set) == 1 && set[0] == "cc", len(set) == 2 && set[0] == "cc":
+		// Shorthands: every flow's controller.
+		set = []string{"flows", "*", "cc"}
+	case len(set) == 2:
+		if _, err := cc.Lookup(set[0]); err == nil {
+			set = []string{"flows", "*", "cc"}
+		}
+	}
+	for i := 0; i < min(len(set), len(got)); i++ {
+		if set[i] != got[i] && set[i] != "*" {
+			return false
+		}
+	}
+	return true
 }
 
 var lastSeg = regexp.MustCompile(`(\.[^.\[]+|\[\d+\])$`)

@@ -169,3 +169,31 @@ func TestSetAfterValidateActsAsOnTheFile(t *testing.T) {
 		t.Errorf("explicit model none with p: %v", err)
 	}
 }
+
+// TestAcceptedButInvalid: hardening 10 and bug 5, each silently accepted
+// before.
+func TestAcceptedButInvalid(t *testing.T) {
+	bg := "background: [{name: bg, type: cbr, rate: 100kbps}]\n"
+	tests := []struct{ name, in, want string }{
+		{"RED NaN", "name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: red, min_th: .nan}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.min_th: must be a finite number"},
+		{"scale_background NaN", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: .nan}]}\nflows: [{cc: newreno}]\n" + bg, "x.yaml:2:65: bottleneck.schedule[0].scale_background: must be a factor >= 0"},
+		{"scale_background negative", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: -2}]}\nflows: [{cc: newreno}]\n" + bg, "scale_background: must be a factor >= 0"},
+		{"unknown stop_background", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [bgg]}]}\nflows: [{cc: newreno}]\n" + bg, `bottleneck.schedule[0].stop_background[0]: no background source is named "bgg" (background sources: bg)`},
+		{"stop_background names a flow", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [f]}]}\nflows: [{name: f, cc: newreno}]\n" + bg, `no background source is named "f"`},
+		{"recv_window 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be positive"},
+		{"flow after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, start: 20s}]\n", "x.yaml:4:30: flows[0].start: 20s is not before the end of the run (duration 10s)"},
+		{"schedule after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps, schedule: [{at: 11s, rate: 2Mbps}]}\nflows: [{cc: newreno}]\n", "bottleneck.schedule[0].at: 11s is after the end of the run"},
+		{"count 0", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 0}]\n", "x.yaml:3:30: flows[0].count: must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// --set max_p=NaN is refused too.
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	s.Set("bottleneck.queue.max_p", "NaN")
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "max_p: must be a finite number") {
+		t.Errorf("--set max_p=NaN: %v", err)
+	}
+}

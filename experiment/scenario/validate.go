@@ -24,10 +24,16 @@ type Error struct {
 	// File, Line and Column are set when the scenario came from a file.
 	File         string
 	Line, Column int
+	// Origin, when set, names the override that put the value there
+	// ("--set bottleneck.loss.p=2"): the file's line would point at the
+	// value it replaced.
+	Origin string
 }
 
 func (e *Error) Error() string {
 	switch {
+	case e.Origin != "":
+		return fmt.Sprintf("%s: %s: %s", e.Origin, e.Path, e.Msg)
 	case e.File != "" && e.Line > 0:
 		return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Column, e.Path, e.Msg)
 	case e.File != "":
@@ -98,7 +104,10 @@ func (s *Scenario) Validate() error {
 		}
 		names[b.Name] = p
 	}
-	return nil
+	if err := s.checkStopBackground(); err != nil {
+		return err
+	}
+	return s.CheckBudget()
 }
 
 func (s *Scenario) validateLink() error {
@@ -192,6 +201,42 @@ func (s *Scenario) validateLink() error {
 		if err := parseSize(&c.Window, cp+".window", false); err != nil {
 			return err
 		}
+		if math.IsNaN(c.ScaleBackground) || math.IsInf(c.ScaleBackground, 0) || c.ScaleBackground < 0 {
+			return errf(cp+".scale_background", "must be a factor >= 0 (0 or absent: unchanged), got %g", c.ScaleBackground)
+		}
+		if c.At.V > s.Duration.V {
+			return errf(cp+".at", "%v is after the end of the run (duration %v): the change would never happen", c.At.V, s.Duration.V)
+		}
+	}
+	return nil
+}
+
+// checkStopBackground checks that schedule entries stop background
+// sources that exist: an entry, a part of a sequence, or a replica
+// (name-2 of an entry with count 2 or more).
+func (s *Scenario) checkStopBackground() error {
+	known := map[string]bool{}
+	var list []string
+	var add func(b *Background)
+	add = func(b *Background) {
+		known[b.Name] = true
+		list = append(list, b.Name)
+		for i := 1; i <= b.Count && b.Count > 1; i++ {
+			known[fmt.Sprintf("%s-%d", b.Name, i)] = true
+		}
+		for i := range b.Sequence {
+			add(&b.Sequence[i])
+		}
+	}
+	for i := range s.Background {
+		add(&s.Background[i])
+	}
+	for i, c := range s.Bottleneck.Schedule {
+		for j, name := range c.StopBackground {
+			if !known[name] {
+				return errf(fmt.Sprintf("bottleneck.schedule[%d].stop_background[%d]", i, j), "no background source is named %q (background sources: %s)", name, strings.Join(list, ", "))
+			}
+		}
 	}
 	return nil
 }
@@ -227,6 +272,14 @@ func validateQueue(q *Queue, p string) error {
 	}{{&q.Target, "target"}, {&q.Interval, "interval"}} {
 		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
 			return err
+		}
+	}
+	for _, f := range []struct {
+		v    float64
+		name string
+	}{{q.MinTh, "min_th"}, {q.MaxTh, "max_th"}, {q.MaxP, "max_p"}, {q.Wq, "w_q"}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return errf(p+"."+f.name, "must be a finite number, got %g", f.v)
 		}
 	}
 	if q.Discipline == "red" {
@@ -308,13 +361,39 @@ func validateTransport(t *Transport, p string) error {
 			return err
 		}
 	}
-	if t.MinRTO.IsSet() && t.MinRTO.V <= 0 {
-		return errf(p+".min_rto", "must be positive")
+	for _, d := range []struct {
+		v    Duration
+		name string
+	}{{t.DelAckTimeout, "delack_timeout"}, {t.MinRTO, "min_rto"}, {t.InitialRTO, "initial_rto"}, {t.MaxRTO, "max_rto"}, {t.SACKTimeout, "sack_timeout"}} {
+		if d.v.IsSet() && d.v.V < MinTimer {
+			return errf(p+"."+d.name, "must be at least %v, got %q", MinTimer, d.v.Raw)
+		}
+	}
+	// Unset bounds take the transport's defaults (200ms, 60s).
+	minRTO, maxRTO := 200*time.Millisecond, 60*time.Second
+	if t.MinRTO.IsSet() {
+		minRTO = t.MinRTO.V
+	}
+	if t.MaxRTO.IsSet() {
+		maxRTO = t.MaxRTO.V
+	}
+	if maxRTO < minRTO {
+		path := p + ".max_rto"
+		if !t.MaxRTO.IsSet() {
+			path = p + ".min_rto"
+		}
+		return errf(path, "need min_rto <= max_rto, got %v and %v (unset: 200ms and 60s)", minRTO, maxRTO)
 	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}
-	return parseSize(&t.RecvWindow, p+".recv_window", false)
+	if err := parseSize(&t.RecvWindow, p+".recv_window", false); err != nil {
+		return err
+	}
+	if t.RecvWindow.IsSet() && t.RecvWindow.V <= 0 {
+		return errf(p+".recv_window", "must be positive (omit it for an unlimited window), got %q", t.RecvWindow.Raw)
+	}
+	return nil
 }
 
 func (s *Scenario) validateFlow(f *Flow, p string) error {
@@ -340,6 +419,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	}
 	if f.Stop.IsSet() && f.Stop.V <= f.Start.V {
 		return errf(p+".stop", "must be after start (%v), got %v", f.Start.V, f.Stop.V)
+	}
+	if f.Start.V >= s.Duration.V {
+		return errf(p+".start", "%v is not before the end of the run (duration %v): the flow would never send", f.Start.V, s.Duration.V)
 	}
 	if f.Count == 0 {
 		f.Count = 1

@@ -63,6 +63,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usagef("--progress %q: want auto, bar, lines or off", *progress)
 	}
+	if *seed < 0 && flagGiven(fs, "seed") {
+		return usagef("--seed %d: want a seed >= 0", *seed)
+	}
 	spec := sweep.Spec{ScenarioPath: pos[0], Sets: sets, Runs: *runs}
 	if *seed >= 0 {
 		s := uint64(*seed)

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOverrideErrorsNameTheFlag: an error in a value given by --set or --cc
+// pointed at the YAML line whose value it replaced; a negative --seed was
+// taken as "not set".
+func TestOverrideErrorsNameTheFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", satcomLike, "--set", "bottleneck.loss.p=2"}, "--set bottleneck.loss.p=2: bottleneck.loss.p: must be in [0, 1)"},
+		{[]string{"run", satcomLike, "--cc", "nosuch"}, "--cc nosuch: flows[0].cc: unknown congestion controller"},
+		{[]string{"run", satcomLike, "--seed", "-5"}, "--seed -5: want a seed >= 0"},
+		{[]string{"sweep", satcomLike, "--out", t.TempDir(), "--seed", "-5"}, "--seed -5: want a seed >= 0"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCmd(t, c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "satcom-like.yaml:") {
+			t.Errorf("%v: exit %d, stderr %q; want a failure and %q without a file line", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -11,11 +11,14 @@ import (
 // Run); Params and Seed repeat what the manifest implies so that a line can
 // be read on its own and checked against the manifest.
 type Row struct {
-	Combo  int                `json:"combo"`
-	Run    int                `json:"run"`
-	Seed   uint64             `json:"seed"`
-	Params map[string]string  `json:"params"`
-	Result *experiment.Result `json:"result"`
+	Combo  int               `json:"combo"`
+	Run    int               `json:"run"`
+	Seed   uint64            `json:"seed"`
+	Params map[string]string `json:"params"`
+	// NotApplied lists the grid keys that did not apply to the run (see
+	// Combo.NotApplied).
+	NotApplied []string           `json:"not_applied,omitempty"`
+	Result     *experiment.Result `json:"result"`
 }
 
 // maxDetailed is the most measured flows (or background entries) that get

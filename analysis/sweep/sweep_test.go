@@ -223,8 +223,8 @@ func TestPlanErrorsNameFlagAndValue(t *testing.T) {
 		{func(s *Spec) { s.Grid = []Axis{{"cc", []string{"a"}}, {"cc", []string{"b"}}} }, "--grid cc: the key is given twice"},
 		{func(s *Spec) { s.Grid = []Axis{{"cc", nil}} }, "--grid cc: no values"},
 		{func(s *Spec) {
-			s.Grid = []Axis{{"cc", []string{"newreno", "fixed"}}, {"fixed.window", []string{"10000"}}}
-		}, "--grid fixed.window=10000 (in combination cc=newreno, fixed.window=10000): "},
+			s.Grid = []Axis{{"cc", []string{"newreno"}}, {"fixed.window", []string{"10000"}}}
+		}, "--grid fixed.window: applies to no combination: fixed.window: no flow uses fixed"},
 		{func(s *Spec) { s.Sets = []string{"bottleneck.rate"} }, `--set "bottleneck.rate": want dotted.path=value`},
 		{func(s *Spec) { s.Sets = []string{"bottleneck.rate=fast"} }, "--set bottleneck.rate=fast: bottleneck.rate: "},
 		{func(s *Spec) { s.Sets = []string{"bottleneck.queue.max_p=NaN"} }, "--set bottleneck.queue.max_p=NaN: bottleneck.queue.max_p: must be a finite number"},

@@ -98,9 +98,23 @@ func (s *Scenario) setCCParam(name, param, value string) error {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return fmt.Errorf("%s.%s: no flow uses %s (flows use: %s)", name, param, name, strings.Join(names, ", "))
+		return &UnusedParamError{Controller: name, Param: param, Used: names}
 	}
 	return nil
+}
+
+// UnusedParamError is Set's error for a controller parameter
+// ("cubic.beta") when no flow uses that controller. A sweep crossing
+// controllers with one controller's parameter treats it as "does not
+// apply" rather than as a mistake.
+type UnusedParamError struct {
+	Controller, Param string
+	// Used lists the controllers the flows use.
+	Used []string
+}
+
+func (e *UnusedParamError) Error() string {
+	return fmt.Sprintf("%s.%s: no flow uses %s (flows use: %s)", e.Controller, e.Param, e.Controller, strings.Join(e.Used, ", "))
 }
 
 var (

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,5 +25,18 @@ func TestOverrideErrorsNameTheFlag(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "satcom-like.yaml:") {
 			t.Errorf("%v: exit %d, stderr %q; want a failure and %q without a file line", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestCurvePlotWithoutEpisodes: a training run stopped before its first
+// episode ended made the learning-curve plot fail.
+func TestCurvePlotWithoutEpisodes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.csv")
+	os.WriteFile(path, []byte("step,ep_rew_mean\n100,\n"), 0o644)
+	if err := plotCurve(path, curveFigure{"t", "return", "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(path, ".csv") + ".png"); err != nil {
+		t.Error(err)
 	}
 }

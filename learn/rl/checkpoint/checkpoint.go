@@ -401,6 +401,18 @@ func RemoveStaleTemps(path string) {
 	}
 }
 
+// CheckFresh is for the start of a training run: unless it resumes or is
+// forced, an existing checkpoint at path is refused (starting afresh
+// would overwrite it and the learning curve of the run that wrote it).
+// It also removes the temporary files of a killed earlier write.
+func CheckFresh(path string, resume, force bool) error {
+	RemoveStaleTemps(path)
+	if resume || force || !Exists(path) {
+		return nil
+	}
+	return fmt.Errorf("%s exists (left by an earlier training run): continue that run with --resume, or start over with --force", path)
+}
+
 // ErrNotExist is returned (wrapped) by Load when there is no checkpoint.
 var ErrNotExist = os.ErrNotExist
 

@@ -184,3 +184,26 @@ func TestStaleTempsRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckFresh: marlin train without --resume silently overwrote an
+// existing checkpoint (and emptied its learning curve).
+func TestCheckFresh(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.ckpt")
+	if err := CheckFresh(path, false, false); err != nil {
+		t.Errorf("no checkpoint yet: %v", err)
+	}
+	write(t, path)
+	if err := CheckFresh(path, false, false); err == nil || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("existing checkpoint: %v", err)
+	}
+	if CheckFresh(path, true, false) != nil || CheckFresh(path, false, true) != nil {
+		t.Errorf("--resume or --force refused")
+	}
+	stale := filepath.Join(dir, ".out.ckpt.tmp7")
+	os.WriteFile(stale, []byte("x"), 0o644)
+	CheckFresh(path, true, false)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept at start")
+	}
+}

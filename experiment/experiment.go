@@ -59,7 +59,9 @@ type FlowResult struct {
 // BackgroundResult summarises one background entry (all its sources and
 // flows).
 type BackgroundResult struct {
-	Name            string  `json:"name"`
+	Name string `json:"name"`
+	// OfferedMbps is what UDP sources and flow arrivals offer; absent for
+	// tcp entries, whose rate their controllers set.
 	OfferedMbps     float64 `json:"offered_mbps,omitempty"`
 	SentMbps        float64 `json:"sent_mbps"`
 	DeliveredMbps   float64 `json:"delivered_mbps"`
@@ -241,9 +243,15 @@ func backgroundResults(n *network.Network, now clock.Time) []BackgroundResult {
 		}
 		b := get(f.Group)
 		b.Flows++
+		// TCP background used to add to delivered only: offered and sent
+		// read 0 while delivered was 209 Mbit/s.
+		b.SentMbps += float64(f.Sender.Stats().BytesSent) * 8 / secs / 1e6
 		b.DeliveredMbps += float64(f.Receiver.DeliveredBytes) * 8 / secs / 1e6
 		b.Drops += f.Drops
 		b.BottleneckBytes += int64(f.BottleneckBytes)
+	}
+	for group, rate := range n.ArrivalsOffered() {
+		get(group).OfferedMbps += rate.Mbps()
 	}
 	for i := range out {
 		out[i].OfferedMbps = round(out[i].OfferedMbps, 6)

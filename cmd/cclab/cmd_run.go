@@ -140,7 +140,11 @@ func printResult(w io.Writer, r *experiment.Result) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "background\toffered Mbit/s\tsent Mbit/s\tdelivered Mbit/s\tcapacity share\tflows\tdrops\t")
 		for _, b := range r.Background {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%d\t%d\t\n", b.Name, f2(b.OfferedMbps), f2(b.SentMbps), f2(b.DeliveredMbps), 100*b.CapacityShare, b.Flows, b.Drops)
+			offered := f2(b.OfferedMbps)
+			if b.OfferedMbps == 0 && b.Flows > 0 {
+				offered = "-" // a tcp entry offers what its controller allows
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%d\t%d\t\n", b.Name, offered, f2(b.SentMbps), f2(b.DeliveredMbps), 100*b.CapacityShare, b.Flows, b.Drops)
 		}
 		tw.Flush()
 	}

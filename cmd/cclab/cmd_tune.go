@@ -398,6 +398,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("study vegas", stderr)
 	var tf tuneFlags
 	tf.register(fs, 10, 4)
+	fs.Lookup("out").Usage = "write study.json to this directory, and each trace mode's tables, plots and report.html to DIR/average and DIR/exact"
 	scnPath := fs.String("scenario", vegasstudy.ScenarioPath, "the study's scenario (the default is built into cclab)")
 	tracesDir := fs.String("traces-dir", "", "directory of the trace files (default: the repository's traces/, i.e. SCENARIO/../../traces)")
 	mode := fs.String("mode", "both", "trace mode: average (the paper's 100 ms averages), exact (every delivery opportunity) or both")

@@ -36,3 +36,18 @@ background:
 		t.Errorf("arrivals offered %g Mbit/s, want 20", web.OfferedMbps)
 	}
 }
+
+// TestJainUndefinedWithoutDelivery: bug 5. With no measured flow
+// delivering, Jain's index was reported as 1 (perfect fairness).
+func TestJainUndefinedWithoutDelivery(t *testing.T) {
+	// A 100% lossy link: nothing is delivered.
+	s := mustParse(t, "name: j\nduration: 2s\nbottleneck: {rate: 1Mbps, loss: {model: gilbert-elliott, p: 1, r: 0.000001, loss_bad: 1}}\nflows: [{cc: newreno, count: 2}]\n")
+	r, _ := run(t, s)
+	if r.Jain != nil {
+		t.Errorf("Jain %v with nothing delivered", *r.Jain)
+	}
+	s = mustParse(t, "name: j\nduration: 2s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 2}]\n")
+	if r, _ := run(t, s); r.Jain == nil || *r.Jain < 0.5 {
+		t.Errorf("Jain %v for two equal flows", r.Jain)
+	}
+}

@@ -5,6 +5,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -24,8 +25,10 @@ type Result struct {
 	Flows       []FlowResult       `json:"flows"`
 	Background  []BackgroundResult `json:"background,omitempty"`
 	Links       []LinkResult       `json:"links"`
-	// Jain is Jain's fairness index over the measured flows' goodputs.
-	Jain float64 `json:"jain"`
+	// Jain is Jain's fairness index over the goodputs of the measured
+	// flows that started before the run ended; absent when none of them
+	// delivered a byte (the index is 0/0 then, not perfect fairness).
+	Jain *float64 `json:"jain,omitempty"`
 	// RTI is the mean RTT Transition Impact of the measured flows, present
 	// when the bottleneck has a schedule.
 	RTI *float64 `json:"rti,omitempty"`
@@ -130,10 +133,15 @@ func Summarize(n *network.Network, wall time.Duration) *Result {
 		if fr.RTI != nil {
 			rtis = append(rtis, *fr.RTI)
 		}
-		goodputs = append(goodputs, fr.GoodputMbps)
+		if f.Start < now {
+			goodputs = append(goodputs, fr.GoodputMbps)
+		}
 		r.Flows = append(r.Flows, fr)
 	}
-	r.Jain = round(metrics.Jain(goodputs), 6)
+	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
+		j := round(metrics.Jain(goodputs), 6)
+		r.Jain = &j
+	}
 	if scheduled && len(rtis) > 0 {
 		var m float64
 		for _, x := range rtis {

@@ -64,7 +64,12 @@ var scalarColumns = []Column{
 	{"rtt_p95_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.RTTP95Ms })},
 	{"qdelay_mean_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.QdelayMeanMs })},
 	{"qdelay_p95_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.QdelayP95Ms })},
-	{"jain", true, func(r *experiment.Result) float64 { return r.Jain }},
+	{"jain", true, func(r *experiment.Result) float64 {
+		if r.Jain == nil {
+			return math.NaN() // no measured flow delivered: undefined
+		}
+		return *r.Jain
+	}},
 	{"rti", true, func(r *experiment.Result) float64 { return optional(r.RTI) }},
 	{"utilization", true, link(func(l *experiment.LinkResult) float64 { return l.Utilization })},
 	{"link_drops", true, link(func(l *experiment.LinkResult) float64 { return float64(l.Drops) })},

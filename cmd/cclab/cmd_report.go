@@ -659,7 +659,7 @@ func runDirReport(dir string) (*report.Report, []string, error) {
 	for _, l := range res.Links {
 		rows = append(rows, []any{l.Name, l.Utilization, l.Drops, l.Losses, l.BackgroundShare})
 	}
-	r.Table(fmt.Sprintf("Links. Jain's fairness index %s.", report.FormatFloat(res.Jain)), []string{"link", "utilisation", "queue drops", "random losses", "background share"}, rows)
+	r.Table(fmt.Sprintf("Links. Jain's fairness index %s.", report.FormatFloat(jainOrNaN(res.Jain))), []string{"link", "utilisation", "queue drops", "random losses", "background share"}, rows)
 	if y, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
 		r.Subheading("Scenario as run")
 		r.Pre(string(y))

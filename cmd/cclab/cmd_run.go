@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -113,6 +114,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
+// maxTableFlows bounds the flow rows of the table: 100,000 flows printed
+// 100,000 rows.
+const maxTableFlows = 50
+
+// jainOrNaN is the index, or NaN when it is undefined.
+func jainOrNaN(j *float64) float64 {
+	if j == nil {
+		return math.NaN()
+	}
+	return *j
+}
+
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 // printResult writes the human-readable table.
@@ -121,7 +134,11 @@ func printResult(w io.Writer, r *experiment.Result) {
 		r.Scenario, r.Seed, r.SimSeconds, r.WallSeconds, r.Events, float64(r.Events)/max(r.WallSeconds, 1e-9)/1e6)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flow\tcc\tdelivered\tgoodput Mbit/s\tFCT s\tretx\tRTOs\tRTT mean ms\tRTT p95 ms\tRTT max ms\tqdelay mean ms\tqdelay p95 ms\tRTI\t")
-	for _, f := range r.Flows {
+	for i, f := range r.Flows {
+		if i == maxTableFlows && len(r.Flows) > maxTableFlows+1 {
+			fmt.Fprintf(tw, "(%d more flows: see --json or --out)\t\n", len(r.Flows)-i)
+			break
+		}
 		fct := "-"
 		if f.FCT != nil {
 			fct = strconv.FormatFloat(*f.FCT, 'f', 3, 64)
@@ -130,9 +147,14 @@ func printResult(w io.Writer, r *experiment.Result) {
 		if f.RTI != nil {
 			rti = strconv.FormatFloat(*f.RTI, 'f', 3, 64)
 		}
+		// An RTT never measured (no ACK arrived) is "-", not 0.00.
+		ms := f2
+		if f.RTTMaxMs == 0 {
+			ms = func(float64) string { return "-" }
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			f.Name, f.CC, humanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
-			f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms), rti)
+			ms(f.RTTMeanMs), ms(f.RTTP95Ms), ms(f.RTTMaxMs), ms(f.QdelayMeanMs), ms(f.QdelayP95Ms), rti)
 	}
 	tw.Flush()
 	if len(r.Background) > 0 {
@@ -153,7 +175,11 @@ func printResult(w io.Writer, r *experiment.Result) {
 		fmt.Fprintf(w, "%s: utilisation %.1f%%, %d queue drops, %d random losses, background share %.1f%%\n",
 			l.Name, 100*l.Utilization, l.Drops, l.Losses, 100*l.BackgroundShare)
 	}
-	fmt.Fprintf(w, "Jain's fairness index %.4f", r.Jain)
+	if r.Jain != nil {
+		fmt.Fprintf(w, "Jain's fairness index %.4f", *r.Jain)
+	} else {
+		fmt.Fprint(w, "Jain's fairness index - (no flow delivered)")
+	}
 	if r.RTI != nil {
 		fmt.Fprintf(w, "   RTT Transition Impact %.4f", *r.RTI)
 	}

@@ -25,6 +25,7 @@ package policy
 
 import (
 	"github.com/cclab/cclab/internal/boundedio"
+	"strings"
 	"syscall"
 
 	"bufio"
@@ -238,7 +239,9 @@ func (p *Policy) MarshalBinary() ([]byte, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	meta, err := json.Marshal(p.Meta)
+	m := p.Meta
+	m.Command = CleanCommand(m.Command)
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("policy: metadata: %w", err)
 	}
@@ -338,7 +341,9 @@ func decode(b []byte) (*Policy, error) {
 	p := &Policy{}
 	ml := int(d.u32("metadata length"))
 	if d.need(ml, "metadata") {
-		if err := json.Unmarshal(d.b[d.off:d.off+ml], &p.Meta); err != nil {
+		if err := json.Unmarshal(d.b[d.off:d.off+ml], &p.Meta); err == nil {
+			p.Meta.Command = CleanCommand(p.Meta.Command)
+		} else {
 			return nil, fmt.Errorf("policy: metadata: %w", err)
 		}
 		d.off += ml
@@ -502,4 +507,28 @@ func removeStaleTemps(path string) {
 	for _, f := range old {
 		os.Remove(f)
 	}
+}
+
+// CleanCommand makes a recorded training command fit to print: an
+// absolute path (a developer's temporary folder, a home directory) is cut
+// to its file name, as in "--out /tmp/x123/marlin.policy" ->
+// "--out marlin.policy"; relative paths, flags and values stay. The
+// output paths of a training command only name files, so the command
+// still reproduces the policy.
+func CleanCommand(cmd string) string {
+	fields := strings.Split(cmd, " ")
+	for i, f := range fields {
+		flag, val, isFlag := strings.Cut(f, "=")
+		if !isFlag || !strings.HasPrefix(flag, "-") {
+			flag, val = "", f
+		}
+		if filepath.IsAbs(val) {
+			val = filepath.Base(val)
+			if flag != "" {
+				val = flag + "=" + val
+			}
+			fields[i] = val
+		}
+	}
+	return strings.Join(fields, " ")
 }

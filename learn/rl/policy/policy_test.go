@@ -244,3 +244,21 @@ func TestSaveRemovesStaleTemps(t *testing.T) {
 		t.Errorf("stale temporary file still there: %v", err)
 	}
 }
+
+// TestCommandPathsCleaned: bug 6. marlin eval printed the training command
+// with "--out <a temporary folder>/marlin-g995.policy".
+func TestCommandPathsCleaned(t *testing.T) {
+	if got := CleanCommand("cclab marlin train --out /tmp/TestX123/marlin-g995.policy --csv=/home/u/c.csv --gamma 0.995 --traces traces/a"); got != "cclab marlin train --out marlin-g995.policy --csv=c.csv --gamma 0.995 --traces traces/a" {
+		t.Errorf("got %q", got)
+	}
+	p := testPolicy(t, Clip, false)
+	p.Meta.Command = "cclab rl bench --save /tmp/abc/p.pol"
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Read(bytes.NewReader(b))
+	if err != nil || q.Meta.Command != "cclab rl bench --save p.pol" {
+		t.Errorf("saved command %q (%v)", q.Meta.Command, err)
+	}
+}

@@ -77,9 +77,12 @@ func decode(data []byte, name string) (*Scenario, *ast.File, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s", positioned(name, firstLine(yaml.FormatError(err, false, false))))
 	}
-	if len(file.Docs) > 1 {
+	for _, doc := range file.Docs[min(1, len(file.Docs)):] {
+		if doc == nil || doc.Body == nil {
+			continue // an empty document after a final "---"
+		}
 		line := 0
-		if tk := file.Docs[1].GetToken(); tk != nil && tk.Position != nil {
+		if tk := doc.Body.GetToken(); tk != nil && tk.Position != nil {
 			line = tk.Position.Line
 		}
 		return nil, nil, fmt.Errorf("%s:%d: a second YAML document (after ---): a scenario file holds one", name, line)

@@ -154,6 +154,23 @@ func TestShippedScenariosParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"))
+	// The audit's bad inputs (the bombs scaled down: the fuzzer mutates
+	// them towards the limits).
+	for _, bad := range []string{
+		aliasBomb("unknown"),
+		minimal + "x: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n",
+		minimal + "x: " + strings.Repeat("{a: ", 70) + "1" + strings.Repeat("}", 70) + "\n",
+		"\xEF\xBB\xBF" + minimal,
+		minimal + "---\nname: y\n",
+		"name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: red, min_th: .nan, max_th: .nan}}\nflows: [{cc: newreno}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: -1, stop_background: [nope]}]}\nflows: [{cc: newreno}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\ntransport: {min_rto: 1ns, max_rto: 1ns, recv_window: 0B}\nflows: [{cc: newreno, count: 0}]\n",
+		"name: x\nduration: 1000000s\nsample: 1us\nbottleneck: {rate: 1000Gbps}\nflows: [{cc: newreno, start: 2000000s}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\nbackground: [{type: cbr, rate: 1e15bps}, {type: arrivals, cc: newreno, size: 1KB, interval: 1ns, count: 10000}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps, dleay: 1s}\nseed: one\nflows: [{cc: [1]}]\n",
+	} {
+		f.Add([]byte(bad))
+	}
 	f.Add([]byte("flows: [{cc: {name: newreno, beta: 0.3}, count: 3}]\nbottleneck: {trace: a, trace_mode: average}\n"))
 	f.Add([]byte("background: [{type: sequence, period: 8s, sequence: [{type: cbr, rate: 1Mbps, stop: 2s}]}]\nbottleneck: {rate: 1Mbps}\n"))
 	dir := f.TempDir()

@@ -66,6 +66,11 @@ func Load(path string) (*Trace, error) {
 	return Parse(r, path)
 }
 
+// maxTime bounds a trace's times, 10^10 ms (116 days): simulated times
+// are int64 nanoseconds, and a period of 2^40 ms overflowed them after
+// eight loops (the cursor went backwards).
+const maxTime = 1e10
+
 // maxLines bounds a trace to keep a malformed input from exhausting memory:
 // the largest public Mahimahi traces have about a million lines.
 const maxLines = 50_000_000
@@ -92,8 +97,8 @@ func Parse(r io.Reader, name string) (*Trace, error) {
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("%s:%d: %q is not a non-negative integer time in ms", name, line, b)
 		}
-		if v > 1<<40 {
-			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large", name, line, v)
+		if v > maxTime {
+			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large (limit %d ms, %v)", name, line, v, int64(maxTime), time.Duration(maxTime)*time.Millisecond)
 		}
 		if v < prev {
 			return nil, fmt.Errorf("%s:%d: time %d ms is before the previous line's %d ms (times must not decrease)", name, line, v, prev)

@@ -81,6 +81,13 @@ func FuzzParseSizes(f *testing.F) {
 	f.Add("100 0\n1000 0.5\n10000 1\n")
 	f.Add("# c\n1448 1\n")
 	f.Add("5 0.1\n5 0.1\n5 1\n")
+	// The audit's bad inputs.
+	f.Add("NaN 1\n")
+	f.Add("1e300 1\n")
+	f.Add("10 0.5\n5 1\n")
+	f.Add("10 1.5\n")
+	f.Add("10\n")
+	f.Add("10 0.5\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		d, err := ParseSizes(strings.NewReader(in), "fuzz")
 		if err != nil {

@@ -143,6 +143,10 @@ func FuzzLoad(f *testing.F) {
 	}
 	good, _ := os.ReadFile(path)
 	f.Add(good)
+	// The audit's bad inputs: a text file, an empty one, a truncated one.
+	f.Add([]byte("hello\n"))
+	f.Add([]byte{})
+	f.Add(good[:len(good)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "ck")
 		os.WriteFile(p, data, 0o644)

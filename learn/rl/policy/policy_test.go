@@ -187,6 +187,16 @@ func FuzzRead(f *testing.F) {
 		b, _ := testPolicy(f, h, true).MarshalBinary()
 		f.Add(b)
 	}
+	// The audit's bad inputs: NaN and Inf weights with a valid checksum,
+	// a text file, nothing.
+	for _, w := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
+		p := testPolicy(f, Clip, false)
+		p.Net.Params[0] = w
+		b, _ := p.MarshalBinary()
+		f.Add(b)
+	}
+	f.Add([]byte("name: not a policy\n"))
+	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Besides the raw input, parse it with a valid checksum appended
 		// so the fuzzer exercises the parser behind the CRC check.

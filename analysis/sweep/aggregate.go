@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"github.com/cclab/cclab/internal/fmtnum"
+
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -103,7 +105,7 @@ func fmtStat(p *float64) string {
 	if p == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
+	return fmtnum.Short(*p)
 }
 
 // writeOutputs writes rows.jsonl (sorted), rows.csv, aggregate.csv and

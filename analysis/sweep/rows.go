@@ -1,8 +1,9 @@
 package sweep
 
 import (
+	"github.com/cclab/cclab/internal/fmtnum"
+
 	"math"
-	"strconv"
 
 	"github.com/cclab/cclab/experiment"
 )
@@ -196,11 +197,11 @@ func Columns(rows []*Row) []Column {
 	return cols
 }
 
-// formatValue writes a row value exactly (shortest round-trip form); NaN
-// is an empty cell.
+// formatValue writes a row value without float noise (fmtnum.Short: ten
+// significant digits, whole numbers exact); NaN is an empty cell.
 func formatValue(v float64) string {
 	if math.IsNaN(v) {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return fmtnum.Short(v)
 }

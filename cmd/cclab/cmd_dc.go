@@ -152,10 +152,8 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		files = append(files, f)
 	}
-	var progress io.Writer
-	if isTerminal(stderr) {
-		progress = stderr
-	}
+	// A bar on a terminal, plain lines with an ETA otherwise (trainlog).
+	progress := io.Writer(stderr)
 	command := "cclab dc train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %s, %d agent(s) (%s), %d intervals of %v on %d simulations; learning curve %s\n",
 		*algo, *agents, *mode, *steps, *interval, *envs, strings.Join(csvPaths, ", "))

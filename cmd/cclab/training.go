@@ -42,9 +42,8 @@ func startTraining(out, ck, csvPath string, resume, force bool, stderr io.Writer
 		return nil, err
 	}
 	t.curve = f
-	if isTerminal(stderr) {
-		t.progress = stderr
-	}
+	// A bar on a terminal, plain lines with an ETA otherwise (trainlog).
+	t.progress = stderr
 	return t, nil
 }
 

@@ -63,7 +63,19 @@ func Decode(data []byte, name string) (*Scenario, *ast.File, error) {
 // part of the first key.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-func decode(data []byte, name string) (*Scenario, *ast.File, error) {
+func decode(data []byte, name string) (s *Scenario, file *ast.File, err error) {
+	// goccy/go-yaml panics on some malformed inputs (the fuzzer found a
+	// tagged scalar where a list was expected): a bad file is an error,
+	// never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			s, file, err = nil, nil, fmt.Errorf("%s: malformed YAML that the YAML library cannot decode (%v); check the file's syntax", name, r)
+		}
+	}()
+	return decodeUnguarded(data, name)
+}
+
+func decodeUnguarded(data []byte, name string) (*Scenario, *ast.File, error) {
 	data = bytes.TrimPrefix(data, bom)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty scenario file", name)
@@ -253,7 +265,7 @@ func parentPath(p string) string {
 // Marshal writes the scenario back as YAML (used to record the exact
 // scenario of a run next to its results).
 func (s *Scenario) Marshal() ([]byte, error) {
-	return yaml.MarshalWithOptions(s, yaml.OmitEmpty())
+	return yaml.MarshalWithOptions(s, yaml.OmitEmpty(), yaml.OmitZero())
 }
 
 // Clone returns a deep copy, so that parallel runs can each modify their own.

@@ -197,3 +197,28 @@ func TestAcceptedButInvalid(t *testing.T) {
 		t.Errorf("--set max_p=NaN: %v", err)
 	}
 }
+
+// TestMarshalWithoutEmptyFields: the resolved scenario.yaml written next
+// to a run's results listed every unset field as "" (transport: {mss: "",
+// ...}); it now holds only what is set, and reads back to the same.
+func TestMarshalWithoutEmptyFields(t *testing.T) {
+	s, err := Parse([]byte(good), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `""`) || strings.Contains(string(out), "transport:") {
+		t.Errorf("empty fields in\n%s", out)
+	}
+	back, err := Parse(out, "x.yaml")
+	if err != nil {
+		t.Fatalf("the written scenario does not read back: %v\n%s", err, out)
+	}
+	again, _ := back.Marshal()
+	if string(again) != string(out) {
+		t.Errorf("round trip changed it:\n%s\n---\n%s", out, again)
+	}
+}

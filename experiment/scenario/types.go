@@ -310,6 +310,16 @@ func (s *Size) UnmarshalYAML(b []byte) error { s.Raw = rawScalar(b); return nil 
 // UnmarshalYAML keeps the raw text; Validate parses it.
 func (d *Duration) UnmarshalYAML(b []byte) error { d.Raw = rawScalar(b); return nil }
 
+// IsZero reports an unset value, so that the resolved scenario written
+// next to a run's results leaves it out instead of writing "".
+func (r Rate) IsZero() bool { return r.Raw == "" }
+
+// IsZero reports an unset value (see Rate.IsZero).
+func (s Size) IsZero() bool { return s.Raw == "" }
+
+// IsZero reports an unset value (see Rate.IsZero).
+func (d Duration) IsZero() bool { return d.Raw == "" }
+
 // MarshalYAML writes the raw text back.
 func (r Rate) MarshalYAML() (any, error) { return r.Raw, nil }
 

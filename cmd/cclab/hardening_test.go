@@ -65,3 +65,21 @@ func TestRunTableBounds(t *testing.T) {
 		t.Errorf("unmeasured values printed as numbers:\n%s", out[:min(len(out), 600)])
 	}
 }
+
+// TestOnePlotStyle: the model plot drew with gonum/plot directly (another
+// font, sparse ticks); every figure now goes through analysis/plot.
+func TestOnePlotStyle(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if strings.Contains(string(b), "\"gonum.org/v1/plot") {
+			t.Errorf("%s draws with gonum/plot directly; use analysis/plot", f)
+		}
+	}
+}

@@ -574,7 +574,7 @@ func sweepSeries(ctx context.Context, r *report.Report, fsv *figureSaver, m *swe
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd, Step: true},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: queue, Step: true},
 		},
 	}
@@ -670,7 +670,7 @@ func runDirReport(dir string) (*report.Report, []string, error) {
 		r.Paragraph("No time series were recorded (flows.csv is missing).")
 		return r, fsv.saved, r.Err()
 	}
-	ft, err := readCSVTable(flowsPath, "t_s", "flow", "cc", "background", "cwnd_bytes", "rtt_ms", "throughput_mbps")
+	ft, err := readCSVTable(flowsPath, "t_s", "flow", "cc", "background", "cwnd_bytes", "rtt_ms", "goodput_mbps")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -704,7 +704,7 @@ func runDirReport(dir string) (*report.Report, []string, error) {
 			flows = append(flows, fsr)
 		}
 		var vals [4]float64
-		for k, col := range []string{"t_s", "cwnd_bytes", "rtt_ms", "throughput_mbps"} {
+		for k, col := range []string{"t_s", "cwnd_bytes", "rtt_ms", "goodput_mbps"} {
 			if vals[k], err = ft.float(i, col); err != nil {
 				return nil, nil, err
 			}
@@ -765,7 +765,7 @@ func runDirReport(dir string) (*report.Report, []string, error) {
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd, Step: true},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: []plot.Series{{Name: "bottleneck", X: lT, Y: lQ}}, Step: true},
 		},
 		Events: scheduleEvents(dir),
@@ -811,7 +811,7 @@ func runDirReport(dir string) (*report.Report, []string, error) {
 		return nil, nil, err
 	}
 	if err := fsv.add("Throughput per sampling interval per flow.", "cdf-throughput", plot.SVG,
-		plot.CDF{Title: res.Scenario + ": throughput per " + interval + " interval", X: plot.Axis{Label: "throughput (Mbit/s)"}, Samples: thrS}); err != nil {
+		plot.CDF{Title: res.Scenario + ": in-order goodput per " + interval + " interval", X: plot.Axis{Label: "in-order goodput (Mbit/s)"}, Samples: thrS}); err != nil {
 		return nil, nil, err
 	}
 	return r, fsv.saved, r.Err()

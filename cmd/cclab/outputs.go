@@ -71,7 +71,7 @@ func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
 func writeSeriesCSV(dir string, n *network.Network) error {
 	s := n.Series
-	err := writeCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "throughput_mbps"}, func(w *csv.Writer) error {
+	err := writeCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "goodput_mbps", "sent_mbps", "carried_mbps"}, func(w *csv.Writer) error {
 		for i, f := range n.Flows {
 			fs := s.Flows[i]
 			for k := range fs.CwndBytes {
@@ -81,7 +81,7 @@ func writeSeriesCSV(dir string, n *network.Network) error {
 				}
 				if err := w.Write([]string{clock.FormatSeconds(t), f.Name, f.CC.String(), strconv.FormatBool(f.Background),
 					strconv.FormatInt(int64(fs.CwndBytes[k]), 10), strconv.FormatInt(int64(fs.InFlight[k]), 10),
-					ftoa(fs.RTTms[k]), ftoa(fs.Mbps[k])}); err != nil {
+					ftoa(fs.RTTms[k]), ftoa(fs.Mbps[k]), ftoa(fs.SentMbps[k]), ftoa(fs.CarriedMbps[k])}); err != nil {
 					return err
 				}
 			}

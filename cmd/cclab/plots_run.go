@@ -21,7 +21,7 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 	for i, x := range s.T {
 		t[i] = x.Seconds()
 	}
-	var cwnd, rtt, thr []plot.Series
+	var cwnd, rtt, thr, good []plot.Series
 	plotted := 0
 	for i, f := range n.Flows {
 		if plotted == maxPlottedFlows {
@@ -47,7 +47,8 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 		}
 		cwnd = append(cwnd, plot.Series{Name: name, X: x, Y: c})
 		rtt = append(rtt, plot.Series{Name: name, X: x, Y: rt})
-		thr = append(thr, plot.Series{Name: name, X: x, Y: fs.Mbps})
+		thr = append(thr, plot.Series{Name: name, X: x, Y: fs.CarriedMbps})
+		good = append(good, plot.Series{Name: name, X: x, Y: fs.Mbps})
 	}
 	q := make([]float64, len(s.QueuePackets))
 	for i, v := range s.QueuePackets {
@@ -67,7 +68,8 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "carried by the bottleneck (Mbit/s)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s)", IncludeZero: true}, Series: good},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: []plot.Series{{Name: "bottleneck", X: t, Y: q}}, Step: true},
 		},
 		Events: events,

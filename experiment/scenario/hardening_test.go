@@ -222,3 +222,15 @@ func TestMarshalWithoutEmptyFields(t *testing.T) {
 		t.Errorf("round trip changed it:\n%s\n---\n%s", out, again)
 	}
 }
+
+// TestSetSuggestsNearestField: --set bottleneck.los.p named the accepted
+// fields but not the one meant.
+func TestSetSuggestsNearestField(t *testing.T) {
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	if err := s.Set("bottleneck.los.p", "0.1"); err == nil || !strings.Contains(err.Error(), `did you mean "loss"?`) {
+		t.Errorf("got %v", err)
+	}
+	if err := s.Set("flows.0.extra_dealy", "1ms"); err == nil || !strings.Contains(err.Error(), `did you mean "extra_delay"?`) {
+		t.Errorf("got %v", err)
+	}
+}

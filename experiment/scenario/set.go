@@ -192,6 +192,16 @@ func setPath(v reflect.Value, segs []string, value, done string) error {
 		if where == "" {
 			where = "the scenario"
 		}
+		near := ""
+		best := len(seg)/2 + 2
+		for _, n := range names {
+			if d := editDistance(seg, n); d < best {
+				near, best = n, d
+			}
+		}
+		if near != "" {
+			return fmt.Errorf("%s has no field %q: did you mean %q? (accepted: %s, and the shorthands cc and <controller>.<param>)", where, seg, near, strings.Join(names, ", "))
+		}
 		return fmt.Errorf("%s has no field %q (accepted: %s, and the shorthands cc and <controller>.<param>)", where, seg, strings.Join(names, ", "))
 	case reflect.Slice:
 		if seg == "*" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cclab/cclab/core/clock"
 )
 
 // TestCancelActsWithinASecond: hardening 5. Cancellation was checked every
@@ -74,4 +76,25 @@ func parseScenarioAs(yml string) (*scenarioT, error) {
 		return nil, errors.New(strings.Replace(err.Error(), "bench.yaml", "test.yaml", 1))
 	}
 	return s, nil
+}
+
+// BenchmarkSteadyStateInterruptible is BenchmarkSteadyState/cubic run
+// through RunUntilOr with a context check, as RunContext does: the cost of
+// interruptibility (a counter per event, ctx.Err every 4096 events).
+func BenchmarkSteadyStateInterruptible(b *testing.B) {
+	n, err := Build(benchScenario(b, "cubic"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n.Sched.RunUntil(clock.Time(3 * time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := func() bool { return ctx.Err() != nil }
+	b.ReportAllocs()
+	b.ResetTimer()
+	t := n.Now()
+	for b.Loop() {
+		t = t.Add(10 * time.Millisecond)
+		n.Sched.RunUntilOr(t, checkEvery, stop)
+	}
 }

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -45,7 +46,12 @@ func (e *emulation) summarize(now clock.Time, wall time.Duration, inFlight int64
 		goodputs = append(goodputs, fr.GoodputMbps)
 		r.Flows = append(r.Flows, fr)
 	}
-	r.Jain = round(metrics.Jain(goodputs), 6)
+	// As in experiment.Summarize: undefined (absent) when no flow
+	// delivered a byte.
+	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
+		j := round(metrics.Jain(goodputs), 6)
+		r.Jain = &j
+	}
 	if scheduled && len(rtis) > 0 {
 		var m float64
 		for _, x := range rtis {

@@ -5,6 +5,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -23,8 +24,10 @@ type Result struct {
 	Flows       []FlowResult       `json:"flows"`
 	Background  []BackgroundResult `json:"background,omitempty"`
 	Links       []LinkResult       `json:"links"`
-	// Jain is Jain's fairness index over the measured flows' goodputs.
-	Jain float64 `json:"jain"`
+	// Jain is Jain's fairness index over the goodputs of the measured
+	// flows that started before the run ended; absent when none of them
+	// delivered a byte (the index is 0/0 then, not perfect fairness).
+	Jain *float64 `json:"jain,omitempty"`
 	// RTI is the mean RTT Transition Impact of the measured flows, present
 	// when the bottleneck has a schedule.
 	RTI *float64 `json:"rti,omitempty"`
@@ -58,7 +61,9 @@ type FlowResult struct {
 // BackgroundResult summarises one background entry (all its sources and
 // flows).
 type BackgroundResult struct {
-	Name            string  `json:"name"`
+	Name string `json:"name"`
+	// OfferedMbps is what UDP sources and flow arrivals offer; absent for
+	// tcp entries, whose rate their controllers set.
 	OfferedMbps     float64 `json:"offered_mbps,omitempty"`
 	SentMbps        float64 `json:"sent_mbps"`
 	DeliveredMbps   float64 `json:"delivered_mbps"`
@@ -115,10 +120,15 @@ func Summarize(n *network.Network, wall time.Duration) *Result {
 		if fr.RTI != nil {
 			rtis = append(rtis, *fr.RTI)
 		}
-		goodputs = append(goodputs, fr.GoodputMbps)
+		if f.Start < now {
+			goodputs = append(goodputs, fr.GoodputMbps)
+		}
 		r.Flows = append(r.Flows, fr)
 	}
-	r.Jain = round(metrics.Jain(goodputs), 6)
+	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
+		j := round(metrics.Jain(goodputs), 6)
+		r.Jain = &j
+	}
 	if scheduled && len(rtis) > 0 {
 		var m float64
 		for _, x := range rtis {
@@ -228,9 +238,15 @@ func backgroundResults(n *network.Network, now clock.Time) []BackgroundResult {
 		}
 		b := get(f.Group)
 		b.Flows++
+		// TCP background used to add to delivered only: offered and sent
+		// read 0 while delivered was 209 Mbit/s.
+		b.SentMbps += float64(f.Sender.Stats().BytesSent) * 8 / secs / 1e6
 		b.DeliveredMbps += float64(f.Receiver.DeliveredBytes) * 8 / secs / 1e6
 		b.Drops += f.Drops
 		b.BottleneckBytes += int64(f.BottleneckBytes)
+	}
+	for group, rate := range n.ArrivalsOffered() {
+		get(group).OfferedMbps += rate.Mbps()
 	}
 	for i := range out {
 		out[i].OfferedMbps = round(out[i].OfferedMbps, 6)
@@ -238,4 +254,14 @@ func backgroundResults(n *network.Network, now clock.Time) []BackgroundResult {
 		out[i].DeliveredMbps = round(out[i].DeliveredMbps, 6)
 	}
 	return out
+}
+
+// JainOrZero is Jain's index, or 0 when it is undefined (no measured flow
+// delivered a byte): 0 is below every defined index (at least 1/n), so
+// tables and figures that need a number show the case apart.
+func (r *Result) JainOrZero() float64 {
+	if r.Jain == nil {
+		return 0
+	}
+	return *r.Jain
 }

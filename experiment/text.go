@@ -7,13 +7,21 @@ import (
 	"text/tabwriter"
 )
 
+// maxTableFlows bounds the flow rows of the table: 100,000 flows printed
+// 100,000 rows.
+const maxTableFlows = 50
+
 // WriteText writes the run as the tables cclab run prints.
 func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "scenario %s  seed %d  simulated %.3f s in %.3f s wall (%d events, %.1f M events/s)\n\n",
 		r.Scenario, r.Seed, r.SimSeconds, r.WallSeconds, r.Events, float64(r.Events)/max(r.WallSeconds, 1e-9)/1e6)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flow\tcc\tdelivered\tgoodput Mbit/s\tFCT s\tretx\tRTOs\tRTT mean ms\tRTT p95 ms\tRTT max ms\tqdelay mean ms\tqdelay p95 ms\tRTI\t")
-	for _, f := range r.Flows {
+	for i, f := range r.Flows {
+		if i == maxTableFlows && len(r.Flows) > maxTableFlows+1 {
+			fmt.Fprintf(tw, "(%d more flows: see --json or --out)\t\n", len(r.Flows)-i)
+			break
+		}
 		fct := "-"
 		if f.FCT != nil {
 			fct = strconv.FormatFloat(*f.FCT, 'f', 3, 64)
@@ -22,9 +30,14 @@ func (r *Result) WriteText(w io.Writer) {
 		if f.RTI != nil {
 			rti = strconv.FormatFloat(*f.RTI, 'f', 3, 64)
 		}
+		// An RTT never measured (no ACK arrived) is "-", not 0.00.
+		ms := f2
+		if f.RTTMaxMs == 0 {
+			ms = func(float64) string { return "-" }
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			f.Name, f.CC, HumanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
-			f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms), rti)
+			ms(f.RTTMeanMs), ms(f.RTTP95Ms), ms(f.RTTMaxMs), ms(f.QdelayMeanMs), ms(f.QdelayP95Ms), rti)
 	}
 	tw.Flush()
 	if len(r.Background) > 0 {
@@ -32,7 +45,11 @@ func (r *Result) WriteText(w io.Writer) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "background\toffered Mbit/s\tsent Mbit/s\tdelivered Mbit/s\tcapacity share\tflows\tdrops\t")
 		for _, b := range r.Background {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%d\t%d\t\n", b.Name, f2(b.OfferedMbps), f2(b.SentMbps), f2(b.DeliveredMbps), 100*b.CapacityShare, b.Flows, b.Drops)
+			offered := f2(b.OfferedMbps)
+			if b.OfferedMbps == 0 && b.Flows > 0 {
+				offered = "-" // a tcp entry offers what its controller allows
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%d\t%d\t\n", b.Name, offered, f2(b.SentMbps), f2(b.DeliveredMbps), 100*b.CapacityShare, b.Flows, b.Drops)
 		}
 		tw.Flush()
 	}
@@ -41,7 +58,11 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "%s: utilisation %.1f%%, %d queue drops, %d random losses, background share %.1f%%\n",
 			l.Name, 100*l.Utilization, l.Drops, l.Losses, 100*l.BackgroundShare)
 	}
-	fmt.Fprintf(w, "Jain's fairness index %.4f", r.Jain)
+	if r.Jain != nil {
+		fmt.Fprintf(w, "Jain's fairness index %.4f", *r.Jain)
+	} else {
+		fmt.Fprint(w, "Jain's fairness index - (no flow delivered)")
+	}
 	if r.RTI != nil {
 		fmt.Fprintf(w, "   RTT Transition Impact %.4f", *r.RTI)
 	}

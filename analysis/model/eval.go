@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -9,10 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	"github.com/cclab/cclab/analysis/plot"
 )
 
 // Names lists the models Evaluate knows, in output order.
@@ -218,17 +216,19 @@ func pointFor(name string, p float64, e Estimate) Point {
 }
 
 // Plot draws goodput against p (several losses) or against R (one
-// loss, several redundancy factors).
+// loss, several redundancy factors), in the figure style every cclab plot
+// uses (analysis/plot): same font, ticks, colours and legend.
 func Plot(file string, tp TCPParams, losses []float64, rs []Redundancy, pts []Point, logx bool) error {
 	byR := len(losses) == 1 && len(rs) > 1
-	pl := plot.New()
-	pl.Y.Label.Text = "goodput (Mbit/s)"
-	pl.Title.Text = fmt.Sprintf("Throughput models, RTT %v, MSS %v", tp.RTT, tp.MSS)
+	fig := plot.TimeSeries{
+		Title:   fmt.Sprintf("Throughput models, RTT %v, MSS %v", tp.RTT, tp.MSS),
+		X:       plot.Axis{Label: "loss probability p", Log: logx},
+		Y:       plot.Axis{Label: "goodput (Mbit/s)", IncludeZero: true},
+		Markers: true,
+	}
 	if byR {
-		pl.X.Label.Text = "redundancy factor R (coded packets per packet)"
-		pl.Title.Text += fmt.Sprintf(", p = %g", losses[0])
-	} else {
-		pl.X.Label.Text = "loss probability p"
+		fig.X.Label = "redundancy factor R (coded packets per packet)"
+		fig.Title += fmt.Sprintf(", p = %g", losses[0])
 	}
 	if logx {
 		for _, pt := range pts {
@@ -236,17 +236,15 @@ func Plot(file string, tp TCPParams, losses []float64, rs []Redundancy, pts []Po
 				return fmt.Errorf("a logarithmic x axis needs positive x values; got p = %g", pt.P)
 			}
 		}
-		pl.X.Scale = plot.LogScale{}
-		pl.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	// Series in first-appearance order, points sorted by x.
 	var names []string
-	series := map[string]plotter.XYs{}
+	series := map[string][][2]float64{}
 	add := func(name string, x, y float64) {
 		if _, ok := series[name]; !ok {
 			names = append(names, name)
 		}
-		series[name] = append(series[name], plotter.XY{X: x, Y: y})
+		series[name] = append(series[name], [2]float64{x, y})
 	}
 	var rMin, rMax float64
 	if byR {
@@ -272,35 +270,16 @@ func Plot(file string, tp TCPParams, losses []float64, rs []Redundancy, pts []Po
 			add(pt.Model, pt.P, y)
 		}
 	}
-	for i, name := range names {
+	for _, name := range names {
 		xys := series[name]
-		slices.SortFunc(xys, func(a, b plotter.XY) int {
-			switch {
-			case a.X < b.X:
-				return -1
-			case a.X > b.X:
-				return 1
-			}
-			return 0
-		})
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", name, err)
+		slices.SortFunc(xys, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		sr := plot.Series{Name: name}
+		for _, xy := range xys {
+			sr.X, sr.Y = append(sr.X, xy[0]), append(sr.Y, xy[1])
 		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		pl.Add(line, points)
-		pl.Legend.Add(name, line, points)
+		fig.Series = append(fig.Series, sr)
 	}
-	// Start at zero and leave headroom so that the legend, top right,
-	// does not hide the curves.
-	pl.Y.Min = 0
-	pl.Y.Max *= 1.4
-	pl.Legend.Top = true
-	pl.Add(plotter.NewGrid())
-	if err := pl.Save(7*vg.Inch, 4.5*vg.Inch, file); err != nil {
+	if err := fig.Save(file); err != nil {
 		return fmt.Errorf("writing plot: %w", err)
 	}
 	return nil

@@ -14,7 +14,10 @@ const groupWidth = 0.8
 // Bars is a grouped bar chart with confidence-interval error bars: one
 // group per x position (e.g. loss level), one bar per category within each
 // group (e.g. scheme), with categories told apart by colour, hatching and
-// the legend.
+// the legend. When no mean is negative the quantity is taken to be
+// non-negative (a rate, a delay, a count) and the error bars stop at zero:
+// a confidence interval reaching below zero says the sample is small, not
+// that the value can be negative.
 type Bars struct {
 	Title string
 	// X labels what the groups are, e.g. "random loss rate"; only its
@@ -65,6 +68,12 @@ func (f Bars) build() (*figure, error) {
 	pn := fig.addPanel(x, y)
 	pn.gridX = nil // group positions are categories, not a scale
 
+	nonNeg := true
+	for _, row := range f.Values {
+		for _, e := range row {
+			nonNeg = nonNeg && !(e.Mean < 0)
+		}
+	}
 	var ye extent
 	for _, row := range f.Values {
 		for _, e := range row {
@@ -74,13 +83,13 @@ func (f Bars) build() (*figure, error) {
 			pn.drawn++
 			ye.add(e.Mean)
 			if isFinite(e.CI) {
-				ye.add(e.Mean - e.CI)
+				ye.add(lowEnd(e, nonNeg))
 				ye.add(e.Mean + e.CI)
 			}
 		}
 	}
 	if len(f.Categories) > 0 {
-		pn.plot.Add(groupedBars{values: f.Values, nCat: len(f.Categories), width: groupWidth})
+		pn.plot.Add(groupedBars{values: f.Values, nCat: len(f.Categories), width: groupWidth, clip: nonNeg})
 	}
 	for k, name := range f.Categories {
 		if name == "" {

@@ -250,6 +250,16 @@ type groupedBars struct {
 	values [][]Estimate
 	nCat   int
 	width  float64 // width of a whole group in x units
+	// clip stops error bars at zero (a non-negative quantity).
+	clip bool
+}
+
+// lowEnd is the lower end of e's error bar, not below zero when clip.
+func lowEnd(e Estimate, clip bool) float64 {
+	if clip {
+		return math.Max(0, e.Mean-e.CI)
+	}
+	return e.Mean - e.CI
 }
 
 // Plot implements gplot.Plotter.
@@ -273,7 +283,7 @@ func (b groupedBars) Plot(c draw.Canvas, p *gplot.Plot) {
 			r := vg.Rectangle{Min: vg.Point{X: left, Y: min(y0, y1)}, Max: vg.Point{X: right, Y: max(y0, y1)}}
 			drawBar(&c, r, seriesColor(k), k)
 			if isFinite(e.CI) && e.CI > 0 {
-				drawWhisker(&c, errStyle(color.Black), (left+right)/2, trY(e.Mean-e.CI), trY(e.Mean+e.CI), true)
+				drawWhisker(&c, errStyle(color.Black), (left+right)/2, trY(lowEnd(e, b.clip)), trY(e.Mean+e.CI), true)
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func Ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
 func writeSeriesCSV(dir string, n *network.Network) error {
 	s := n.Series
-	err := WriteCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "throughput_mbps"}, func(w *csv.Writer) error {
+	err := WriteCSV(filepath.Join(dir, "flows.csv"), []string{"t_s", "flow", "cc", "background", "cwnd_bytes", "inflight_bytes", "rtt_ms", "goodput_mbps", "sent_mbps", "carried_mbps"}, func(w *csv.Writer) error {
 		for i, f := range n.Flows {
 			fs := s.Flows[i]
 			for k := range fs.CwndBytes {
@@ -92,7 +92,7 @@ func writeSeriesCSV(dir string, n *network.Network) error {
 				}
 				if err := w.Write([]string{clock.FormatSeconds(t), f.Name, f.CC.String(), strconv.FormatBool(f.Background),
 					strconv.FormatInt(int64(fs.CwndBytes[k]), 10), strconv.FormatInt(int64(fs.InFlight[k]), 10),
-					Ftoa(fs.RTTms[k]), Ftoa(fs.Mbps[k])}); err != nil {
+					Ftoa(fs.RTTms[k]), Ftoa(fs.Mbps[k]), Ftoa(fs.SentMbps[k]), Ftoa(fs.CarriedMbps[k])}); err != nil {
 					return err
 				}
 			}
@@ -162,7 +162,7 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 	for i, x := range s.T {
 		t[i] = x.Seconds()
 	}
-	var cwnd, rtt, thr []plot.Series
+	var cwnd, rtt, thr, good []plot.Series
 	plotted := 0
 	for i, f := range n.Flows {
 		if plotted == maxPlottedFlows {
@@ -188,7 +188,8 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 		}
 		cwnd = append(cwnd, plot.Series{Name: name, X: x, Y: c})
 		rtt = append(rtt, plot.Series{Name: name, X: x, Y: rt})
-		thr = append(thr, plot.Series{Name: name, X: x, Y: fs.Mbps})
+		thr = append(thr, plot.Series{Name: name, X: x, Y: fs.CarriedMbps})
+		good = append(good, plot.Series{Name: name, X: x, Y: fs.Mbps})
 	}
 	q := make([]float64, len(s.QueuePackets))
 	for i, v := range s.QueuePackets {
@@ -208,7 +209,8 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "carried by the bottleneck (Mbit/s)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s)", IncludeZero: true}, Series: good},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: []plot.Series{{Name: "bottleneck", X: t, Y: q}}, Step: true},
 		},
 		Events: events,

@@ -88,7 +88,7 @@ func runDirReport(dir string) (*Report, []string, error) {
 		r.Paragraph("No time series were recorded (flows.csv is missing).")
 		return r, fsv.saved, r.Err()
 	}
-	ft, err := readCSVTable(flowsPath, "t_s", "flow", "cc", "background", "cwnd_bytes", "rtt_ms", "throughput_mbps")
+	ft, err := readCSVTable(flowsPath, "t_s", "flow", "cc", "background", "cwnd_bytes", "rtt_ms", "goodput_mbps")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,7 +128,7 @@ func runTables(r *Report, res *experiment.Result, dir string) {
 	for _, l := range res.Links {
 		rows = append(rows, []any{l.Name, l.Utilization, l.Drops, l.Losses, l.BackgroundShare})
 	}
-	r.Table(fmt.Sprintf("Links. Jain's fairness index %s.", FormatFloat(res.Jain)), []string{"link", "utilisation", "queue drops", "random losses", "background share"}, rows)
+	r.Table(fmt.Sprintf("Links. Jain's fairness index %s.", FormatFloat(jainOrNaN(res.Jain))), []string{"link", "utilisation", "queue drops", "random losses", "background share"}, rows)
 	if y, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
 		r.Subheading("Scenario as run")
 		r.Pre(string(y))
@@ -159,7 +159,7 @@ func readFlowSeries(ft *csvTable) (flows []*flowSeries, extra int, err error) {
 			flows = append(flows, fsr)
 		}
 		var vals [4]float64
-		for k, col := range []string{"t_s", "cwnd_bytes", "rtt_ms", "throughput_mbps"} {
+		for k, col := range []string{"t_s", "cwnd_bytes", "rtt_ms", "goodput_mbps"} {
 			if vals[k], err = ft.float(i, col); err != nil {
 				return nil, 0, err
 			}
@@ -235,7 +235,7 @@ func runFigures(fsv *figureSaver, dir string, res *experiment.Result, flows []*f
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd, Step: true},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: []plot.Series{{Name: "bottleneck", X: lT, Y: lQ}}, Step: true},
 		},
 		Events: scheduleEvents(dir),
@@ -252,7 +252,7 @@ func runFigures(fsv *figureSaver, dir string, res *experiment.Result, flows []*f
 		return err
 	}
 	return fsv.add("Throughput per sampling interval per flow.", "cdf-throughput", plot.SVG,
-		plot.CDF{Title: res.Scenario + ": throughput per " + interval + " interval", X: plot.Axis{Label: "throughput (Mbit/s)"}, Samples: thrS})
+		plot.CDF{Title: res.Scenario + ": in-order goodput per " + interval + " interval", X: plot.Axis{Label: "in-order goodput (Mbit/s)"}, Samples: thrS})
 }
 
 // backgroundFigure draws the background sources' delivered rate, when the
@@ -355,4 +355,13 @@ func optionalCell(p *float64) any {
 		return nan()
 	}
 	return *p
+}
+
+// jainOrNaN is Jain's index, or NaN (printed as a dash) when it is
+// undefined because no measured flow delivered a byte.
+func jainOrNaN(j *float64) float64 {
+	if j == nil {
+		return math.NaN()
+	}
+	return *j
 }

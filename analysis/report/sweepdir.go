@@ -519,7 +519,7 @@ func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, m *sweep.Mani
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "cwnd (KB)", IncludeZero: true}, Series: cwnd, Step: true},
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
-			{Y: plot.Axis{Label: "throughput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
+			{Y: plot.Axis{Label: "in-order goodput (Mbit/s, " + smoothWindow.String() + " average)", IncludeZero: true}, Series: thr},
 			{Y: plot.Axis{Label: "queue (packets)", IncludeZero: true}, Series: queue, Step: true},
 		},
 	}

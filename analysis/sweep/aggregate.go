@@ -1,11 +1,14 @@
 package sweep
 
 import (
+	"github.com/cclab/cclab/internal/fmtnum"
+
 	"encoding/csv"
 	"encoding/json"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/cclab/cclab/experiment/metrics"
@@ -103,12 +106,19 @@ func fmtStat(p *float64) string {
 	if p == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
+	return fmtnum.Short(*p)
 }
 
 // writeOutputs writes rows.jsonl (sorted), rows.csv, aggregate.csv and
 // aggregate.json from the rows, each atomically.
+// NotAppliedCell is the rows.csv cell of a grid parameter that did not
+// apply to the run's combination.
+const NotAppliedCell = "n/a"
+
 func writeOutputs(dir string, m *Manifest, rs *Rows) error {
+	// While runs go, rows.jsonl is only appended to (under the lock, with
+	// O_APPEND); at the end it is replaced, atomically, by the same rows
+	// in (combination, run) order, so that outputs do not depend on --jobs.
 	if err := writeRowsJSONL(filepath.Join(dir, RowsFile), rs); err != nil {
 		return err
 	}
@@ -132,6 +142,12 @@ func writeOutputs(dir string, m *Manifest, rs *Rows) error {
 			rec = rec[:0]
 			rec = append(rec, strconv.Itoa(r.Combo))
 			for _, p := range m.ComboParams(r.Combo) {
+				if slices.Contains(r.NotApplied, p.Key) {
+					// The combination's controller has no such
+					// parameter: the value was not used.
+					rec = append(rec, NotAppliedCell)
+					continue
+				}
 				rec = append(rec, p.Value)
 			}
 			rec = append(rec, strconv.Itoa(r.Run), strconv.FormatUint(r.Seed, 10))

@@ -1,9 +1,11 @@
 package sweep
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+	"github.com/cclab/cclab/internal/yamlguard"
+
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -103,10 +105,23 @@ func parseRange(s string) ([]string, error) {
 //
 // A scalar value is a one-value axis; a string of the form FROM:TO:STEP is
 // a range as in ParseAxis.
-func ReadGridFile(path string) ([]Axis, error) {
-	data, err := os.ReadFile(path)
+func ReadGridFile(path string) (axes []Axis, err error) {
+	// goccy/go-yaml panics on some malformed inputs: an error, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			axes, err = nil, fmt.Errorf("%s: malformed YAML that the YAML library cannot decode (%v)", path, r)
+		}
+	}()
+	return readGridFile(path)
+}
+
+func readGridFile(path string) ([]Axis, error) {
+	data, err := boundedio.ReadFile(path, 1<<20, "grid file")
 	if err != nil {
 		return nil, err
+	}
+	if err := yamlguard.Check(data); err != nil {
+		return nil, fmt.Errorf("%s:%v", path, err)
 	}
 	var m yaml.MapSlice
 	if err := yaml.UnmarshalWithOptions(data, &m, yaml.UseOrderedMap()); err != nil {

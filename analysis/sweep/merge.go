@@ -116,6 +116,11 @@ func Merge(out string, shardDirs []string, opt MergeOptions) (*MergeSummary, err
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the output directory: %w", err)
 	}
+	unlock, err := lockDir(out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	removeTemps(out)
 	if have, err := ReadManifest(out); err == nil {
 		if err := checkSame(out, have, &m); err != nil {

@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,6 +141,10 @@ type Param struct {
 type Combo struct {
 	Index  int
 	Params []Param
+	// NotApplied lists the grid keys that do not apply to this
+	// combination: a controller's parameter when no flow uses that
+	// controller (--grid cc=cubic,bbr --grid cubic.beta=0.5,0.7).
+	NotApplied []string
 	// Scenario is the validated scenario of this combination (seed not
 	// yet set); clone it for each run.
 	Scenario *scenario.Scenario
@@ -188,6 +194,9 @@ func NewPlan(spec Spec) (*Plan, error) {
 	if spec.Runs < 1 {
 		return nil, fmt.Errorf("--runs %d: want at least 1", spec.Runs)
 	}
+	if spec.Runs > MaxJobs {
+		return nil, fmt.Errorf("--runs %d: more than %d runs in total; split the sweep", spec.Runs, MaxJobs)
+	}
 	if spec.Shard.Count == 0 {
 		spec.Shard = Shard{0, 1}
 	}
@@ -198,6 +207,7 @@ func NewPlan(spec Spec) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ovs []scenario.Override
 	for _, kv := range spec.Sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -206,9 +216,10 @@ func NewPlan(spec Spec) (*Plan, error) {
 		if err := base.Set(k, v); err != nil {
 			return nil, fmt.Errorf("--set %s: %v", kv, err)
 		}
+		ovs = append(ovs, scenario.Override{Path: k, Origin: "--set " + kv})
 	}
 	if err := base.Validate(); err != nil {
-		return nil, scenario.Locate(err, file, spec.ScenarioPath)
+		return nil, scenario.LocateOverrides(err, file, spec.ScenarioPath, ovs)
 	}
 	combos := 1
 	seen := map[string]bool{}
@@ -220,10 +231,11 @@ func NewPlan(spec Spec) (*Plan, error) {
 			return nil, fmt.Errorf("--grid %s: the key is given twice; list all its values in one --grid flag", a.Key)
 		}
 		seen[a.Key] = true
-		combos *= len(a.Values)
-		if combos*spec.Runs > MaxJobs {
+		// Divide rather than multiply: --runs 9223372036854775807 overflowed.
+		if len(a.Values) > MaxJobs/combos || combos*len(a.Values) > MaxJobs/spec.Runs {
 			return nil, fmt.Errorf("--grid: more than %d runs in total; split the sweep", MaxJobs)
 		}
+		combos *= len(a.Values)
 	}
 	first := base.Seed
 	if spec.FirstSeed != nil {
@@ -249,15 +261,41 @@ func NewPlan(spec Spec) (*Plan, error) {
 	for c := range combos {
 		params := m.ComboParams(c)
 		s := base.Clone()
+		var notApplied []string
 		for _, pa := range params {
 			if err := s.Set(pa.Key, pa.Value); err != nil {
+				if ue := (*scenario.UnusedParamError)(nil); errors.As(err, &ue) && len(spec.Grid) > 1 {
+					notApplied = append(notApplied, pa.Key)
+					continue
+				}
 				return nil, comboError(params, pa, err)
 			}
 		}
 		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("--grid combination %s: %w", ParamsLabel(params), scenario.Locate(err, file, spec.ScenarioPath))
+			label := "--grid combination " + ParamsLabel(params)
+			cov := ovs
+			for _, pa := range params {
+				cov = append(cov[:len(cov):len(cov)], scenario.Override{Path: pa.Key, Origin: label})
+			}
+			located := scenario.LocateOverrides(err, file, spec.ScenarioPath, cov)
+			if e := (*scenario.Error)(nil); errors.As(located, &e) && e.Origin != "" {
+				return nil, located
+			}
+			return nil, fmt.Errorf("%s: %w", label, located)
 		}
-		p.Combos[c] = &Combo{Index: c, Params: params, Scenario: s}
+		p.Combos[c] = &Combo{Index: c, Params: params, NotApplied: notApplied, Scenario: s}
+	}
+	// A parameter that applies to no combination is a mistake after all.
+	for _, a := range spec.Grid {
+		applied := false
+		for _, c := range p.Combos {
+			applied = applied || !slices.Contains(c.NotApplied, a.Key)
+		}
+		if !applied {
+			s := base.Clone()
+			err := s.Set(a.Key, a.Values[0])
+			return nil, fmt.Errorf("--grid %s: applies to no combination: %v", a.Key, err)
+		}
 	}
 	if err := p.checkFiles(); err != nil {
 		return nil, err

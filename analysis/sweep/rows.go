@@ -1,8 +1,9 @@
 package sweep
 
 import (
+	"github.com/cclab/cclab/internal/fmtnum"
+
 	"math"
-	"strconv"
 
 	"github.com/cclab/cclab/experiment"
 )
@@ -11,11 +12,14 @@ import (
 // Run); Params and Seed repeat what the manifest implies so that a line can
 // be read on its own and checked against the manifest.
 type Row struct {
-	Combo  int                `json:"combo"`
-	Run    int                `json:"run"`
-	Seed   uint64             `json:"seed"`
-	Params map[string]string  `json:"params"`
-	Result *experiment.Result `json:"result"`
+	Combo  int               `json:"combo"`
+	Run    int               `json:"run"`
+	Seed   uint64            `json:"seed"`
+	Params map[string]string `json:"params"`
+	// NotApplied lists the grid keys that did not apply to the run (see
+	// Combo.NotApplied).
+	NotApplied []string           `json:"not_applied,omitempty"`
+	Result     *experiment.Result `json:"result"`
 }
 
 // maxDetailed is the most measured flows (or background entries) that get
@@ -61,7 +65,12 @@ var scalarColumns = []Column{
 	{"rtt_p95_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.RTTP95Ms })},
 	{"qdelay_mean_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.QdelayMeanMs })},
 	{"qdelay_p95_ms", true, flowMean(func(f *experiment.FlowResult) float64 { return f.QdelayP95Ms })},
-	{"jain", true, func(r *experiment.Result) float64 { return r.Jain }},
+	{"jain", true, func(r *experiment.Result) float64 {
+		if r.Jain == nil {
+			return math.NaN() // no measured flow delivered: undefined
+		}
+		return *r.Jain
+	}},
 	{"rti", true, func(r *experiment.Result) float64 { return optional(r.RTI) }},
 	{"utilization", true, link(func(l *experiment.LinkResult) float64 { return l.Utilization })},
 	{"link_drops", true, link(func(l *experiment.LinkResult) float64 { return float64(l.Drops) })},
@@ -188,11 +197,11 @@ func Columns(rows []*Row) []Column {
 	return cols
 }
 
-// formatValue writes a row value exactly (shortest round-trip form); NaN
-// is an empty cell.
+// formatValue writes a row value without float noise (fmtnum.Short: ten
+// significant digits, whole numbers exact); NaN is an empty cell.
 func formatValue(v float64) string {
 	if math.IsNaN(v) {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return fmtnum.Short(v)
 }

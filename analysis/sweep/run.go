@@ -103,6 +103,15 @@ func prepare(dir string, plan *Plan, warn func(string)) (*Rows, error) {
 	case err != nil:
 		return nil, err
 	default:
+		if extends(have, plan.Manifest) {
+			// More runs per combination: the rows keep their combination
+			// and run numbers, and the new manifest takes them all.
+			warn(fmt.Sprintf("%s: extending the sweep from %d to %d runs per combination", dir, have.Runs, plan.Manifest.Runs))
+			if err := writeManifest(dir, plan.Manifest); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if err := checkSame(dir, have, plan.Manifest); err != nil {
 			return nil, err
 		}
@@ -120,6 +129,17 @@ func Run(ctx context.Context, plan *Plan, dir string, opt Options) (*Summary, er
 	if warn == nil {
 		warn = func(string) {}
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the output directory: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	rs, err := prepare(dir, plan, warn)
 	if err != nil {
 		return nil, err
@@ -163,18 +183,19 @@ type outcome struct {
 func execute(ctx context.Context, plan *Plan, dir string, rs *Rows, pending []Job, opt Options, start time.Time) error {
 	m := plan.Manifest
 	path := filepath.Join(dir, RowsFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Cut off a truncated last line (a kill mid-write), then only append:
+	// the lock keeps other writers out, and O_APPEND puts every write at
+	// the end whatever happened before.
+	if st, err := os.Stat(path); err == nil && st.Size() > rs.end {
+		if err := os.Truncate(path, rs.end); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	// Cut off a truncated last line before appending after it.
-	if err := f.Truncate(rs.end); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := f.Seek(rs.end, 0); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 
 	report := func() {
 		if opt.Progress != nil {
@@ -272,7 +293,7 @@ func runJob(ctx context.Context, plan *Plan, j Job) (o outcome) {
 	for _, p := range params {
 		pm[p.Key] = p.Value
 	}
-	o.r = &Row{Combo: j.Combo, Run: j.Run, Seed: s.Seed, Params: pm, Result: res}
+	o.r = &Row{Combo: j.Combo, Run: j.Run, Seed: s.Seed, Params: pm, NotApplied: plan.Combos[j.Combo].NotApplied, Result: res}
 	o.row, o.err = json.Marshal(o.r)
 	return o
 }

@@ -68,6 +68,20 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
+// extends reports whether want is have with more runs per combination
+// and nothing else changed, which a whole (unsharded) sweep can take in
+// place: row (combination, run) keeps its seed, and its index is computed
+// from the manifest when read.
+func extends(have, want *Manifest) bool {
+	if have.Runs >= want.Runs || have.Shard.Count != 1 || want.Shard.Count != 1 {
+		return false
+	}
+	h := *have
+	h.Runs = want.Runs
+	h.Hash = h.hash()
+	return h.Hash == want.Hash
+}
+
 // checkSame explains how two manifests of what should be the same sweep
 // differ, or returns nil.
 func checkSame(dir string, have, want *Manifest) error {

@@ -61,7 +61,12 @@ type runMetric struct {
 }
 
 var runMetrics = []runMetric{
-	{"jain", "Jain's fairness index over the measured flows' goodputs", func(r *experiment.Result) (float64, bool) { return r.Jain, true }},
+	{"jain", "Jain's fairness index over the measured flows' goodputs", func(r *experiment.Result) (float64, bool) {
+		if r.Jain == nil {
+			return 0, false
+		}
+		return *r.Jain, true
+	}},
 	{"utilization", "bottleneck bytes sent / bytes it could have sent", func(r *experiment.Result) (float64, bool) {
 		return link0(r, func(l experiment.LinkResult) float64 { return l.Utilization })
 	}},

@@ -61,13 +61,14 @@ func renoSpec() Spec {
 func TestMetricsOnHandMadeResult(t *testing.T) {
 	fct := 2.5
 	rti := 0.25
+	jain := 0.8
 	r := &experiment.Result{
 		Flows: []experiment.FlowResult{
 			{Name: "x", GoodputMbps: 2, QdelayMeanMs: 10, FCT: &fct, Retransmissions: 3},
 			{Name: "y", GoodputMbps: 6, QdelayMeanMs: 30, Retransmissions: 5},
 		},
 		Links: []experiment.LinkResult{{Utilization: 0.9, Drops: 4}},
-		Jain:  0.8,
+		Jain:  &jain,
 		RTI:   &rti,
 	}
 	want := map[string]float64{

@@ -167,10 +167,8 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		files = append(files, f)
 	}
-	var bar io.Writer
-	if progress.IsTerminal(stderr) {
-		bar = stderr
-	}
+	// A bar on a terminal, plain lines with an ETA otherwise (trainlog).
+	bar := io.Writer(stderr)
 	command := "cclab dc train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %s, %d agent(s) (%s), %d intervals of %v on %d simulations; learning curve %s\n",
 		f.algo, f.agents, f.mode, f.steps, f.interval, f.envs, strings.Join(csvPaths, ", "))

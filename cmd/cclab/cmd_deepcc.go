@@ -44,6 +44,7 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
+	force := fs.Bool("force", false, "start afresh even if the checkpoint exists (overwrites it and the learning curve)")
 	csvPath := fs.String("csv", "", "learning-curve CSV (default: OUT.csv)")
 	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the paper: 0.5)")
 	pos, err := parseFlags(fs, args)
@@ -64,7 +65,7 @@ func runDeepCCTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(names) == 0 {
 		return usagef("--train-traces names no trace")
 	}
-	tr, err := startTraining(*out, *ck, *csvPath, *resume, stderr)
+	tr, err := startTraining(*out, *ck, *csvPath, *resume, *force, stderr)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
+	force := fs.Bool("force", false, "start afresh even if the checkpoint exists (overwrites it and the learning curve)")
 	csvPath := fs.String("csv", "", "learning-curve CSV (default: OUT.csv)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -66,7 +67,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	tr, err := startTraining(*out, *ck, *csvPath, *resume, stderr)
+	tr, err := startTraining(*out, *ck, *csvPath, *resume, *force, stderr)
 	if err != nil {
 		return err
 	}

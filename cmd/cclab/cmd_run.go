@@ -34,10 +34,12 @@ func loadScenario(path, ccName string, seed int64, sets []string) (*scenario.Sce
 	if err != nil {
 		return nil, err
 	}
+	var ovs []scenario.Override
 	if ccName != "" {
 		if err := s.Set("cc", ccName); err != nil {
 			return nil, usagef("--cc: %v", err)
 		}
+		ovs = append(ovs, scenario.Override{Path: "cc", Origin: "--cc " + ccName})
 	}
 	if seed >= 0 {
 		s.Seed = uint64(seed)
@@ -50,9 +52,10 @@ func loadScenario(path, ccName string, seed int64, sets []string) (*scenario.Sce
 		if err := s.Set(k, v); err != nil {
 			return nil, usagef("--set %s: %v", kv, err)
 		}
+		ovs = append(ovs, scenario.Override{Path: k, Origin: "--set " + kv})
 	}
 	if err := s.Validate(); err != nil {
-		return nil, scenario.Locate(err, file, path)
+		return nil, scenario.LocateOverrides(err, file, path, ovs)
 	}
 	return s, nil
 }
@@ -73,6 +76,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if len(pos) != 1 {
 		return usagef("want exactly one scenario file, got %d arguments (usage: cclab run SCENARIO.yaml [flags])", len(pos))
+	}
+	if *seed < 0 && flagGiven(fs, "seed") {
+		return usagef("--seed %d: want a seed >= 0", *seed)
 	}
 	s, err := loadScenario(pos[0], *ccName, *seed, sets)
 	if err != nil {

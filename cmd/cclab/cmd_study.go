@@ -116,6 +116,7 @@ func runStudyVegas(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("study vegas", stderr)
 	var sf studyFlags
 	sf.register(fs)
+	fs.Lookup("out").Usage = "write study.json to this directory, and each trace mode's tables, plots and report.html to DIR/average and DIR/exact"
 	sf.tf.piece = vegas.Piece
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -98,6 +98,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // sweepSpec builds the sweep's specification from the flags.
 func sweepSpec(fs *flag.FlagSet, path string, sets, grids stringList, runs int, seed int64, seeds, shard, gridFile string) (sweep.Spec, error) {
+	if seed < 0 && flagGiven(fs, "seed") {
+		return sweep.Spec{}, usagef("--seed %d: want a seed >= 0", seed)
+	}
 	spec := sweep.Spec{ScenarioPath: path, Sets: sets, Runs: runs}
 	if seed >= 0 {
 		s := uint64(seed)

@@ -92,8 +92,13 @@ func (tf *tuneFlags) options(stderr io.Writer, label string) (tune.Options, func
 		return o, bar.Finish
 	case "lines":
 		o.Generation = func(g *moo.Generation) {
-			fmt.Fprintf(stderr, "%s: generation %d/%d done: %d evaluations, Pareto set %d points, %.1f s\n",
-				label, g.Index, tf.gens, g.Evaluations, g.Pareto, time.Since(start).Seconds())
+			el := time.Since(start)
+			eta := ""
+			if g.Index > 0 && g.Index < tf.gens {
+				eta = fmt.Sprintf(", ETA %s", (el / time.Duration(g.Index) * time.Duration(tf.gens-g.Index)).Round(time.Second))
+			}
+			fmt.Fprintf(stderr, "%s: generation %d/%d done: %d evaluations, Pareto set %d points, %.1f s%s\n",
+				label, g.Index, tf.gens, g.Evaluations, g.Pareto, el.Seconds(), eta)
 		}
 	}
 	return o, func() {}

@@ -36,7 +36,7 @@ func TestRunBBREstimates(t *testing.T) {
 		t.Errorf("no bbr_estimates.png: %v", err)
 	}
 	other := t.TempDir()
-	if code, _, errs := deepccCmd(t, "run", "bbr-bw-probe", "--cc", "cubic", "--set", "duration=2s", "--out", other); code != 0 {
+	if code, _, errs := deepccCmd(t, "run", "bbr-bw-probe", "--cc", "cubic", "--set", "duration=4s", "--out", other); code != 0 {
 		t.Fatalf("cubic run: %s", errs)
 	}
 	if _, err := os.Stat(filepath.Join(other, "bbr.csv")); err == nil {

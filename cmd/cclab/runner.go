@@ -12,13 +12,14 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/boundedio"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
 	"github.com/cclab/cclab/scenarios"
 )
 
 // readFile reads a file with a clear error.
 func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	_, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Not a file: maybe a built-in scenario ("cclab run satcom-uhf"),
 		// or a scenario file of the repository built into cclab.
@@ -33,13 +34,7 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a scenario file", path)
-	}
-	if st.Size() > 4<<20 {
-		return nil, fmt.Errorf("%s: %d bytes is too large for a scenario file", path, st.Size())
-	}
-	return os.ReadFile(path)
+	return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
 }
 
 // runScenario builds, optionally captures, and runs one scenario.

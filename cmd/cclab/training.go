@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/analysis/plot"
-	"github.com/cclab/cclab/internal/progress"
+	"github.com/cclab/cclab/learn/rl/checkpoint"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
@@ -26,10 +26,13 @@ type training struct {
 }
 
 // startTraining fills in the default paths and opens the learning curve.
-func startTraining(out, ck, csvPath string, resume bool, stderr io.Writer) (*training, error) {
+func startTraining(out, ck, csvPath string, resume, force bool, stderr io.Writer) (*training, error) {
 	t := &training{out: out, ck: ck, csvPath: csvPath}
 	if t.ck == "" {
 		t.ck = out + ".ckpt"
+	}
+	if err := checkpoint.CheckFresh(t.ck, resume, force); err != nil {
+		return nil, err
 	}
 	if t.csvPath == "" {
 		t.csvPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".csv"
@@ -39,9 +42,8 @@ func startTraining(out, ck, csvPath string, resume bool, stderr io.Writer) (*tra
 		return nil, err
 	}
 	t.curve = f
-	if progress.IsTerminal(stderr) {
-		t.progress = stderr
-	}
+	// A bar on a terminal, plain lines with an ETA otherwise (trainlog).
+	t.progress = stderr
 	return t, nil
 }
 
@@ -77,11 +79,16 @@ func trainingError(err error, ck string) error {
 // the CSV's stem .png and .svg.
 func plotCurve(csvPath string, f curveFigure) error {
 	c, err := trainlog.ReadColumns(csvPath, "step", "ep_rew_mean")
-	if err != nil {
+	fig := plot.TimeSeries{Title: f.title, X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: f.yLabel}}
+	switch {
+	case errors.Is(err, trainlog.ErrNoRows):
+		// Stopped before the first episode ended: an empty plot says so.
+		fig.Title += " (no episode finished)"
+	case err != nil:
 		return err
+	default:
+		fig.Series = []plot.Series{{Name: f.series, X: c[0], Y: c[1]}}
 	}
-	fig := plot.TimeSeries{Title: f.title, X: plot.Axis{Label: "environment steps"}, Y: plot.Axis{Label: f.yLabel},
-		Series: []plot.Series{{Name: f.series, X: c[0], Y: c[1]}}}
 	_, err = plot.SaveAll(fig, strings.TrimSuffix(csvPath, ".csv"), "png", "svg")
 	return err
 }

@@ -133,6 +133,9 @@ func (f *Flow) Done() bool { return f.Receiver.DoneAt != clock.Never }
 // Build constructs the network for a validated scenario. It loads trace
 // files; errors name the file.
 func Build(s *scenario.Scenario) (*Network, error) {
+	if err := s.CheckBudget(); err != nil {
+		return nil, err
+	}
 	n := &Network{
 		Sched:   sim.New(),
 		Pool:    &packet.Pool{},

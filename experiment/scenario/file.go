@@ -1,33 +1,31 @@
 package scenario
 
 import (
+	"strings"
+
+	"github.com/cclab/cclab/cc"
+
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/cclab/cclab/internal/boundedio"
+	"github.com/cclab/cclab/internal/yamlguard"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
 
-// maxFileSize bounds scenario files: a scenario is a page of YAML, and the
+// MaxFileSize bounds scenario files: a scenario is a page of YAML, and the
 // bound keeps a wrong path (a trace, a binary) from being parsed.
-const maxFileSize = 4 << 20
+const MaxFileSize = 4 << 20
 
 // Load reads, decodes and validates a scenario file. Errors name the file
 // and, where possible, the line, column and field.
 func Load(path string) (*Scenario, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("%s: %d bytes is too large for a scenario file (limit %d)", path, st.Size(), maxFileSize)
-	}
-	data, err := os.ReadFile(path)
+	data, err := boundedio.ReadFile(path, MaxFileSize, "scenario file")
 	if err != nil {
 		return nil, err
 	}
@@ -61,21 +59,53 @@ func Decode(data []byte, name string) (*Scenario, *ast.File, error) {
 	return decode(data, name)
 }
 
-func decode(data []byte, name string) (*Scenario, *ast.File, error) {
+// bom is the UTF-8 byte-order mark some editors write first; it is not
+// part of the first key.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+func decode(data []byte, name string) (s *Scenario, file *ast.File, err error) {
+	// goccy/go-yaml panics on some malformed inputs (the fuzzer found a
+	// tagged scalar where a list was expected): a bad file is an error,
+	// never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			s, file, err = nil, nil, fmt.Errorf("%s: malformed YAML that the YAML library cannot decode (%v); check the file's syntax", name, r)
+		}
+	}()
+	return decodeUnguarded(data, name)
+}
+
+func decodeUnguarded(data []byte, name string) (*Scenario, *ast.File, error) {
+	data = bytes.TrimPrefix(data, bom)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty scenario file", name)
 	}
+	// Aliases and deep nesting cost the YAML library memory out of all
+	// proportion to the input: refuse them before it sees them.
+	if err := yamlguard.Check(data); err != nil {
+		return nil, nil, fmt.Errorf("%s:%v", name, err)
+	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %s", name, firstLine(yaml.FormatError(err, false, false)))
+		return nil, nil, fmt.Errorf("%s", positioned(name, firstLine(yaml.FormatError(err, false, false))))
+	}
+	for _, doc := range file.Docs[min(1, len(file.Docs)):] {
+		if doc == nil || doc.Body == nil {
+			continue // an empty document after a final "---"
+		}
+		line := 0
+		if tk := doc.Body.GetToken(); tk != nil && tk.Position != nil {
+			line = tk.Position.Line
+		}
+		return nil, nil, fmt.Errorf("%s:%d: a second YAML document (after ---): a scenario file holds one", name, line)
 	}
 	var s Scenario
 	if err := yaml.UnmarshalWithOptions(data, &s, yaml.Strict()); err != nil {
-		msg := firstLine(yaml.FormatError(err, false, false))
-		if m := yamlPos.FindStringSubmatch(msg); m != nil {
-			return nil, nil, fmt.Errorf("%s:%s:%s: %s", name, m[1], m[2], hint(msg[len(m[0]):]))
-		}
-		return nil, nil, fmt.Errorf("%s: %s", name, hint(msg))
+		return nil, nil, decodeError(err, file, name)
+	}
+	// An absent count means 1; an explicit 0 is a mistake, not 1.
+	if at := zeroCount(file); at != nil {
+		return nil, nil, fmt.Errorf("%s:%d:%d: %s: must be at least 1, got 0 (omit count for one)", name, at.line, at.col, at.path)
 	}
 	if name != "" {
 		s.dir = filepath.Dir(name)
@@ -83,16 +113,57 @@ func decode(data []byte, name string) (*Scenario, *ast.File, error) {
 	return &s, file, nil
 }
 
-var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
-
-// hint adds the list of accepted fields to goccy's "unknown field" errors.
-func hint(msg string) string {
-	if unknownField.MatchString(msg) {
-		return msg + " (see docs/scenarios.md for the accepted fields)"
+// positioned turns goccy's "[L:C] msg" into "name:L:C: msg", the form of
+// every other error.
+func positioned(name, msg string) string {
+	if m := yamlPos.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s:%s:%s: %s", name, m[1], m[2], msg[len(m[0]):])
 	}
-	return msg
+	return fmt.Sprintf("%s: %s", name, msg)
 }
 
+// decodeError rewrites the YAML library's decoding errors in the
+// scenario's terms: the field's path instead of Go type names, the
+// nearest known field for an unknown one, and a position for errors of
+// the cc field, which the library reports without one.
+func decodeError(err error, file *ast.File, name string) error {
+	var (
+		te *yaml.TypeError
+		ue *yaml.UnknownFieldError
+		ne *yaml.UnexpectedNodeTypeError
+	)
+	switch {
+	case errors.As(err, &ne) && ne.Token != nil && ne.Token.Position != nil:
+		pos := ne.Token.Position
+		path := pathAt(file, pos.Line, pos.Column)
+		if path == "" {
+			path = "value"
+		}
+		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, nodeKind(ne.Expected), strconvQuote(ne.Token.Value))
+	case errors.As(err, &te) && te.Token != nil && te.Token.Position != nil:
+		pos := te.Token.Position
+		path := pathAt(file, pos.Line, pos.Column)
+		if path == "" {
+			path = "value"
+		}
+		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, kindName(te.DstType), strconvQuote(te.Token.Value))
+	case errors.As(err, &ue) && ue.Token != nil && ue.Token.Position != nil:
+		pos := ue.Token.Position
+		field := ue.Token.Value
+		msg := fmt.Sprintf("%s:%d:%d: unknown field %q", name, pos.Line, pos.Column, field)
+		if near := nearestField(pathAt(file, pos.Line, pos.Column), field); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return fmt.Errorf("%s (see docs/scenarios.md for the accepted fields)", msg)
+	}
+	msg := firstLine(yaml.FormatError(err, false, false))
+	if !yamlPos.MatchString(msg) {
+		if at := badCC(file); at != nil {
+			return fmt.Errorf("%s:%d:%d: %s: %s", name, at.line, at.col, at.path, msg)
+		}
+	}
+	return fmt.Errorf("%s", positioned(name, msg))
+}
 func firstLine(s string) string {
 	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
 		return s[:i]
@@ -130,6 +201,55 @@ func Locate(err error, file *ast.File, name string) error {
 	return e
 }
 
+// Override is a value given on top of a scenario file (--set, --cc, a
+// sweep's grid value, a tuner's parameter), for attributing errors.
+type Override struct {
+	// Path is the path given to Set.
+	Path string
+	// Origin names the override in messages ("--set cc=cubic").
+	Origin string
+}
+
+// LocateOverrides is Locate for a scenario modified by overrides: an
+// error in a field an override set is attributed to the override, not to
+// the file line whose value it replaced.
+func LocateOverrides(err error, file *ast.File, name string, ovs []Override) error {
+	var e *Error
+	if errors.As(err, &e) {
+		for i := len(ovs) - 1; i >= 0; i-- {
+			if overrides(ovs[i].Path, e.Path) {
+				e.Origin = ovs[i].Origin
+				return e
+			}
+		}
+	}
+	return Locate(err, file, name)
+}
+
+// overrides reports whether Set(path) changes the field at errPath
+// ("flows[0].cc.beta") or one of its parents or children.
+func overrides(path, errPath string) bool {
+	norm := func(p string) []string {
+		return strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(strings.TrimSpace(p)), ".")
+	}
+	set, got := norm(path), norm(errPath)
+	switch {
+	case len(set) == 1 && set[0] == "cc", len(set) == 2 && set[0] == "cc":
+		// Shorthands: every flow's controller.
+		set = []string{"flows", "*", "cc"}
+	case len(set) == 2:
+		if _, err := cc.Lookup(set[0]); err == nil {
+			set = []string{"flows", "*", "cc"}
+		}
+	}
+	for i := 0; i < min(len(set), len(got)); i++ {
+		if set[i] != got[i] && set[i] != "*" {
+			return false
+		}
+	}
+	return true
+}
+
 var lastSeg = regexp.MustCompile(`(\.[^.\[]+|\[\d+\])$`)
 
 // parentPath drops the last segment: "flows[0].cc" -> "flows[0]" ->
@@ -145,7 +265,7 @@ func parentPath(p string) string {
 // Marshal writes the scenario back as YAML (used to record the exact
 // scenario of a run next to its results).
 func (s *Scenario) Marshal() ([]byte, error) {
-	return yaml.MarshalWithOptions(s, yaml.OmitEmpty())
+	return yaml.MarshalWithOptions(s, yaml.OmitEmpty(), yaml.OmitZero())
 }
 
 // Clone returns a deep copy, so that parallel runs can each modify their own.

@@ -64,7 +64,7 @@ func TestErrorsNameLineAndField(t *testing.T) {
 		{"bad queue", "discipline: droptail", "discipline: fifo", `bottleneck.queue.discipline: unknown queue discipline "fifo" (accepted: droptail, red, codel)`},
 		{"bad size", "600KB", "600kB?", `flows[0].bytes: "600kB?"`},
 		{"decreasing schedule", "at: 10s", "at: -1s", `bottleneck.schedule[0].at: "-1s": a duration cannot be negative`},
-		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: cannot unmarshal string`},
+		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: seed: want a non-negative integer, got "one"`},
 		{"no rate", "  rate: 1Mbps\n", "", `bottleneck.rate: the bottleneck needs a rate`},
 		{"bad duration", "duration: 120s", "duration: 2 minutes", `x.yaml:3:11: duration: "2 minutes" is not a duration`},
 	}
@@ -154,6 +154,23 @@ func TestShippedScenariosParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"))
+	// The audit's bad inputs (the bombs scaled down: the fuzzer mutates
+	// them towards the limits).
+	for _, bad := range []string{
+		aliasBomb("unknown"),
+		minimal + "x: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n",
+		minimal + "x: " + strings.Repeat("{a: ", 70) + "1" + strings.Repeat("}", 70) + "\n",
+		"\xEF\xBB\xBF" + minimal,
+		minimal + "---\nname: y\n",
+		"name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: red, min_th: .nan, max_th: .nan}}\nflows: [{cc: newreno}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: -1, stop_background: [nope]}]}\nflows: [{cc: newreno}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\ntransport: {min_rto: 1ns, max_rto: 1ns, recv_window: 0B}\nflows: [{cc: newreno, count: 0}]\n",
+		"name: x\nduration: 1000000s\nsample: 1us\nbottleneck: {rate: 1000Gbps}\nflows: [{cc: newreno, start: 2000000s}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\nbackground: [{type: cbr, rate: 1e15bps}, {type: arrivals, cc: newreno, size: 1KB, interval: 1ns, count: 10000}]\n",
+		"name: x\nbottleneck: {rate: 1Mbps, dleay: 1s}\nseed: one\nflows: [{cc: [1]}]\n",
+	} {
+		f.Add([]byte(bad))
+	}
 	f.Add([]byte("flows: [{cc: {name: newreno, beta: 0.3}, count: 3}]\nbottleneck: {trace: a, trace_mode: average}\n"))
 	f.Add([]byte("background: [{type: sequence, period: 8s, sequence: [{type: cbr, rate: 1Mbps, stop: 2s}]}]\nbottleneck: {rate: 1Mbps}\n"))
 	dir := f.TempDir()

@@ -98,9 +98,23 @@ func (s *Scenario) setCCParam(name, param, value string) error {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return fmt.Errorf("%s.%s: no flow uses %s (flows use: %s)", name, param, name, strings.Join(names, ", "))
+		return &UnusedParamError{Controller: name, Param: param, Used: names}
 	}
 	return nil
+}
+
+// UnusedParamError is Set's error for a controller parameter
+// ("cubic.beta") when no flow uses that controller. A sweep crossing
+// controllers with one controller's parameter treats it as "does not
+// apply" rather than as a mistake.
+type UnusedParamError struct {
+	Controller, Param string
+	// Used lists the controllers the flows use.
+	Used []string
+}
+
+func (e *UnusedParamError) Error() string {
+	return fmt.Sprintf("%s.%s: no flow uses %s (flows use: %s)", e.Controller, e.Param, e.Controller, strings.Join(e.Used, ", "))
 }
 
 var (
@@ -164,13 +178,29 @@ func setPath(v reflect.Value, segs []string, value, done string) error {
 				continue
 			}
 			if n == seg {
-				return setPath(v.Field(i), segs[1:], value, done+"."+seg)
+				if err := setPath(v.Field(i), segs[1:], value, done+"."+seg); err != nil {
+					return err
+				}
+				if e, ok := v.Addr().Interface().(explicitSetter); ok && len(segs) == 1 {
+					e.setExplicit(seg)
+				}
+				return nil
 			}
 			names = append(names, n)
 		}
 		where := here
 		if where == "" {
 			where = "the scenario"
+		}
+		near := ""
+		best := len(seg)/2 + 2
+		for _, n := range names {
+			if d := editDistance(seg, n); d < best {
+				near, best = n, d
+			}
+		}
+		if near != "" {
+			return fmt.Errorf("%s has no field %q: did you mean %q? (accepted: %s, and the shorthands cc and <controller>.<param>)", where, seg, near, strings.Join(names, ", "))
 		}
 		return fmt.Errorf("%s has no field %q (accepted: %s, and the shorthands cc and <controller>.<param>)", where, seg, strings.Join(names, ", "))
 	case reflect.Slice:
@@ -208,6 +238,29 @@ func setPath(v reflect.Value, segs []string, value, done string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is a value, it has no field %q", here, seg)
+}
+
+// explicitSetter is implemented by records with fields whose default
+// Validate derives from other fields: setting such a field makes it the
+// user's value, not to be derived again.
+type explicitSetter interface{ setExplicit(field string) }
+
+func (l *Loss) setExplicit(f string) {
+	if f == "model" {
+		l.modelDefault = ""
+	}
+}
+
+func (q *Queue) setExplicit(f string) {
+	if f == "limit" {
+		q.limitDefault = ""
+	}
+}
+
+func (l *Link) setExplicit(f string) {
+	if f == "trace_mode" {
+		l.traceModeDefault = ""
+	}
 }
 
 func setLeaf(v reflect.Value, value, path string) error {

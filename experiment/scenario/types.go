@@ -68,6 +68,10 @@ type Link struct {
 	TraceLength Duration `yaml:"trace_length"`
 	// Schedule changes the link at given times.
 	Schedule []Change `yaml:"schedule"`
+
+	// traceModeDefault is the TraceMode Validate filled in, derived again
+	// by a later Validate while unchanged (see Loss.modelDefault).
+	traceModeDefault string
 }
 
 // Queue describes a queue discipline.
@@ -86,6 +90,9 @@ type Queue struct {
 	// Target and Interval are CoDel's parameters [5ms, 100ms].
 	Target   Duration `yaml:"target"`
 	Interval Duration `yaml:"interval"`
+
+	// limitDefault is the Limit Validate filled in from Discipline.
+	limitDefault string
 }
 
 // Loss describes a random-loss model.
@@ -102,6 +109,14 @@ type Loss struct {
 	// probabilities [0, 1].
 	LossGood float64  `yaml:"loss_good"`
 	LossBad  *float64 `yaml:"loss_bad"`
+
+	// modelDefault is the Model Validate filled in (none, or bernoulli
+	// from p). While Model still holds it, a later Validate derives it
+	// again: a value set on a validated scenario (a sweep's grid and a
+	// tuner's parameters modify clones of a validated base) must behave as
+	// on the file, where bottleneck.loss.p=0.01 makes the default
+	// bernoulli, as with run --set.
+	modelDefault string
 }
 
 // Change is one entry of a link schedule; unset fields keep their value.
@@ -312,6 +327,16 @@ func (s *Size) UnmarshalYAML(b []byte) error { s.Raw = rawScalar(b); return nil 
 
 // UnmarshalYAML keeps the raw text; Validate parses it.
 func (d *Duration) UnmarshalYAML(b []byte) error { d.Raw = rawScalar(b); return nil }
+
+// IsZero reports an unset value, so that the resolved scenario written
+// next to a run's results leaves it out instead of writing "".
+func (r Rate) IsZero() bool { return r.Raw == "" }
+
+// IsZero reports an unset value (see Rate.IsZero).
+func (s Size) IsZero() bool { return s.Raw == "" }
+
+// IsZero reports an unset value (see Rate.IsZero).
+func (d Duration) IsZero() bool { return d.Raw == "" }
 
 // MarshalYAML writes the raw text back.
 func (r Rate) MarshalYAML() (any, error) { return r.Raw, nil }

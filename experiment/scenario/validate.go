@@ -10,6 +10,7 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/trace"
 )
 
 // Error is a validation error at a field path such as "flows[0].cc". Load
@@ -23,10 +24,16 @@ type Error struct {
 	// File, Line and Column are set when the scenario came from a file.
 	File         string
 	Line, Column int
+	// Origin, when set, names the override that put the value there
+	// ("--set bottleneck.loss.p=2"): the file's line would point at the
+	// value it replaced.
+	Origin string
 }
 
 func (e *Error) Error() string {
 	switch {
+	case e.Origin != "":
+		return fmt.Sprintf("%s: %s: %s", e.Origin, e.Path, e.Msg)
 	case e.File != "" && e.Line > 0:
 		return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Column, e.Path, e.Msg)
 	case e.File != "":
@@ -97,7 +104,10 @@ func (s *Scenario) Validate() error {
 		}
 		names[b.Name] = p
 	}
-	return nil
+	if err := s.checkStopBackground(); err != nil {
+		return err
+	}
+	return s.CheckBudget()
 }
 
 func (s *Scenario) validateLink() error {
@@ -129,8 +139,17 @@ func (s *Scenario) validateLink() error {
 	default:
 		return errf(p+".trace_mode", "unknown mode %q (accepted: exact, average)", l.TraceMode)
 	}
+	if l.traceModeDefault != "" && l.TraceMode == l.traceModeDefault {
+		l.TraceMode = ""
+	}
 	if l.Trace != "" && l.TraceMode == "" {
-		l.TraceMode = "exact"
+		l.TraceMode, l.traceModeDefault = "exact", "exact"
+	}
+	if l.Trace != "" {
+		// Only whether it exists: the network parses it (cached).
+		if _, err := trace.Find(s.Path(l.Trace)); err != nil {
+			return errf(p+".trace", "%v", err)
+		}
 	}
 	for _, d := range []struct {
 		v    *Duration
@@ -182,6 +201,42 @@ func (s *Scenario) validateLink() error {
 		if err := parseSize(&c.Window, cp+".window", false); err != nil {
 			return err
 		}
+		if math.IsNaN(c.ScaleBackground) || math.IsInf(c.ScaleBackground, 0) || c.ScaleBackground < 0 {
+			return errf(cp+".scale_background", "must be a factor >= 0 (0 or absent: unchanged), got %g", c.ScaleBackground)
+		}
+		if c.At.V > s.Duration.V {
+			return errf(cp+".at", "%v is after the end of the run (duration %v): the change would never happen", c.At.V, s.Duration.V)
+		}
+	}
+	return nil
+}
+
+// checkStopBackground checks that schedule entries stop background
+// sources that exist: an entry, a part of a sequence, or a replica
+// (name-2 of an entry with count 2 or more).
+func (s *Scenario) checkStopBackground() error {
+	known := map[string]bool{}
+	var list []string
+	var add func(b *Background)
+	add = func(b *Background) {
+		known[b.Name] = true
+		list = append(list, b.Name)
+		for i := 1; i <= b.Count && b.Count > 1; i++ {
+			known[fmt.Sprintf("%s-%d", b.Name, i)] = true
+		}
+		for i := range b.Sequence {
+			add(&b.Sequence[i])
+		}
+	}
+	for i := range s.Background {
+		add(&s.Background[i])
+	}
+	for i, c := range s.Bottleneck.Schedule {
+		for j, name := range c.StopBackground {
+			if !known[name] {
+				return errf(fmt.Sprintf("bottleneck.schedule[%d].stop_background[%d]", i, j), "no background source is named %q (background sources: %s)", name, strings.Join(list, ", "))
+			}
+		}
 	}
 	return nil
 }
@@ -194,6 +249,9 @@ func validateQueue(q *Queue, p string) error {
 	default:
 		return errf(p+".discipline", "unknown queue discipline %q (accepted: droptail, red, codel)", q.Discipline)
 	}
+	if q.limitDefault != "" && q.Limit.Raw == q.limitDefault {
+		q.Limit = Size{}
+	}
 	if err := parseSize(&q.Limit, p+".limit", true); err != nil {
 		return err
 	}
@@ -203,6 +261,7 @@ func validateQueue(q *Queue, p string) error {
 			n = 1000
 		}
 		q.Limit = Size{Raw: strconv.Itoa(n), Packets: n}
+		q.limitDefault = q.Limit.Raw
 	}
 	if q.Limit.Packets <= 0 && q.Limit.V <= 0 {
 		return errf(p+".limit", "must be a positive packet count (100) or size (150KB), got %q", q.Limit.Raw)
@@ -213,6 +272,14 @@ func validateQueue(q *Queue, p string) error {
 	}{{&q.Target, "target"}, {&q.Interval, "interval"}} {
 		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
 			return err
+		}
+	}
+	for _, f := range []struct {
+		v    float64
+		name string
+	}{{q.MinTh, "min_th"}, {q.MaxTh, "max_th"}, {q.MaxP, "max_p"}, {q.Wq, "w_q"}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return errf(p+"."+f.name, "must be a finite number, got %g", f.v)
 		}
 	}
 	if q.Discipline == "red" {
@@ -227,6 +294,9 @@ func validateQueue(q *Queue, p string) error {
 }
 
 func validateLoss(l *Loss, p string) error {
+	if l.modelDefault != "" && l.Model == l.modelDefault {
+		l.Model = ""
+	}
 	switch l.Model {
 	case "":
 		if l.P != 0 {
@@ -234,6 +304,7 @@ func validateLoss(l *Loss, p string) error {
 		} else {
 			l.Model = "none"
 		}
+		l.modelDefault = l.Model
 	case "none", "bernoulli", "gilbert-elliott":
 	default:
 		return errf(p+".model", "unknown loss model %q (accepted: none, bernoulli, gilbert-elliott)", l.Model)
@@ -290,13 +361,39 @@ func validateTransport(t *Transport, p string) error {
 			return err
 		}
 	}
-	if t.MinRTO.IsSet() && t.MinRTO.V <= 0 {
-		return errf(p+".min_rto", "must be positive")
+	for _, d := range []struct {
+		v    Duration
+		name string
+	}{{t.DelAckTimeout, "delack_timeout"}, {t.MinRTO, "min_rto"}, {t.InitialRTO, "initial_rto"}, {t.MaxRTO, "max_rto"}, {t.SACKTimeout, "sack_timeout"}} {
+		if d.v.IsSet() && d.v.V < MinTimer {
+			return errf(p+"."+d.name, "must be at least %v, got %q", MinTimer, d.v.Raw)
+		}
+	}
+	// Unset bounds take the transport's defaults (200ms, 60s).
+	minRTO, maxRTO := 200*time.Millisecond, 60*time.Second
+	if t.MinRTO.IsSet() {
+		minRTO = t.MinRTO.V
+	}
+	if t.MaxRTO.IsSet() {
+		maxRTO = t.MaxRTO.V
+	}
+	if maxRTO < minRTO {
+		path := p + ".max_rto"
+		if !t.MaxRTO.IsSet() {
+			path = p + ".min_rto"
+		}
+		return errf(path, "need min_rto <= max_rto, got %v and %v (unset: 200ms and 60s)", minRTO, maxRTO)
 	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}
-	return parseSize(&t.RecvWindow, p+".recv_window", false)
+	if err := parseSize(&t.RecvWindow, p+".recv_window", false); err != nil {
+		return err
+	}
+	if t.RecvWindow.IsSet() && t.RecvWindow.V <= 0 {
+		return errf(p+".recv_window", "must be positive (omit it for an unlimited window), got %q", t.RecvWindow.Raw)
+	}
+	return nil
 }
 
 func (s *Scenario) validateFlow(f *Flow, p string) error {
@@ -322,6 +419,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	}
 	if f.Stop.IsSet() && f.Stop.V <= f.Start.V {
 		return errf(p+".stop", "must be after start (%v), got %v", f.Start.V, f.Stop.V)
+	}
+	if f.Start.V >= s.Duration.V {
+		return errf(p+".start", "%v is not before the end of the run (duration %v): the flow would never send", f.Start.V, s.Duration.V)
 	}
 	if f.Count == 0 {
 		f.Count = 1

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -48,16 +50,67 @@ type rateKey struct {
 var Shared = &Cache{}
 
 func (c *Cache) key(path string) (fileKey, error) {
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, found, _ := loadBuiltin(path); found {
-			return fileKey{path: builtinPrefix + filepath.Base(path)}, nil
-		}
+	path, err := Find(path)
+	if err != nil {
+		return fileKey{}, err
 	}
+	if name, ok := strings.CutPrefix(path, builtinPrefix); ok {
+		return fileKey{path: builtinPrefix + name}, nil
+	}
+	st, err := os.Stat(path)
 	if err != nil {
 		return fileKey{}, err
 	}
 	return fileKey{path, st.Size(), st.ModTime()}, nil
+}
+
+// Find resolves a trace name as the loaders do: the path on disk, else the
+// path with ".gz" added, else a built-in trace of that base name (with or
+// without ".gz"), which it returns as "builtin:NAME". A trace found
+// nowhere is an error listing the built-in traces.
+func Find(path string) (string, error) {
+	_, err := os.Stat(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return path, err
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		if _, gzErr := os.Stat(path + ".gz"); gzErr == nil {
+			return path + ".gz", nil
+		}
+	}
+	if name, ok := builtinName(filepath.Base(path)); ok {
+		return builtinPrefix + name, nil
+	}
+	if names := BuiltinNames(); len(names) > 0 {
+		return "", fmt.Errorf("%w (built-in traces: %s)", err, strings.Join(names, ", "))
+	}
+	return "", err
+}
+
+// builtinName returns the built-in trace file called name or name.gz.
+func builtinName(name string) (string, bool) {
+	for _, n := range []string{name, name + ".gz"} {
+		if _, ok := builtinBytes(n); ok {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// BuiltinNames lists the built-in trace files.
+func BuiltinNames() []string {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	var names []string
+	for _, f := range builtin {
+		ents, _ := fs.ReadDir(f, ".")
+		for _, e := range ents {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	return names
 }
 
 // builtinPrefix marks cache keys of built-in traces.
@@ -83,18 +136,19 @@ func RegisterFS(fsys fs.FS) {
 // among the built-in traces by name, as Cache.Load does.
 func Open(path string) (io.ReadCloser, error) {
 	var raw io.ReadCloser
-	f, err := os.Open(path)
-	switch {
-	case err == nil:
-		raw = f
-	case errors.Is(err, fs.ErrNotExist):
-		data, ok := builtinBytes(filepath.Base(path))
-		if !ok {
+	path, err := Find(path)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := strings.CutPrefix(path, builtinPrefix); ok {
+		data, _ := builtinBytes(name)
+		raw, path = io.NopCloser(bytes.NewReader(data)), name
+	} else {
+		f, err := boundedio.Open(path, "trace file")
+		if err != nil {
 			return nil, err
 		}
-		raw = io.NopCloser(bytes.NewReader(data))
-	default:
-		return nil, err
+		raw = f
 	}
 	if !strings.HasSuffix(path, ".gz") {
 		return raw, nil
@@ -122,9 +176,13 @@ func builtinBytes(name string) ([]byte, bool) {
 	return nil, false
 }
 
-// loadBuiltin parses a built-in trace by the base name of path.
+// loadBuiltin parses a built-in trace by the base name of path (with or
+// without ".gz").
 func loadBuiltin(path string) (*Trace, bool, error) {
-	name := filepath.Base(path)
+	name, ok := builtinName(filepath.Base(path))
+	if !ok {
+		return nil, false, nil
+	}
 	data, ok := builtinBytes(name)
 	if !ok {
 		return nil, false, nil
@@ -157,7 +215,7 @@ func (c *Cache) Load(path string) (*Trace, error) {
 	if strings.HasPrefix(k.path, builtinPrefix) {
 		t, _, err = loadBuiltin(path)
 	} else {
-		t, err = Load(path)
+		t, err = Load(k.path)
 	}
 	if err != nil {
 		return nil, err

@@ -12,12 +12,13 @@
 package trace
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+
 	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ type Trace struct {
 // Load reads a trace file; a name ending in .gz is decompressed, so large
 // traces can ship compressed.
 func Load(path string) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := boundedio.Open(path, "trace file")
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +65,11 @@ func Load(path string) (*Trace, error) {
 	}
 	return Parse(r, path)
 }
+
+// maxTime bounds a trace's times, 10^10 ms (116 days): simulated times
+// are int64 nanoseconds, and a period of 2^40 ms overflowed them after
+// eight loops (the cursor went backwards).
+const maxTime = 1e10
 
 // maxLines bounds a trace to keep a malformed input from exhausting memory:
 // the largest public Mahimahi traces have about a million lines.
@@ -91,8 +97,8 @@ func Parse(r io.Reader, name string) (*Trace, error) {
 		if err != nil || v < 0 {
 			return nil, fmt.Errorf("%s:%d: %q is not a non-negative integer time in ms", name, line, b)
 		}
-		if v > 1<<40 {
-			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large", name, line, v)
+		if v > maxTime {
+			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large (limit %d ms, %v)", name, line, v, int64(maxTime), time.Duration(maxTime)*time.Millisecond)
 		}
 		if v < prev {
 			return nil, fmt.Errorf("%s:%d: time %d ms is before the previous line's %d ms (times must not decrease)", name, line, v, prev)
@@ -182,6 +188,10 @@ func (c *Cursor) Next() {
 	}
 }
 
+// MaxWindows bounds the windows of WindowRates: 2^22 windows of 100 ms
+// cover a period of 4.8 days, and take 64 MiB.
+const MaxWindows = 1 << 22
+
 // WindowRates returns the average rate of each consecutive window of the
 // given length over one period, (opportunities in window) x PacketSize x 8 /
 // window. A trailing partial window is averaged over its own length.
@@ -191,6 +201,10 @@ func (t *Trace) WindowRates(window time.Duration) ([]units.Bandwidth, error) {
 	}
 	w := int64(window / time.Millisecond)
 	n := (t.period + w - 1) / w
+	if n > MaxWindows {
+		return nil, fmt.Errorf("%s: a period of %v in windows of %v is %d windows, more than %d (%v of memory); use trace_mode exact or a longer trace_window",
+			t.Name, t.Period(), window, n, MaxWindows, units.Bytes(n*16))
+	}
 	counts := make([]int64, n)
 	for i, ms := range t.ms {
 		// An opportunity at exactly the period falls in the last window.

@@ -134,6 +134,16 @@ func FuzzParse(f *testing.F) {
 	f.Add("2\n2\n7\n")
 	f.Add("0\n0\n")
 	f.Add("1\r\n3\r\n")
+	// The audit's bad inputs: a period of 2^40 ms (88 GB of windows in
+	// average mode), beyond the bound, negative, decreasing, text, empty
+	// lines, a long line.
+	f.Add("1099511627776\n")
+	f.Add("1099511627777\n")
+	f.Add("-1\n")
+	f.Add("5\n3\n")
+	f.Add("one\ntwo\n")
+	f.Add("\n\n")
+	f.Add(strings.Repeat("9", 100) + "\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		tr, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -151,7 +161,7 @@ func FuzzParse(f *testing.F) {
 			prev = c.Time()
 			c.Next()
 		}
-		if _, err := tr.WindowRates(100 * time.Millisecond); err != nil {
+		if _, err := tr.WindowRates(100 * time.Millisecond); err != nil && tr.Period()/(100*time.Millisecond) < MaxWindows {
 			t.Fatal(err)
 		}
 	})
@@ -255,5 +265,68 @@ func TestBuiltinFallback(t *testing.T) {
 	}
 	if _, err := Open("no/such/dir/unknown-trace"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("unknown trace: %v, want a not-exist error", err)
+	}
+}
+
+// TestHugePeriodRefused: a one-line trace "1099511627776" in average mode
+// asked for 88 GB at once and crashed.
+func TestHugePeriodRefused(t *testing.T) {
+	if _, err := Parse(strings.NewReader("1099511627776\n"), "huge"); err == nil || !strings.Contains(err.Error(), "implausibly large") {
+		t.Errorf("2^40 ms: %v", err)
+	}
+	tr, err := Parse(strings.NewReader("10000000000\n"), "huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.WindowRates(100 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "use trace_mode exact") {
+		t.Errorf("got %v", err)
+	}
+	// Exact mode stays cheap: the cursor is sparse.
+	c := tr.CursorAt(0)
+	if c.Time() != tr.Period() {
+		t.Errorf("cursor at %v", c.Time())
+	}
+}
+
+// TestBuiltinByNameWithOrWithoutGz: "TMobile-LTE-short.down" failed with
+// "no such file" though the trace ships as TMobile-LTE-short.down.gz, and
+// a missing trace did not list the built-in ones.
+func TestBuiltinByNameWithOrWithoutGz(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("1\n2\n"))
+	zw.Close()
+	RegisterFS(fstest.MapFS{"Test-builtin.down.gz": {Data: gz.Bytes()}})
+	c := &Cache{}
+	for _, name := range []string{"Test-builtin.down.gz", "Test-builtin.down", "some/dir/Test-builtin.down"} {
+		tr, err := c.Load(name)
+		if err != nil || tr.Opportunities() != 2 {
+			t.Errorf("%s: %v", name, err)
+		}
+		r, err := Open(name)
+		if err != nil {
+			t.Errorf("Open %s: %v", name, err)
+			continue
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		if string(b) != "1\n2\n" {
+			t.Errorf("Open %s read %q", name, b)
+		}
+	}
+	_, err := c.Load("No-such.down")
+	if err == nil || !strings.Contains(err.Error(), "built-in traces: ") || !strings.Contains(err.Error(), "Test-builtin.down.gz") {
+		t.Errorf("missing trace: %v", err)
+	}
+	// A file on disk named without its .gz is found too.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "disk.down.gz"), gz.Bytes(), 0o644)
+	if tr, err := c.Load(filepath.Join(dir, "disk.down")); err != nil || tr.Opportunities() != 2 {
+		t.Errorf("disk.down: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: %v", err)
+		}
 	}
 }

@@ -1,12 +1,13 @@
 package traffic
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+
 	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,13 +51,16 @@ func LoadSizes(nameOrPath string) (*SizeDist, error) {
 	if d, ok := named[nameOrPath]; ok {
 		return &d, nil
 	}
-	f, err := os.Open(nameOrPath)
+	f, err := boundedio.Open(nameOrPath, "flow-size CDF file")
 	if err != nil {
 		return nil, fmt.Errorf("flow sizes %q: not a built-in distribution (%s) and %v", nameOrPath, strings.Join(NamedDistributions(), ", "), err)
 	}
 	defer f.Close()
-	return ParseSizes(f, nameOrPath)
+	return ParseSizes(boundedio.Limit(f, nameOrPath, maxSizesFile, "flow-size CDF file"), nameOrPath)
 }
+
+// maxSizesFile bounds CDF files: published ones have tens of lines.
+const maxSizesFile = 4 << 20
 
 // maxFlowSize bounds sizes in CDF files (1 PB), so that every size is a
 // valid byte count.

@@ -3,6 +3,7 @@ package traffic
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,13 @@ func FuzzParseSizes(f *testing.F) {
 	f.Add("100 0\n1000 0.5\n10000 1\n")
 	f.Add("# c\n1448 1\n")
 	f.Add("5 0.1\n5 0.1\n5 1\n")
+	// The audit's bad inputs.
+	f.Add("NaN 1\n")
+	f.Add("1e300 1\n")
+	f.Add("10 0.5\n5 1\n")
+	f.Add("10 1.5\n")
+	f.Add("10\n")
+	f.Add("10 0.5\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		d, err := ParseSizes(strings.NewReader(in), "fuzz")
 		if err != nil {
@@ -97,4 +105,14 @@ func FuzzParseSizes(f *testing.F) {
 			t.Fatalf("mean %g for %q", m, in)
 		}
 	})
+}
+
+// TestLoadSizesRefusesDevices: a device path was read without end.
+func TestLoadSizesRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := LoadSizes("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device") {
+		t.Errorf("got %v", err)
+	}
 }

@@ -195,7 +195,7 @@ func RunShared(p *policy.Policy, r SharedRun) (SharedResult, error) {
 		}
 	}
 	sum := experiment.Summarize(n, 0)
-	res := SharedResult{Jain: sum.Jain}
+	res := SharedResult{Jain: sum.JainOrZero()}
 	if len(sum.Links) > 0 {
 		res.Utilization = sum.Links[0].Utilization
 	}

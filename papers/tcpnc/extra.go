@@ -149,7 +149,7 @@ func SharingOverTime(cfg Config, seed int, interval time.Duration) (*SharingSeri
 	if err != nil {
 		return nil, err
 	}
-	out := &SharingSeries{CapacityMbps: cfg.SharedRate.Mbps(), P: cfg.SweepLoss, R: cfg.SharedR, Jain: sum.Jain}
+	out := &SharingSeries{CapacityMbps: cfg.SharedRate.Mbps(), P: cfg.SweepLoss, R: cfg.SharedR, Jain: sum.JainOrZero()}
 	for _, t := range n.Series.T {
 		out.T = append(out.T, t.Seconds())
 	}

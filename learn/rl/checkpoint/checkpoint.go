@@ -19,6 +19,8 @@
 package checkpoint
 
 import (
+	"github.com/cclab/cclab/internal/boundedio"
+
 	"bufio"
 	"encoding/binary"
 	"errors"
@@ -340,7 +342,7 @@ func (d *Decoder) Err() error { return d.err }
 // and renamed over path, and the directory is synced (internal/atomicfile).
 // Temporary files a killed Save left beside path are removed first.
 func Save(path, kind string, write func(*Encoder) error) error {
-	atomicfile.RemoveTemps(path)
+	RemoveStaleTemps(path)
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		e := newEncoder(w)
 		e.raw([]byte(Magic))
@@ -367,6 +369,25 @@ func Save(path, kind string, write func(*Encoder) error) error {
 	return nil
 }
 
+// RemoveStaleTemps removes the temporary files that a Save of path killed
+// mid-write left behind (each up to the size of a checkpoint, and never
+// renamed into place). Save calls it; training commands call it at start.
+func RemoveStaleTemps(path string) {
+	atomicfile.RemoveTemps(path)
+}
+
+// CheckFresh is for the start of a training run: unless it resumes or is
+// forced, an existing checkpoint at path is refused (starting afresh
+// would overwrite it and the learning curve of the run that wrote it).
+// It also removes the temporary files of a killed earlier write.
+func CheckFresh(path string, resume, force bool) error {
+	RemoveStaleTemps(path)
+	if resume || force || !Exists(path) {
+		return nil
+	}
+	return fmt.Errorf("%s exists (left by an earlier training run): continue that run with --resume, or start over with --force", path)
+}
+
 // ErrNotExist is returned (wrapped) by Load when there is no checkpoint.
 var ErrNotExist = os.ErrNotExist
 
@@ -374,7 +395,7 @@ var ErrNotExist = os.ErrNotExist
 // checksum, and calls read with a Decoder positioned at the payload. read
 // must consume exactly the payload; leftover bytes are an error.
 func Load(path, kind string, read func(*Decoder) error) error {
-	f, err := os.Open(path)
+	f, err := boundedio.Open(path, "checkpoint")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -385,6 +406,14 @@ func Load(path, kind string, read func(*Decoder) error) error {
 	}
 	size := st.Size()
 	hdr := int64(len(Magic) + 4)
+	if size == 0 {
+		return fmt.Errorf("checkpoint: %s is empty", path)
+	}
+	// The magic first: a text file given by mistake is not "truncated".
+	start := make([]byte, len(Magic))
+	if n, _ := f.ReadAt(start, 0); string(start[:n]) != Magic[:n] || n == 0 {
+		return fmt.Errorf("checkpoint: %s is not a cclab checkpoint (bad magic: it starts with %q)", path, start[:n])
+	}
 	if size < hdr+2+4 {
 		return fmt.Errorf("checkpoint: %s is truncated (%d bytes)", path, size)
 	}

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"errors"
+	"github.com/cclab/cclab/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,10 @@ func FuzzLoad(f *testing.F) {
 	}
 	good, _ := os.ReadFile(path)
 	f.Add(good)
+	// The audit's bad inputs: a text file, an empty one, a truncated one.
+	f.Add([]byte("hello\n"))
+	f.Add([]byte{})
+	f.Add(good[:len(good)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "ck")
 		os.WriteFile(p, data, 0o644)
@@ -153,4 +158,57 @@ func FuzzLoad(f *testing.F) {
 			return d.Err()
 		})
 	})
+}
+
+// TestTextFileIsNotACheckpoint: a short text file was called "truncated".
+func TestTextFileIsNotACheckpoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(path, []byte("hello\n"), 0o644)
+	if err := read(path); err == nil || !strings.Contains(err.Error(), `is not a cclab checkpoint (bad magic: it starts with "hello\n")`) {
+		t.Errorf("got %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if err := read("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: got %v", err)
+		}
+	}
+}
+
+// TestStaleTempsRemoved: a kill during a checkpoint write left a temporary
+// file that no later run removed.
+func TestStaleTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.ckpt")
+	stale := filepath.Join(dir, atomicfile.TempPrefix+"run.ckpt-42")
+	os.WriteFile(stale, make([]byte, 1000), 0o644)
+	write(t, path)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+	if err := read(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckFresh: marlin train without --resume silently overwrote an
+// existing checkpoint (and emptied its learning curve).
+func TestCheckFresh(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.ckpt")
+	if err := CheckFresh(path, false, false); err != nil {
+		t.Errorf("no checkpoint yet: %v", err)
+	}
+	write(t, path)
+	if err := CheckFresh(path, false, false); err == nil || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("existing checkpoint: %v", err)
+	}
+	if CheckFresh(path, true, false) != nil || CheckFresh(path, false, true) != nil {
+		t.Errorf("--resume or --force refused")
+	}
+	stale := filepath.Join(dir, atomicfile.TempPrefix+"out.ckpt-7")
+	os.WriteFile(stale, []byte("x"), 0o644)
+	CheckFresh(path, true, false)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept at start")
+	}
 }

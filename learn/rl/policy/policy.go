@@ -32,9 +32,11 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cclab/cclab/internal/atomicfile"
+	"github.com/cclab/cclab/internal/boundedio"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/space"
@@ -136,6 +138,11 @@ func (p *Policy) validate() error {
 	if p.Net == nil {
 		return errors.New("policy: no network")
 	}
+	for i, w := range p.Net.Params {
+		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) {
+			return fmt.Errorf("policy: parameter %d of %d is %v: the network is broken (training diverged?)", i, len(p.Net.Params), w)
+		}
+	}
 	if p.Net.In() != p.Obs.Dim() {
 		return fmt.Errorf("policy: network takes %d inputs, observation space %v has %d", p.Net.In(), p.Obs, p.Obs.Dim())
 	}
@@ -229,7 +236,9 @@ func (p *Policy) MarshalBinary() ([]byte, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	meta, err := json.Marshal(p.Meta)
+	m := p.Meta
+	m.Command = CleanCommand(m.Command)
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("policy: metadata: %w", err)
 	}
@@ -329,7 +338,9 @@ func decode(b []byte) (*Policy, error) {
 	p := &Policy{}
 	ml := int(d.u32("metadata length"))
 	if d.need(ml, "metadata") {
-		if err := json.Unmarshal(d.b[d.off:d.off+ml], &p.Meta); err != nil {
+		if err := json.Unmarshal(d.b[d.off:d.off+ml], &p.Meta); err == nil {
+			p.Meta.Command = CleanCommand(p.Meta.Command)
+		} else {
 			return nil, fmt.Errorf("policy: metadata: %w", err)
 		}
 		d.off += ml
@@ -433,7 +444,7 @@ func Read(r io.Reader) (*Policy, error) {
 
 // Load reads the policy file at path; errors name the file.
 func Load(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	f, err := boundedio.Open(path, "policy file")
 	if err != nil {
 		return nil, err
 	}
@@ -446,14 +457,40 @@ func Load(path string) (*Policy, error) {
 }
 
 // Save writes the policy to path atomically (temporary file, fsync,
-// rename, fsync of the directory).
+// rename, fsync of the directory). Temporary files a killed earlier Save
+// left beside path are removed first.
 func (p *Policy) Save(path string) error {
 	b, err := p.MarshalBinary()
 	if err != nil {
 		return err
 	}
+	atomicfile.RemoveTemps(path)
 	if err := atomicfile.WriteBytes(path, b); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
 	return nil
+}
+
+// CleanCommand makes a recorded training command fit to print: an
+// absolute path (a developer's temporary folder, a home directory) is cut
+// to its file name, as in "--out /tmp/x123/marlin.policy" ->
+// "--out marlin.policy"; relative paths, flags and values stay. The
+// output paths of a training command only name files, so the command
+// still reproduces the policy.
+func CleanCommand(cmd string) string {
+	fields := strings.Split(cmd, " ")
+	for i, f := range fields {
+		flag, val, isFlag := strings.Cut(f, "=")
+		if !isFlag || !strings.HasPrefix(flag, "-") {
+			flag, val = "", f
+		}
+		if filepath.IsAbs(val) {
+			val = filepath.Base(val)
+			if flag != "" {
+				val = flag + "=" + val
+			}
+			fields[i] = val
+		}
+	}
+	return strings.Join(fields, " ")
 }

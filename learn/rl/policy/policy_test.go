@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/cclab/cclab/internal/atomicfile"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
@@ -187,6 +188,16 @@ func FuzzRead(f *testing.F) {
 		b, _ := testPolicy(f, h, true).MarshalBinary()
 		f.Add(b)
 	}
+	// The audit's bad inputs: NaN and Inf weights with a valid checksum,
+	// a text file, nothing.
+	for _, w := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
+		p := testPolicy(f, Clip, false)
+		p.Net.Params[0] = w
+		b, _ := p.MarshalBinary()
+		f.Add(b)
+	}
+	f.Add([]byte("name: not a policy\n"))
+	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Besides the raw input, parse it with a valid checksum appended
 		// so the fuzzer exercises the parser behind the CRC check.
@@ -201,4 +212,64 @@ func FuzzRead(f *testing.F) {
 			p.ActInto(x)
 		}
 	})
+}
+
+// TestNonFiniteWeightsRefused: before the fix a policy with NaN or Inf
+// weights and a valid checksum loaded, and evaluation printed "mean return
+// NaN".
+func TestNonFiniteWeightsRefused(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		p := testPolicy(t, Clip, false)
+		p.Net.Params[3] = bad
+		b, err := p.MarshalBinary()
+		if err != nil {
+			continue // refused already when writing: fine too
+		}
+		if _, err := Read(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "parameter 3 of") {
+			t.Errorf("weight %v: got %v", bad, err)
+		}
+	}
+}
+
+// TestLoadRefusesDevices: /dev/zero was refused only after reading 1 GiB.
+func TestLoadRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device, not a policy file") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestSaveRemovesStaleTemps: a Save killed before its rename leaves a
+// temporary file; the next Save removes it.
+func TestSaveRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.policy")
+	stale := filepath.Join(dir, atomicfile.TempPrefix+"p.policy-123")
+	os.WriteFile(stale, []byte("half"), 0o644)
+	if err := testPolicy(t, Clip, false).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+}
+
+// TestCommandPathsCleaned: bug 6. marlin eval printed the training command
+// with "--out <a temporary folder>/marlin-g995.policy".
+func TestCommandPathsCleaned(t *testing.T) {
+	if got := CleanCommand("cclab marlin train --out /tmp/TestX123/marlin-g995.policy --csv=/home/u/c.csv --gamma 0.995 --traces traces/a"); got != "cclab marlin train --out marlin-g995.policy --csv=c.csv --gamma 0.995 --traces traces/a" {
+		t.Errorf("got %q", got)
+	}
+	p := testPolicy(t, Clip, false)
+	p.Meta.Command = "cclab rl bench --save /tmp/abc/p.pol"
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Read(bytes.NewReader(b))
+	if err != nil || q.Meta.Command != "cclab rl bench --save p.pol" {
+		t.Errorf("saved command %q (%v)", q.Meta.Command, err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 )
 
@@ -44,18 +45,18 @@ func OpenFile(path string, resume bool) (*File, error) {
 			}
 		}
 	}
-	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if len(lf.old) > 0 {
-		flag = os.O_CREATE | os.O_WRONLY // rewritten on the first row
+		// The file is left as it is until the first new row, then replaced
+		// atomically (see settle): a kill before or during that leaves the
+		// old curve whole.
+		return lf, nil
 	}
-	f, err := os.OpenFile(path, flag, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("trainlog: %w", err)
 	}
 	lf.f = f
-	if len(lf.old) == 0 {
-		lf.started = true
-	}
+	lf.started = true
 	return lf, nil
 }
 
@@ -111,16 +112,11 @@ func (lf *File) settle(line []byte) error {
 		}
 		b.Write(line)
 		b.WriteByte('\n')
-		if err := lf.f.Truncate(0); err != nil {
+		f, err := replaceFile(lf.path, b.Bytes())
+		if err != nil {
 			return fmt.Errorf("trainlog: %w", err)
 		}
-		if _, err := lf.f.WriteAt(b.Bytes(), 0); err != nil {
-			return fmt.Errorf("trainlog: %w", err)
-		}
-		if _, err := lf.f.Seek(int64(b.Len()), 0); err != nil {
-			return fmt.Errorf("trainlog: %w", err)
-		}
-		lf.started, lf.old = true, nil
+		lf.f, lf.started, lf.old = f, true, nil
 		return nil
 	}
 	if !bytes.Equal(line, header) {
@@ -138,5 +134,42 @@ func rowStep(line []byte) (int64, error) {
 	return s, nil
 }
 
+// replaceFile replaces path with data atomically (a temporary file in the
+// same folder, synced, renamed over path, the folder synced) and returns
+// path opened for appending.
+func replaceFile(path string, data []byte) (*os.File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+}
+
 // Close closes the file.
-func (lf *File) Close() error { return lf.f.Close() }
+func (lf *File) Close() error {
+	if lf.f == nil {
+		return nil
+	}
+	return lf.f.Close()
+}

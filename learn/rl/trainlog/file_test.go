@@ -1,6 +1,8 @@
 package trainlog
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +91,56 @@ func TestReadColumns(t *testing.T) {
 	}
 	if _, err := ReadColumns(path, "step", "entropy"); err == nil || !strings.Contains(err.Error(), "no rows with step, entropy") {
 		t.Errorf("missing column: %v", err)
+	}
+}
+
+// TestResumeRewriteIsAtomic: the rewrite of the learning curve on resume
+// truncated the file and wrote it again; a kill in between lost the curve.
+// Now it is replaced by a rename: a reader that opened the old file still
+// reads all of it, and a run that logs nothing leaves it untouched.
+func TestResumeRewriteIsAtomic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.csv")
+	old := "step,ep_rew_mean\n10,1\n20,2\n30,3\n"
+	os.WriteFile(path, []byte(old), 0o644)
+
+	lf, err := OpenFile(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.Write([]byte("step,ep_rew_mean\n"))
+	lf.Close()
+	if b, _ := os.ReadFile(path); string(b) != old {
+		t.Errorf("a resume that logged no row changed the file to %q", b)
+	}
+
+	reader, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	lf, err = OpenFile(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.Write([]byte("step,ep_rew_mean\n20,5\n"))
+	lf.Write([]byte("40,6\n"))
+	lf.Close()
+	seen, _ := io.ReadAll(reader)
+	if string(seen) != old {
+		t.Errorf("a reader of the old file saw %q (rewritten in place)", seen)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "step,ep_rew_mean\n10,1\n20,5\n40,6\n" {
+		t.Errorf("resumed file %q", b)
+	}
+}
+
+// TestNoEpisodeFinished: a run stopped before its first episode has rows
+// with empty return cells; ReadColumns says so with ErrNoRows, which the
+// plot turns into an empty figure instead of failing.
+func TestNoEpisodeFinished(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.csv")
+	os.WriteFile(path, []byte("step,ep_rew_mean\n100,\n200,\n"), 0o644)
+	if _, err := ReadColumns(path, "step", "ep_rew_mean"); !errors.Is(err, ErrNoRows) {
+		t.Errorf("got %v, want ErrNoRows", err)
 	}
 }

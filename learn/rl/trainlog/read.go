@@ -2,12 +2,17 @@ package trainlog
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 )
+
+// ErrNoRows is ReadColumns' error for a file without a row whose named
+// cells are all numbers: a run stopped before its first episode ended.
+var ErrNoRows = errors.New("no rows")
 
 // ReadColumns reads a learning-curve CSV written by Logger and returns the
 // named columns, one slice per name, keeping the rows where every named
@@ -60,7 +65,7 @@ rows:
 		}
 	}
 	if len(names) > 0 && len(cols[0]) == 0 {
-		return nil, fmt.Errorf("%s: no rows with %s", path, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: %w with %s", path, ErrNoRows, strings.Join(names, ", "))
 	}
 	return cols, nil
 }

@@ -14,8 +14,11 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/cclab/cclab/internal/progress"
 )
 
 // Field is one named statistic.
@@ -33,6 +36,7 @@ type Logger struct {
 	csv    *csv.Writer
 	header []string
 	bar    *progressbar.ProgressBar
+	lines  *lineProgress
 	// Last holds the most recent row's fields.
 	Last []Field
 	row  []string
@@ -45,7 +49,11 @@ func New(csvOut, progressOut io.Writer, total int64, description string) *Logger
 	if csvOut != nil {
 		l.csv = csv.NewWriter(csvOut)
 	}
-	if progressOut != nil && total > 0 {
+	if progressOut != nil && total > 0 && !progress.IsTerminal(progressOut) {
+		// Logs (nohup, SLURM, CI) get a plain line now and then instead of
+		// a bar's carriage returns.
+		l.lines = &lineProgress{w: progressOut, total: total, desc: description, start: time.Now()}
+	} else if progressOut != nil && total > 0 {
 		l.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(progressOut),
 			progressbar.OptionSetDescription(description),
@@ -106,6 +114,9 @@ func (l *Logger) Progress(step int64) {
 	if l.bar != nil {
 		l.bar.Set64(step)
 	}
+	if l.lines != nil {
+		l.lines.update(step, false)
+	}
 }
 
 // Describe sets the progress bar's description (e.g. the latest return).
@@ -113,12 +124,57 @@ func (l *Logger) Describe(s string) {
 	if l.bar != nil {
 		l.bar.Describe(s)
 	}
+	if l.lines != nil {
+		l.lines.note = s
+	}
+}
+
+// LineEvery spaces the progress lines written when the progress output is
+// not a terminal.
+var LineEvery = 10 * time.Second
+
+// lineProgress writes "desc: step/total (p%), rate steps/s, ETA d" lines.
+type lineProgress struct {
+	w           io.Writer
+	total, step int64
+	desc, note  string
+	start, last time.Time
+	done        bool
+}
+
+func (p *lineProgress) update(step int64, final bool) {
+	p.step = step
+	now := time.Now()
+	if p.done || (!final && now.Sub(p.last) < LineEvery) {
+		return
+	}
+	if p.last.IsZero() && !final {
+		// The first call only starts the clock: no line at step 0.
+		p.last = now
+		return
+	}
+	p.last, p.done = now, final
+	line := fmt.Sprintf("%s: %d/%d steps (%.1f%%)", p.desc, step, p.total, 100*float64(step)/float64(p.total))
+	if el := now.Sub(p.start).Seconds(); el > 0 && step > 0 {
+		rate := float64(step) / el
+		line += fmt.Sprintf(", %.0f steps/s", rate)
+		if left := p.total - step; left > 0 {
+			line += fmt.Sprintf(", ETA %s", time.Duration(float64(left)/rate*1e9).Round(time.Second))
+		}
+	}
+	if p.note != "" {
+		line += " [" + p.note + "]"
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 // Close completes the progress bar and flushes the CSV.
 func (l *Logger) Close() error {
 	if l.bar != nil {
 		l.bar.Finish()
+	}
+	if l.lines != nil {
+		l.lines.update(l.lines.step, true)
 	}
 	if l.csv != nil {
 		l.csv.Flush()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCSVRows(t *testing.T) {
@@ -42,5 +43,26 @@ func TestZeroLoggerDiscards(t *testing.T) {
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProgressLinesWhenNotATerminal: long commands under nohup or SLURM
+// printed no progress at all (the bar was for terminals only); now a
+// plain line with the rate and an ETA is written every LineEvery.
+func TestProgressLinesWhenNotATerminal(t *testing.T) {
+	old := LineEvery
+	LineEvery = 0
+	defer func() { LineEvery = old }()
+	var out strings.Builder
+	l := New(nil, &out, 1000, "train")
+	l.Progress(0)
+	time.Sleep(2 * time.Millisecond)
+	l.Describe("return -3.5")
+	l.Progress(500)
+	l.Close()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "train: 500/1000 steps (50.0%), ") || !strings.Contains(lines[0], "ETA ") ||
+		!strings.Contains(lines[0], "[return -3.5]") || strings.ContainsAny(out.String(), "\r\x1b") {
+		t.Errorf("progress output:\n%q", out.String())
 	}
 }

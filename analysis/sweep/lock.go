@@ -1,0 +1,36 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// LockFile is the file in an output directory that a running sweep holds
+// an exclusive lock on: two sweeps appending to one rows file interleave
+// their lines.
+const LockFile = ".cclab-sweep.lock"
+
+// lockDir takes the directory's lock without waiting, or says that
+// another sweep holds it. The lock goes with the process: a killed sweep
+// leaves no stale lock.
+func lockDir(dir string) (unlock func(), err error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another cclab sweep or merge is writing to %s (it holds %s); wait for it or choose another --out", dir, LockFile)
+		}
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,224 @@
+package scenario
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+)
+
+// pathAt returns the scenario path ("flows[0].count") of the mapping entry
+// whose key or value starts at line:col, or "".
+func pathAt(file *ast.File, line, col int) string {
+	var found string
+	for _, doc := range file.Docs {
+		if doc.Body == nil {
+			continue
+		}
+		ast.Walk(visitor(func(n ast.Node) bool {
+			mv, ok := n.(*ast.MappingValueNode)
+			if !ok || found != "" {
+				return found == ""
+			}
+			for _, part := range []ast.Node{mv.Key, mv.Value} {
+				if part == nil {
+					continue
+				}
+				if tk := part.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line == line && tk.Position.Column == col {
+					found = strings.TrimPrefix(mv.Value.GetPath(), "$.")
+					return false
+				}
+			}
+			return true
+		}), doc.Body)
+	}
+	return found
+}
+
+type visitor func(ast.Node) bool
+
+func (v visitor) Visit(n ast.Node) ast.Visitor {
+	if n == nil || !v(n) {
+		return nil
+	}
+	return v
+}
+
+// nearestField returns the known field closest in spelling to field in
+// the mapping holding path, if one is close enough to be a typo.
+func nearestField(path, field string) string {
+	t := typeAt(reflect.TypeOf(Scenario{}), parentPath(path))
+	if t == nil {
+		return ""
+	}
+	best, bestD := "", len(field)/2+2
+	for i := 0; i < t.NumField(); i++ {
+		n := yamlName(t.Field(i))
+		if n == "" {
+			continue
+		}
+		if d := editDistance(field, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// typeAt follows a path ("flows[0].transport") through the scenario's
+// types to a struct type, or returns nil.
+func typeAt(t reflect.Type, path string) reflect.Type {
+	path = strings.NewReplacer("[", ".", "]", "").Replace(path)
+	for _, seg := range strings.Split(path, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if seg == "" {
+			continue
+		}
+		if _, err := strconv.Atoi(seg); err == nil {
+			continue
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		next := reflect.Type(nil)
+		for i := 0; i < t.NumField(); i++ {
+			if yamlName(t.Field(i)) == seg {
+				next = t.Field(i).Type
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || rawTypes[t] || t == ccType {
+		return nil
+	}
+	return t
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// kindName says in words what a field of type t accepts.
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "text"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "a mapping of fields"
+	}
+	return "another kind of value"
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+type position struct {
+	line, col int
+	path      string
+}
+
+// badCC finds the first cc field whose value does not decode, for the
+// errors of CC.UnmarshalYAML, which the library reports without a
+// position.
+func badCC(file *ast.File) *position {
+	var found *position
+	for _, doc := range file.Docs {
+		if doc.Body == nil {
+			continue
+		}
+		ast.Walk(visitor(func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			mv, ok := n.(*ast.MappingValueNode)
+			if !ok || mv.Key == nil || mv.Value == nil || mv.Key.String() != "cc" {
+				return true
+			}
+			var c CC
+			if err := yaml.NodeToValue(mv.Value, &c); err != nil {
+				if tk := mv.Value.GetToken(); tk != nil && tk.Position != nil {
+					found = &position{tk.Position.Line, tk.Position.Column, strings.TrimPrefix(mv.Value.GetPath(), "$.")}
+				}
+				return false
+			}
+			return true
+		}), doc.Body)
+	}
+	return found
+}
+
+// nodeKind names a YAML node type in words.
+func nodeKind(t ast.NodeType) string {
+	switch t {
+	case ast.MappingType, ast.MappingValueType:
+		return "a mapping of fields"
+	case ast.SequenceType:
+		return "a list"
+	}
+	return "a single value"
+}
+
+// zeroCount finds an explicit "count: 0", which decodes like an absent
+// count.
+func zeroCount(file *ast.File) *position {
+	var found *position
+	for _, doc := range file.Docs {
+		if doc.Body == nil {
+			continue
+		}
+		ast.Walk(visitor(func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			mv, ok := n.(*ast.MappingValueNode)
+			if !ok || mv.Key == nil || mv.Value == nil || mv.Key.String() != "count" {
+				return true
+			}
+			if tk := mv.Value.GetToken(); tk != nil && tk.Position != nil {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(tk.Value), 64); err == nil && v == 0 {
+					found = &position{tk.Position.Line, tk.Position.Column, strings.TrimPrefix(mv.Value.GetPath(), "$.")}
+				}
+			}
+			return true
+		}), doc.Body)
+	}
+	return found
+}

@@ -1,0 +1,236 @@
+package scenario
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cclab/cclab/netsim/trace"
+)
+
+const minimal = "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n"
+
+// parseErr parses in and returns the error text ("" when accepted).
+func parseErr(in string) string {
+	_, err := Parse([]byte(in), "x.yaml")
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// aliasBomb is the audit's alias bomb: nine levels of nine aliases.
+func aliasBomb(field string) string {
+	var b strings.Builder
+	b.WriteString(minimal)
+	b.WriteString("a0: &a0 [lol]\n")
+	for i := 1; i < 10; i++ {
+		b.WriteString("a" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [" + strings.Repeat("*a"+strconv.Itoa(i-1)+", ", 8) + "*a" + strconv.Itoa(i-1) + "]\n")
+	}
+	b.WriteString(field + ": *a9\n")
+	return b.String()
+}
+
+// TestAliasBombRefused: before the fix the decoder expanded 9^9 strings
+// (gigabytes) before reaching the unknown-field error.
+func TestAliasBombRefused(t *testing.T) {
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, in := range []string{
+		aliasBomb("unknown"),
+		"name: x\nbottleneck:\n  rate: 1Mbps\n  schedule:\n    - at: 1s\n      stop_background: &s [a, b]\n    - at: 2s\n      stop_background: *s\nflows: [{cc: newreno}]\n",
+	} {
+		msg := parseErr(in)
+		if !strings.Contains(msg, "x.yaml:") || !strings.Contains(msg, "aliases") {
+			t.Errorf("got %q, want an alias refusal with a position", msg)
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing the bombs allocated %d MB", grew>>20)
+	}
+}
+
+// TestNestingBombRefused: before the fix 30,000 brackets cost the parser
+// 2.8 GB; now the depth is checked on the bytes first.
+func TestNestingBombRefused(t *testing.T) {
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, in := range []string{
+		minimal + "x: " + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "\n",
+		"name: x\nbottleneck: {rate: 1Mbps}\nflows: " + strings.Repeat("[", 30000) + strings.Repeat("]", 30000) + "\n",
+		minimal + "x: " + strings.Repeat("{a: ", 50000) + "1" + strings.Repeat("}", 50000) + "\n",
+	} {
+		if msg := parseErr(in); !strings.Contains(msg, "nesting deeper than") || !strings.HasPrefix(msg, "x.yaml:") {
+			t.Errorf("got %q, want a nesting refusal", msg)
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing the bombs allocated %d MB", grew>>20)
+	}
+}
+
+func TestDecodeMessages(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"byte-order mark", "\xEF\xBB\xBF" + minimal, ""},
+		{"parser error position", "name: x\nbottleneck: {rate: 1Mbps\nflows: [{cc: newreno}]\n", "x.yaml:3:1: "},
+		{"no Go type names", "name: x\nbottleneck: {rate: 1Mbps, queue: {max_p: abc}}\nflows: [{cc: newreno}]\n", `x.yaml:2:42: bottleneck.queue.max_p: want a number, got "abc"`},
+		{"integer field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: x}]\n", `x.yaml:3:30: flows[0].count: want an integer, got "x"`},
+		{"mapping expected", "name: x\nbottleneck: 3\nflows: [{cc: newreno}]\n", `x.yaml:2:13: bottleneck: want a mapping of fields`},
+		{"cc error has a line", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: [1]}]\n", "x.yaml:3:14: flows[0].cc: cc must be"},
+		{"nearest field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, extra_dealy: 1s}]\n", `unknown field "extra_dealy" (did you mean "extra_delay"?)`},
+		{"nearest field of the right record", "name: x\nbottleneck: {rate: 1Mbps, dleay: 1s}\nflows: [{cc: newreno}]\n", `(did you mean "delay"?)`},
+		{"second document", minimal + "---\nname: y\n", "x.yaml:5: a second YAML document"},
+		{"leading marker is one document", "---\n" + minimal, ""},
+	}
+	for _, tt := range tests {
+		got := parseErr(tt.in)
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+		if strings.Contains(got, "Go struct") || strings.Contains(got, "[") && strings.Contains(got, "] ") && strings.Index(got, "[") < 8 {
+			t.Errorf("%s: library wording in %q", tt.name, got)
+		}
+	}
+}
+
+// TestLoadRefusesDevices: before the fix Load trusted the stat size, 0 for
+// /dev/zero, and read without end.
+func TestLoadRefusesDevices(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device, not a scenario file") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestMissingTraceNamesLineAndBuiltins: a missing trace is reported at its
+// line with the built-in traces listed, and a built-in one is found with
+// or without ".gz".
+func TestMissingTraceNamesLineAndBuiltins(t *testing.T) {
+	trace.RegisterFS(fstest.MapFS{"Shipped.down.gz": {Data: []byte{}}})
+	in := "name: x\nbottleneck:\n  trace: Nope.down\nflows: [{cc: newreno}]\n"
+	msg := parseErr(in)
+	if !strings.HasPrefix(msg, "x.yaml:3:10: bottleneck.trace: ") || !strings.Contains(msg, "built-in traces: ") || !strings.Contains(msg, "Shipped.down.gz") {
+		t.Errorf("got %q", msg)
+	}
+	if msg := parseErr(strings.Replace(in, "Nope.down", "Shipped.down", 1)); msg != "" {
+		t.Errorf("built-in without .gz: %s", msg)
+	}
+}
+
+// TestSetAfterValidateActsAsOnTheFile: bug 1. Sweeps and tuners apply
+// their values to clones of a validated base; validation had turned an
+// absent loss model into "none", so bottleneck.loss.p=0.01 failed with
+// "model none takes no p" while run --set accepted it. The same holds for
+// defaults derived from other fields: the queue limit (from the
+// discipline) and the trace mode.
+func TestSetAfterValidateActsAsOnTheFile(t *testing.T) {
+	for _, tt := range []struct{ path, value string }{
+		{"bottleneck.loss.p", "0.01"},
+		{"bottleneck.queue.discipline", "red"},
+		{"flows.0.loss.p", "0.02"},
+	} {
+		raw, _, err := Decode([]byte("name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, loss: {}}]\n"), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		validated := raw.Clone()
+		if err := validated.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []*Scenario{raw, validated} {
+			if err := s.Set(tt.path, tt.value); err != nil {
+				t.Fatalf("%s: %v", tt.path, err)
+			}
+			if err := s.Validate(); err != nil {
+				t.Errorf("%s=%s after Validate: %v", tt.path, tt.value, err)
+			}
+		}
+		a, _ := raw.Marshal()
+		b, _ := validated.Marshal()
+		if string(a) != string(b) {
+			t.Errorf("%s=%s: on the file\n%s\nafter Validate\n%s", tt.path, tt.value, a, b)
+		}
+	}
+	// An explicit model stays the user's.
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	s.Validate()
+	s.Set("bottleneck.loss.model", "none")
+	s.Set("bottleneck.loss.p", "0.01")
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "model none takes no p") {
+		t.Errorf("explicit model none with p: %v", err)
+	}
+}
+
+// TestAcceptedButInvalid: hardening 10 and bug 5, each silently accepted
+// before.
+func TestAcceptedButInvalid(t *testing.T) {
+	bg := "background: [{name: bg, type: cbr, rate: 100kbps}]\n"
+	tests := []struct{ name, in, want string }{
+		{"RED NaN", "name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: red, min_th: .nan}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.min_th: must be a finite number"},
+		{"scale_background NaN", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: .nan}]}\nflows: [{cc: newreno}]\n" + bg, "x.yaml:2:65: bottleneck.schedule[0].scale_background: must be a factor >= 0"},
+		{"scale_background negative", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: -2}]}\nflows: [{cc: newreno}]\n" + bg, "scale_background: must be a factor >= 0"},
+		{"unknown stop_background", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [bgg]}]}\nflows: [{cc: newreno}]\n" + bg, `bottleneck.schedule[0].stop_background[0]: no background source is named "bgg" (background sources: bg)`},
+		{"stop_background names a flow", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [f]}]}\nflows: [{name: f, cc: newreno}]\n" + bg, `no background source is named "f"`},
+		{"recv_window 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be positive"},
+		{"flow after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, start: 20s}]\n", "x.yaml:4:30: flows[0].start: 20s is not before the end of the run (duration 10s)"},
+		{"schedule after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps, schedule: [{at: 11s, rate: 2Mbps}]}\nflows: [{cc: newreno}]\n", "bottleneck.schedule[0].at: 11s is after the end of the run"},
+		{"count 0", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 0}]\n", "x.yaml:3:30: flows[0].count: must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// --set max_p=NaN is refused too.
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	s.Set("bottleneck.queue.max_p", "NaN")
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "max_p: must be a finite number") {
+		t.Errorf("--set max_p=NaN: %v", err)
+	}
+}
+
+// TestMarshalWithoutEmptyFields: the resolved scenario.yaml written next
+// to a run's results listed every unset field as "" (transport: {mss: "",
+// ...}); it now holds only what is set, and reads back to the same.
+func TestMarshalWithoutEmptyFields(t *testing.T) {
+	s, err := Parse([]byte(good), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `""`) || strings.Contains(string(out), "transport:") {
+		t.Errorf("empty fields in\n%s", out)
+	}
+	back, err := Parse(out, "x.yaml")
+	if err != nil {
+		t.Fatalf("the written scenario does not read back: %v\n%s", err, out)
+	}
+	again, _ := back.Marshal()
+	if string(again) != string(out) {
+		t.Errorf("round trip changed it:\n%s\n---\n%s", out, again)
+	}
+}
+
+// TestSetSuggestsNearestField: --set bottleneck.los.p named the accepted
+// fields but not the one meant.
+func TestSetSuggestsNearestField(t *testing.T) {
+	s, _, _ := Decode([]byte(minimal), "x.yaml")
+	if err := s.Set("bottleneck.los.p", "0.1"); err == nil || !strings.Contains(err.Error(), `did you mean "loss"?`) {
+		t.Errorf("got %v", err)
+	}
+	if err := s.Set("flows.0.extra_dealy", "1ms"); err == nil || !strings.Contains(err.Error(), `did you mean "extra_delay"?`) {
+		t.Errorf("got %v", err)
+	}
+}

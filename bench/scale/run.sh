@@ -5,7 +5,9 @@
 # against one at 10 Gbit/s (newreno-1flow-*.yaml), beside ns-3's when its
 # dumbbell is built (bench/ns3/build.sh).
 #
-# usage: bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--ns3]
+# usage: [CCLAB=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--ns3]
+#   CCLAB     time this cclab binary instead of building the checkout (to
+#             compare two versions in one invocation)
 #   --runs N  runs per scenario (default 3); the row is the run with the
 #             median CPU time, min-max CPU in brackets
 #   --only    scenario names (file names without .yaml)
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs="$2"; shift ;;
 	--only) only="$2"; shift ;;
 	--ns3) ns3=1 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -38,7 +40,11 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$repo" && go build -o "$tmp/cclab" ./cmd/cclab)
+if [ -n "${CCLAB:-}" ]; then
+	cp "$CCLAB" "$tmp/cclab"
+else
+	(cd "$repo" && go build -o "$tmp/cclab" ./cmd/cclab)
+fi
 ns3bin="$repo/bench/ns3/build/dumbbell"
 
 # measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"

@@ -95,7 +95,7 @@ func groups() map[string][]string {
 func groupUsage(w io.Writer, group string) {
 	fmt.Fprintf(w, "usage: cclab %s COMMAND [arguments]\n\ncommands:\n", group)
 	for _, n := range groups()[group] {
-		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nRun 'cclab help %s COMMAND' for a command's arguments and flags.\n", group)
 }

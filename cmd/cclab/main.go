@@ -89,7 +89,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'cclab help COMMAND' or 'cclab COMMAND -h' for a command's arguments and flags; 'cclab --version' for the version.")
 }

@@ -4,7 +4,7 @@
 // (torch_bench.py, the same computations) on this machine; docs/rl.md
 // records the figures.
 //
-//	go test -bench . -benchtime 5s ./bench/rl                # pure-Go gonum BLAS
+//	go test -bench . -benchtime 5s ./bench/rl                # default: Go assembly kernels (learn/rl/nn/f32)
 //	go test -tags openblas -bench . -benchtime 5s ./bench/rl # OpenBLAS through cgo
-//	bash bench/rl/run.sh                                      # side by side with PyTorch
+//	bash bench/rl/run.sh                                      # default, OpenBLAS and PyTorch side by side
 package rlbench

@@ -4,6 +4,7 @@
 # (bench/rl/torch_bench.py mirrors cclab's SAC, PPO and MLP updates).
 #
 #   bash bench/rl/run.sh [seconds-per-measurement] [repeats]
+#   THREADS=1 bash bench/rl/run.sh 20 2     # one-thread rows only
 #
 # It installs what it needs (Debian's python3-torch and libopenblas-dev,
 # root and apt required), builds cclab twice (the default pure-Go build,
@@ -57,7 +58,7 @@ run() { # thr cmd...
 printf "%-5s %-4s %-8s %-5s %-3s | %9s %9s %9s | %6s %6s | %9s %9s %9s\n" \
   kind obs hidden batch thr "go/cpu-s" "oblas" "torch" "go/tor" "go/obl" "go/wall-s" "oblas" "torch"
 while read -r kind obs hidden batch; do
-  for thr in 1 2; do
+  for thr in ${THREADS:-1 2}; do
     for ((r = 0; r < reps; r++)); do
       args=(--obs "$obs" --hidden "$hidden" --batch "$batch" --seconds "$secs")
       read -r gc gw <<<"$(rates "$(run "$thr" "$tmp/cclab-go" rl speed --algo "$kind" "${args[@]}")" "$kind")"

@@ -295,33 +295,44 @@ func packB(trans bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 // micro-panels, each kb columns of mr consecutive rows, zero-padding the
 // last.
 func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []float32) {
+	if trans {
+		// op(A)(i, p) = a[p*lda+i]: row p of a holds mb consecutive
+		// values for all micro-panels. Reading it once, in order, and
+		// scattering mr values to each micro-panel keeps the reads
+		// sequential (micro-panel by micro-panel would revisit every row
+		// mb/mr times, measured 15% slower overall).
+		full := mb / mr * mr
+		for p := 0; p < kb; p++ {
+			src := a[(pc+p)*lda+ic : (pc+p)*lda+ic+mb]
+			if alpha == 1 {
+				for ir := 0; ir < full; ir += mr {
+					*(*[mr]float32)(dst[ir*kb+p*mr:]) = *(*[mr]float32)(src[ir : ir+mr])
+				}
+			} else {
+				for ir := 0; ir < full; ir += mr {
+					col := (*[mr]float32)(dst[ir*kb+p*mr:])
+					s := (*[mr]float32)(src[ir : ir+mr])
+					for i := range col {
+						col[i] = alpha * s[i]
+					}
+				}
+			}
+			if full < mb {
+				col := dst[full*kb+p*mr : full*kb+p*mr+mr]
+				for i := range col {
+					if full+i < mb {
+						col[i] = alpha * src[full+i]
+					} else {
+						col[i] = 0
+					}
+				}
+			}
+		}
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
 		h := min(mr, mb-ir)
 		d := dst[ir*kb : ir*kb+mr*kb]
-		if trans {
-			// op(A)(i, p) = a[p*lda+i]: mr contiguous values per p.
-			if h == mr && alpha == 1 {
-				for p := 0; p < kb; p++ {
-					off := (pc+p)*lda + ic + ir
-					*(*[mr]float32)(d[p*mr:]) = *(*[mr]float32)(a[off : off+mr])
-				}
-				continue
-			}
-			for p := 0; p < kb; p++ {
-				src := a[(pc+p)*lda+ic+ir:]
-				col := d[p*mr : p*mr+mr]
-				if h == mr {
-					src = src[:mr]
-					col[0], col[1], col[2], col[3], col[4], col[5] = alpha*src[0], alpha*src[1], alpha*src[2], alpha*src[3], alpha*src[4], alpha*src[5]
-					continue
-				}
-				for i := 0; i < h; i++ {
-					col[i] = alpha * src[i]
-				}
-				clear(col[h:])
-			}
-			continue
-		}
 		// op(A)(i, p) = a[i*lda+p]: six row streams, written in order.
 		if h == mr {
 			off := (ic+ir)*lda + pc

@@ -47,6 +47,7 @@ var Spec = cc.Spec{
 		{Name: "high_gain", Default: HighGain, Min: 1, Max: 10, Doc: "STARTUP pacing and cwnd gain; DRAIN paces at 1/high_gain (Linux: 2/ln2)"},
 		{Name: "cwnd_gain", Default: 2, Min: 1, Max: 10, Doc: "PROBE_BW cwnd gain (Linux bbr_cwnd_gain: 2)"},
 		{Name: "lt_bw", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1 = long-term bandwidth (policer) estimation, as Linux"},
+		{Name: "extra_acked_gain", Default: 1, Min: 0, Max: 10, Doc: "gain on the ACK-aggregation cwnd allowance (Linux bbr_extra_acked_gain: 1; 0 = none, as before Linux 4.20)"},
 		{Name: "seed", Default: 0, Min: 0, Max: 1 << 53, Integer: true, Doc: "seed of the random PROBE_BW start phase; 0 = the simulator's per-flow seed (no randomness where there is none: always phase 0, gain 1.25)"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) {
@@ -150,6 +151,9 @@ type Config struct {
 	CwndGain float64
 	// LongTermBw enables policer detection.
 	LongTermBw bool
+	// ExtraAckedGain scales the ACK-aggregation allowance added to the
+	// cwnd target (Linux bbr_extra_acked_gain, 1.0); 0 disables it.
+	ExtraAckedGain float64
 }
 
 // ConfigFromParams converts resolved Spec parameters.
@@ -163,6 +167,7 @@ func ConfigFromParams(mss units.Bytes, p map[string]float64) Config {
 		HighGain:         p["high_gain"],
 		CwndGain:         p["cwnd_gain"],
 		LongTermBw:       p["lt_bw"] != 0,
+		ExtraAckedGain:   p["extra_acked_gain"],
 	}
 }
 
@@ -211,7 +216,8 @@ type BBR struct {
 	packetConservation bool
 	priorCwnd          units.Bytes
 
-	lt ltBw
+	lt  ltBw
+	agg ackAggregation
 
 	// Linux sets tp->app_limited during PROBE_RTT so that its low-rate
 	// samples are flagged; the transport's flag cannot be written from
@@ -307,6 +313,9 @@ func (b *BBR) OnAck(now clock.Time, a *cc.Ack) {
 	appLimited := a.Rate.IsAppLimited || b.appMarked && a.Rate.PriorDelivered >= b.appFrom && a.Rate.PriorDelivered <= b.appUntil
 
 	b.updateBw(now, a, appLimited)
+	if a.Rate.Interval > 0 { // Linux: only with a valid rate sample
+		b.agg.update(now, a.AckedBytes, b.roundStart, b.bwEstimate(), b.cwnd)
+	}
 	b.updateCyclePhase(now, a)
 	b.checkFullBwReached(appLimited)
 	b.checkDrain(now, a)
@@ -639,7 +648,7 @@ func (b *BBR) setCwnd(a *cc.Ack, bw units.Bandwidth, gain float64) {
 	}
 	cwnd, conserving := b.recoverOrRestore(a)
 	if !conserving {
-		target := b.inflight(bw, gain) // Linux also adds an ACK-aggregation allowance here
+		target := b.inflight(bw, gain) + b.aggregationCwnd(bw)
 		switch {
 		case b.fullBwReached:
 			// "Slow start up toward target cwnd ... or snap down to
@@ -798,6 +807,8 @@ func (b *BBR) SetParam(name string, v float64) error {
 			b.cfg.HighGain = v
 		case "cwnd_gain":
 			b.cfg.CwndGain = v
+		case "extra_acked_gain":
+			b.cfg.ExtraAckedGain = v
 		case "lt_bw":
 			b.cfg.LongTermBw = v != 0
 			if v == 0 {

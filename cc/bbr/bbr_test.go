@@ -14,6 +14,10 @@ import (
 
 const mss units.Bytes = 1448
 
+// noAggregation turns off the ACK-aggregation allowance, for tests of the
+// window formula that feed ACKs at irregular rates.
+var noAggregation = map[string]float64{"extra_acked_gain": 0}
+
 func newTestBBR(t testing.TB, given map[string]float64) *BBR {
 	t.Helper()
 	p, err := Spec.Resolve(given)
@@ -221,7 +225,7 @@ func TestPacingRateAndCwndTarget(t *testing.T) {
 		{1 * units.Gbps, 200 * time.Microsecond},
 	}
 	for _, tt := range tests {
-		b := newTestBBR(t, nil)
+		b := newTestBBR(t, noAggregation) // the formula without the ACK-aggregation allowance
 		f := newFeeder(t, b)
 		f.bw, f.rtt = tt.bw, tt.minRTT
 		toProbeBW(t, b, f)
@@ -575,7 +579,7 @@ func TestRetransmissionTimeout(t *testing.T) {
 		{"not reported", 0, 15},
 	}
 	for _, tt := range tests {
-		b := newTestBBR(t, nil)
+		b := newTestBBR(t, noAggregation)
 		f := newFeeder(t, b)
 		toProbeBW(t, b, f)
 		saved := b.CongestionWindow()

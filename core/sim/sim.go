@@ -129,6 +129,17 @@ func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
 	s.up(i)
 }
 
+// Next returns the time of the earliest scheduled event, or clock.Never.
+// It may be earlier than the next event that actually runs (a timer pushed
+// back is moved lazily), which only costs a real-time driver a spurious
+// wake-up.
+func (s *Scheduler) Next() clock.Time {
+	if len(s.heap) == 0 {
+		return clock.Never
+	}
+	return s.heap[0].at
+}
+
 // After schedules h.Handle after d.
 func (s *Scheduler) After(d time.Duration, h Handler, arg any) { s.At(s.now.Add(d), h, arg) }
 

@@ -1,0 +1,186 @@
+// Command emu measures the emulator and the simulator's fidelity against
+// it (docs/emulator.md, docs/fidelity.md). It needs root and runs for
+// minutes; it is not part of `go test`.
+//
+//	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [scenario ...]
+//	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
+//
+// fidelity runs each built-in scenario (or the named ones) with each
+// controller in the simulator and on the emulator and prints one Markdown
+// row per flow with the relative differences (sim - emu) / emu; -json
+// writes every pair of results as JSON lines to a file too. ceiling runs
+// one kernel CUBIC flow over a rate-limited link at increasing rates and
+// reports the delivered rate and the forwarder's lateness.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/cclab/cclab/cc/all"
+	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/scenarios"
+	_ "github.com/cclab/cclab/traces"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling [flags]")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "fidelity":
+		err = fidelity(ctx, os.Args[2:])
+	case "ceiling":
+		err = ceiling(ctx, os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown mode %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// skip lists scenarios the emulator cannot run on this class of machine.
+var skip = map[string]string{
+	"datacenter": "1 Gbit/s with 10 µs delay: above the emulator's ceiling",
+	"many-flows": "1 Gbit/s with 120 flows: above the emulator's ceiling",
+}
+
+func load(name, cc string, dur time.Duration) (*scenario.Scenario, error) {
+	s, err := scenarios.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if cc != "" {
+		if err := s.Set("cc", cc); err != nil {
+			return nil, err
+		}
+	}
+	if dur > 0 && s.Duration.V > dur {
+		if err := s.Set("duration", dur.String()); err != nil {
+			return nil, err
+		}
+	}
+	return s, s.Validate()
+}
+
+func rel(a, b float64) string {
+	if b == 0 {
+		if a == 0 {
+			return "0%"
+		}
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.0f%%", 100*(a-b)/b)
+}
+
+func fidelity(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("fidelity", flag.ExitOnError)
+	dur := fs.Duration("duration", 20*time.Second, "cap on each scenario's duration")
+	ccs := fs.String("cc", "cubic,bbr,newreno", "controllers")
+	jsonOut := fs.String("json", "", "append every result pair to this file as JSON lines")
+	fs.Parse(args)
+	names := fs.Args()
+	if len(names) == 0 {
+		names = scenarios.Names()
+	}
+	var jl *os.File
+	if *jsonOut != "" {
+		var err error
+		if jl, err = os.OpenFile(*jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+			return err
+		}
+		defer jl.Close()
+	}
+	fmt.Println("| scenario | cc | flow | goodput sim / emu Mbit/s | Δ | qdelay p95 sim / emu ms | Δ | retx sim / emu | Δ | RTT mean sim / emu ms | Δ | FCT sim / emu s | Δ |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, name := range names {
+		if why, ok := skip[name]; ok {
+			fmt.Printf("| %s | - | - | not run: %s |||||||||\n", name, why)
+			continue
+		}
+		for _, cc := range strings.Split(*ccs, ",") {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s, err := load(name, cc, *dur)
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", name, cc, err)
+			}
+			sim, _, err := experiment.Run(s.Clone())
+			if err != nil {
+				return fmt.Errorf("%s/%s sim: %w", name, cc, err)
+			}
+			em, _, err := emu.Run(ctx, s, emu.Options{})
+			if err != nil {
+				return fmt.Errorf("%s/%s emu: %w", name, cc, err)
+			}
+			if jl != nil {
+				b, _ := json.Marshal(map[string]any{"scenario": name, "cc": cc, "sim": sim, "emu": em})
+				jl.Write(append(b, '\n'))
+			}
+			for i := range sim.Flows {
+				a, b := sim.Flows[i], em.Flows[i]
+				fct := "- | -"
+				if a.FCT != nil && b.FCT != nil {
+					fct = fmt.Sprintf("%.2f / %.2f | %s", *a.FCT, *b.FCT, rel(*a.FCT, *b.FCT))
+				}
+				fmt.Printf("| %s | %s | %s | %.2f / %.2f | %s | %.1f / %.1f | %s | %d / %d | %s | %.1f / %.1f | %s | %s |\n",
+					name, cc, a.Name, a.GoodputMbps, b.GoodputMbps, rel(a.GoodputMbps, b.GoodputMbps),
+					a.QdelayP95Ms, b.QdelayP95Ms, rel(a.QdelayP95Ms, b.QdelayP95Ms),
+					a.Retransmissions, b.Retransmissions, rel(float64(a.Retransmissions), float64(b.Retransmissions)),
+					a.RTTMeanMs, b.RTTMeanMs, rel(a.RTTMeanMs, b.RTTMeanMs), fct)
+			}
+			if sim.RTI != nil && em.RTI != nil {
+				fmt.Printf("| %s | %s | (RTI) | %.3f / %.3f | %s |||||||||\n", name, cc, *sim.RTI, *em.RTI, rel(*sim.RTI, *em.RTI))
+			}
+			os.Stdout.Sync()
+		}
+	}
+	return nil
+}
+
+func ceiling(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("ceiling", flag.ExitOnError)
+	rates := fs.String("rates", "25,50,100,200,400", "link rates in Mbit/s")
+	dur := fs.Duration("duration", 5*time.Second, "run length")
+	fs.Parse(args)
+	fmt.Println("| link Mbit/s | goodput Mbit/s | utilisation | lateness p50 µs | p99 µs | max µs | queue drops | realtime |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, r := range strings.Split(*rates, ",") {
+		mbps, err := strconv.ParseFloat(r, 64)
+		if err != nil {
+			return err
+		}
+		// A BDP-sized queue at 20 ms RTT, at least 100 packets.
+		limit := max(100, int(math.Ceil(mbps*1e6*0.02/8/1500)))
+		y := fmt.Sprintf("name: ceiling\nduration: %s\nbottleneck: {rate: %gMbps, delay: 10ms, queue: {limit: %d}}\nflows: [{name: bulk, cc: cubic}]\n", *dur, mbps, limit)
+		s, err := scenario.Parse([]byte(y), "ceiling.yaml")
+		if err != nil {
+			return err
+		}
+		em, _, err := emu.Run(ctx, s, emu.Options{})
+		if err != nil {
+			return err
+		}
+		a := em.Emulator
+		fmt.Printf("| %g | %.2f | %.1f%% | %.0f | %.0f | %.0f | %d | %v |\n", mbps, em.Flows[0].GoodputMbps, 100*em.Links[0].Utilization,
+			a.LatenessP50Us, a.LatenessP99Us, a.LatenessMaxUs, a.QueueDrops, a.Realtime)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/experiment"
+)
+
+func init() {
+	register(&command{name: "compare", summary: "run a scenario in the simulator and on the emulator (real Linux TCP) and print both side by side", run: runCompare})
+}
+
+// comparison is `cclab compare --json`'s output.
+type comparison struct {
+	Scenario string             `json:"scenario"`
+	Sim      *experiment.Result `json:"sim"`
+	Emu      *emu.Result        `json:"emu"`
+	// Diff holds, per measured flow and metric, the simulator's relative
+	// difference from the emulator: (sim - emu) / emu.
+	Diff []flowDiff `json:"diff"`
+	// RTIDiff is the same for the scenario's RTT Transition Impact.
+	RTIDiff *float64 `json:"rti_diff,omitempty"`
+}
+
+type flowDiff struct {
+	Flow    string              `json:"flow"`
+	Metrics map[string]*float64 `json:"metrics"`
+}
+
+// rel returns (sim-emu)/emu, nil when emu is 0.
+func rel(sim, em float64) *float64 {
+	if em == 0 {
+		if sim == 0 {
+			z := 0.0
+			return &z
+		}
+		return nil
+	}
+	v := round6((sim - em) / em)
+	return &v
+}
+
+func round6(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 6, 64), 64)
+	return v
+}
+
+// compareMetrics lists the metrics compare puts side by side.
+var compareMetrics = []struct {
+	name string
+	get  func(f *experiment.FlowResult) (float64, bool)
+}{
+	{"goodput_mbps", func(f *experiment.FlowResult) (float64, bool) { return f.GoodputMbps, true }},
+	{"fct_s", func(f *experiment.FlowResult) (float64, bool) {
+		if f.FCT == nil {
+			return 0, false
+		}
+		return *f.FCT, true
+	}},
+	{"retransmissions", func(f *experiment.FlowResult) (float64, bool) { return float64(f.Retransmissions), true }},
+	{"rtt_mean_ms", func(f *experiment.FlowResult) (float64, bool) { return f.RTTMeanMs, true }},
+	{"qdelay_p95_ms", func(f *experiment.FlowResult) (float64, bool) { return f.QdelayP95Ms, true }},
+	{"rti", func(f *experiment.FlowResult) (float64, bool) {
+		if f.RTI == nil {
+			return 0, false
+		}
+		return *f.RTI, true
+	}},
+}
+
+func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare", stderr)
+	ccName := fs.String("cc", "", "override every flow's congestion controller (one the kernel has)")
+	seed := fs.Int64("seed", -1, "override the scenario's seed")
+	var sets stringList
+	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cclab compare SCENARIO.yaml [flags]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one scenario file, got %d arguments (usage: cclab compare SCENARIO.yaml [flags])", len(pos))
+	}
+	s, err := loadScenario(pos[0], *ccName, *seed, sets)
+	if err != nil {
+		return err
+	}
+	if err := emu.Supported(s, false); err != nil {
+		return err
+	}
+	simRes, _, err := runScenario(ctx, s.Clone(), "")
+	if err != nil {
+		return err
+	}
+	emuRes, _, err := emu.Run(ctx, s, emu.Options{})
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted after %.1f s of emulation", emuRes.SimSeconds)
+	}
+	c := compareResults(simRes, emuRes)
+	return emit(stdout, *asJSON, c, func(w io.Writer) { printComparison(w, c) })
+}
+
+func compareResults(sim *experiment.Result, em *emu.Result) *comparison {
+	c := &comparison{Scenario: sim.Scenario, Sim: sim, Emu: em}
+	for i := range sim.Flows {
+		if i >= len(em.Flows) {
+			break
+		}
+		d := flowDiff{Flow: sim.Flows[i].Name, Metrics: map[string]*float64{}}
+		for _, m := range compareMetrics {
+			a, okA := m.get(&sim.Flows[i])
+			b, okB := m.get(&em.Flows[i])
+			if okA && okB {
+				d.Metrics[m.name] = rel(a, b)
+			}
+		}
+		c.Diff = append(c.Diff, d)
+	}
+	if sim.RTI != nil && em.RTI != nil {
+		c.RTIDiff = rel(*sim.RTI, *em.RTI)
+	}
+	return c
+}
+
+func printComparison(w io.Writer, c *comparison) {
+	fmt.Fprintf(w, "scenario %s: simulator vs emulator (Linux %s, kernel TCP)\n\n", c.Scenario, c.Emu.Kernel)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "flow\tmetric\tsimulator\temulator\tdifference\t")
+	for i, d := range c.Diff {
+		sf, ef := &c.Sim.Flows[i], &c.Emu.Flows[i]
+		for _, m := range compareMetrics {
+			a, okA := m.get(sf)
+			b, okB := m.get(ef)
+			if !okA || !okB {
+				continue
+			}
+			diff := "-"
+			if r := d.Metrics[m.name]; r != nil {
+				diff = fmt.Sprintf("%+.1f%%", 100**r)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", d.Flow, m.name, strconv.FormatFloat(a, 'g', 6, 64), strconv.FormatFloat(b, 'g', 6, 64), diff)
+		}
+	}
+	tw.Flush()
+	if c.Sim.RTI != nil && c.Emu.RTI != nil {
+		fmt.Fprintf(w, "\nRTT Transition Impact: simulator %.4f, emulator %.4f (%+.1f%%)\n", *c.Sim.RTI, *c.Emu.RTI, 100**c.RTIDiff)
+	}
+	if len(c.Sim.Links) > 0 && len(c.Emu.Links) > 0 {
+		fmt.Fprintf(w, "bottleneck utilisation: simulator %.1f%%, emulator %.1f%%; queue drops %d vs %d\n",
+			100*c.Sim.Links[0].Utilization, 100*c.Emu.Links[0].Utilization, c.Sim.Links[0].Drops, c.Emu.Links[0].Drops)
+	}
+}

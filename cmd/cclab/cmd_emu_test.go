@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment"
+)
+
+// TestEmuRefusesLikeRun: malformed scenarios get exactly the simulator's
+// error (the same loading and validation code), before any namespace is
+// made, so this runs without root.
+func TestEmuRefusesLikeRun(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"bad-rate.yaml":     "name: x\nbottleneck: {rate: 10 furlongs, delay: 10ms}\nflows: [{name: a, cc: cubic}]\n",
+		"neg-delay.yaml":    "name: x\nbottleneck: {rate: 10Mbps, delay: -5ms}\nflows: [{name: a, cc: cubic}]\n",
+		"unknown.yaml":      "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, colour: red}\nflows: [{name: a, cc: cubic}]\n",
+		"bad-cc.yaml":       "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms}\nflows: [{name: a, cc: hybla}]\n",
+		"bad-schedule.yaml": "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, schedule: [{at: 2s, rate: fast}]}\nflows: [{name: a, cc: cubic}]\n",
+		"bad-loss.yaml":     "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, loss: {p: 1.5}}\nflows: [{name: a, cc: cubic}]\n",
+		"empty.yaml":        "",
+	}
+	for name, body := range cases {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var msgs [3]string
+		for i, cmd := range []string{"run", "emu", "compare"} {
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), []string{cmd, path}, &out, &errb)
+			if code == 0 {
+				t.Errorf("%s %s: accepted", cmd, name)
+			}
+			msgs[i] = strings.TrimPrefix(errb.String(), "cclab "+cmd+": ")
+		}
+		if msgs[0] == "" || msgs[1] != msgs[0] || msgs[2] != msgs[0] {
+			t.Errorf("%s: run says %q, emu says %q, compare says %q", name, msgs[0], msgs[1], msgs[2])
+		}
+	}
+}
+
+// TestEmuClean: --clean removes a namespace whose process is dead and
+// keeps one whose process is alive.
+func TestEmuClean(t *testing.T) {
+	if err := netns.Check(); err != nil {
+		t.Skipf("emulator unavailable: %v", err)
+	}
+	// A pid above the kernel's pid_max cannot be alive.
+	dead := "cclab-4194399-test"
+	live := netns.Name("cleantest")
+	for _, n := range []string{dead, live} {
+		if err := exec.Command("ip", "netns", "add", n).Run(); err != nil {
+			t.Skipf("ip netns add: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		exec.Command("ip", "netns", "del", dead).Run()
+		exec.Command("ip", "netns", "del", live).Run()
+	})
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"emu", "--clean"}, &out, &errb); code != 0 {
+		t.Fatalf("emu --clean: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "removed namespace "+dead) || !strings.Contains(out.String(), "kept namespace "+live) {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if _, err := os.Stat("/run/netns/" + dead); err == nil {
+		t.Errorf("%s survived --clean", dead)
+	}
+	if _, err := os.Stat("/run/netns/" + live); err != nil {
+		t.Errorf("--clean removed the live process's %s", live)
+	}
+}
+
+// TestCompareDiffs: the relative differences are (sim - emu) / emu per
+// metric, absent where a metric is missing on one side.
+func TestCompareDiffs(t *testing.T) {
+	fct := 10.0
+	fctE := 8.0
+	rti, rtiE := 1.5, 2.0
+	sim := &experiment.Result{Scenario: "s", RTI: &rti, Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 11, FCT: &fct, Retransmissions: 30, RTTMeanMs: 100, QdelayP95Ms: 0}}}
+	em := &emu.Result{Result: experiment.Result{RTI: &rtiE, Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 10, FCT: &fctE, Retransmissions: 20, RTTMeanMs: 100, QdelayP95Ms: 0}}}}
+	c := compareResults(sim, em)
+	m := c.Diff[0].Metrics
+	for name, want := range map[string]float64{"goodput_mbps": 0.1, "fct_s": 0.25, "retransmissions": 0.5, "rtt_mean_ms": 0, "qdelay_p95_ms": 0} {
+		if m[name] == nil || *m[name] != want {
+			t.Errorf("%s: got %v, want %g", name, m[name], want)
+		}
+	}
+	if _, ok := m["rti"]; ok {
+		t.Error("per-flow RTI compared though neither side has one")
+	}
+	if c.RTIDiff == nil || *c.RTIDiff != -0.25 {
+		t.Errorf("RTI diff %v, want -0.25", c.RTIDiff)
+	}
+	var out bytes.Buffer
+	printComparison(&out, c)
+	if !strings.Contains(out.String(), "+10.0%") || !strings.Contains(out.String(), "-25.0%") {
+		t.Errorf("table:\n%s", out.String())
+	}
+}

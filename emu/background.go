@@ -1,0 +1,331 @@
+package emu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/emu/endpoint"
+	"github.com/cclab/cclab/emu/link"
+	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/netsim/traffic"
+)
+
+// Background traffic follows experiment/network's semantics (the same
+// traffic.Process and activity windows, the same random stream names),
+// but every packet is a real datagram or TCP segment from the sender
+// namespace.
+
+// source is a background UDP source and its sink.
+type source struct {
+	name, group string
+	proc        *traffic.Process
+	timer       *sim.Timer
+	udp         *endpoint.UDPSource
+	sink        *endpoint.UDPSink
+	path        *link.Path
+	offered     units.Bandwidth
+	size        int
+	stopped     bool
+	e           *emulation
+}
+
+// spawner starts background kernel TCP flows, one per activity window or
+// at Poisson arrivals, all to one port.
+type spawner struct {
+	name, group string
+	b           scenario.Background
+	cc          string
+	win         traffic.Window
+	sizes       *traffic.SizeDist
+	gap         time.Duration
+	timer       *sim.Timer
+	rng         *rand.Rand
+	path        *link.Path
+	sink        *endpoint.TCPSink
+	count       int
+	stopped     bool
+	e           *emulation
+
+	mu      sync.Mutex
+	senders []*endpoint.TCPSender
+	wg      sync.WaitGroup
+}
+
+func (e *emulation) addBackground() error {
+	for i := range e.s.Background {
+		b := &e.s.Background[i]
+		var err error
+		if b.Type == "sequence" {
+			for _, part := range b.Sequence {
+				w := traffic.Window{Start: clock.Time(b.Start.V), Period: b.Period.V, From: part.Start.V, To: part.Stop.V}
+				if b.Stop.IsSet() {
+					w.Stop = clock.Time(b.Stop.V)
+				}
+				if err = e.addSource(part, b.Name, w); err != nil {
+					break
+				}
+			}
+		} else {
+			w := traffic.Window{Start: clock.Time(b.Start.V)}
+			if b.Stop.IsSet() {
+				w.Stop = clock.Time(b.Stop.V)
+			}
+			err = e.addSource(*b, b.Name, w)
+		}
+		if err != nil {
+			return fmt.Errorf("background %s: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+func (e *emulation) addSource(b scenario.Background, group string, w traffic.Window) error {
+	for k := range b.Count {
+		name := b.Name
+		if b.Count > 1 {
+			name = fmt.Sprintf("%s-%d", b.Name, k+1)
+		}
+		switch b.Type {
+		case "tcp", "arrivals":
+			if len(e.spawners) >= maxPerKind {
+				return fmt.Errorf("the emulator runs at most %d background TCP sources", maxPerKind)
+			}
+			kcc, err := endpoint.KernelCC(b.CC.Name)
+			if err != nil {
+				return err
+			}
+			sp := &spawner{name: name, group: group, b: b, cc: kcc, win: w, e: e}
+			if b.Type == "arrivals" {
+				if b.Sizes != "" {
+					src := b.Sizes
+					if !slices.Contains(traffic.NamedDistributions(), src) {
+						src = e.s.Path(src)
+					}
+					d, err := traffic.LoadSizes(src)
+					if err != nil {
+						return err
+					}
+					sp.sizes = d
+				}
+				mean := float64(b.Size.V)
+				if sp.sizes != nil {
+					mean = sp.sizes.Mean()
+				}
+				sp.gap = b.Interval.V
+				if b.Load > 0 {
+					rate := e.s.Bottleneck.Rate.V
+					if rate <= 0 {
+						return fmt.Errorf("load needs a rate-based bottleneck; give interval instead")
+					}
+					sp.gap = time.Duration(mean * 8 / (b.Load * float64(rate)) * 1e9)
+				}
+			}
+			port := uint16(tcpBGPort + len(e.spawners))
+			if sp.path, err = e.f.AddPath(link.TCP, port, b.ExtraDelay.V); err != nil {
+				return err
+			}
+			if sp.sink, err = endpoint.ListenTCP(e.pair.Rcv, netns.RcvAddr, port, 0, e.f); err != nil {
+				return err
+			}
+			sp.rng = e.rnd.Stream("background/" + name)
+			sp.timer = e.f.S.Timer(sp.fire)
+			e.spawners = append(e.spawners, sp)
+			if ok, next := w.Active(0); ok {
+				sp.timer.Reset(0)
+			} else if next != clock.Never {
+				sp.timer.Reset(next)
+			}
+		default:
+			if len(e.sources) >= maxPerKind {
+				return fmt.Errorf("the emulator runs at most %d background UDP sources", maxPerKind)
+			}
+			p := traffic.Process{
+				Poisson: b.Type == "poisson" || b.Type == "mice",
+				Rate:    b.Rate.V, Size: b.Size.V, Window: w,
+			}
+			if b.Type == "onoff" && p.Window.Period == 0 {
+				p.Window.Period = b.On.V + b.Off.V
+				p.Window.From, p.Window.To = 0, b.On.V
+			}
+			if b.Type == "mice" {
+				p.Poisson = false
+				p.MiceGap, p.BurstLen = b.Interval.V, b.Burst.V
+			}
+			port := uint16(udpBGPort + len(e.sources))
+			s := &source{name: name, group: group, size: int(b.Size.V), e: e,
+				proc: traffic.NewProcess(p, e.rnd.Stream("background/"+name))}
+			s.offered = s.proc.MeanRate()
+			var err error
+			if s.path, err = e.f.AddPath(link.UDP, port, b.ExtraDelay.V); err != nil {
+				return err
+			}
+			dst := netip.AddrPortFrom(netns.RcvAddr, port)
+			if s.sink, err = endpoint.ListenUDP(e.pair.Rcv, netns.RcvAddr, port); err != nil {
+				return err
+			}
+			if s.udp, err = endpoint.DialUDP(e.pair.Snd, dst); err != nil {
+				s.sink.Close()
+				return err
+			}
+			s.timer = e.f.S.Timer(s.fire)
+			if t := s.proc.First(0); t != clock.Never {
+				s.timer.Reset(t)
+			}
+			e.sources = append(e.sources, s)
+		}
+	}
+	return nil
+}
+
+func (s *source) fire(now clock.Time) {
+	if s.stopped {
+		return
+	}
+	s.udp.Send(s.size)
+	if t := s.proc.Next(now); t != clock.Never && t < s.e.end {
+		s.timer.Reset(t)
+	}
+}
+
+func (s *source) setScale(now clock.Time, f float64) {
+	s.proc.SetScale(f)
+	if s.timer.Armed() && !s.stopped {
+		if t := s.proc.First(now); t != clock.Never {
+			s.timer.Reset(max(t, now))
+		}
+	}
+}
+
+func (s *source) close() {
+	if s.udp != nil {
+		s.udp.Close()
+	}
+	if s.sink != nil {
+		s.sink.Close()
+	}
+}
+
+func (sp *spawner) fire(now clock.Time) {
+	if sp.stopped {
+		return
+	}
+	e := sp.e
+	sp.count++
+	var bytes int64
+	stopAt := clock.Never
+	var next clock.Time
+	switch sp.b.Type {
+	case "tcp":
+		bytes = int64(sp.b.Bytes.V)
+		stopAt = sp.windowEnd(now)
+		_, next = sp.win.Active(max(stopAt, now+1))
+		if sp.win.Period == 0 {
+			next = clock.Never
+		}
+	case "arrivals":
+		if sp.sizes != nil {
+			bytes = int64(sp.sizes.Sample(sp.rng))
+		} else {
+			bytes = int64(sp.b.Size.V)
+		}
+		next = now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap)))
+		if ok, nx := sp.win.Active(next); !ok {
+			next = nx
+		}
+	}
+	snd := endpoint.StartTCP(e.pair.Snd, netip.AddrPortFrom(netns.RcvAddr, sp.path.Port), endpoint.TCPConfig{CC: sp.cc, Bytes: bytes}, e.f)
+	sp.mu.Lock()
+	sp.senders = append(sp.senders, snd)
+	sp.mu.Unlock()
+	if stopAt != clock.Never {
+		e.f.S.Timer(func(clock.Time) { sp.stopSender(snd) }).Reset(stopAt)
+	}
+	if next != clock.Never && next < e.end {
+		sp.timer.Reset(next)
+	}
+}
+
+// stopSender aborts one background connection without blocking the loop.
+func (sp *spawner) stopSender(snd *endpoint.TCPSender) {
+	sp.wg.Add(1)
+	go func() {
+		defer sp.wg.Done()
+		snd.Stop()
+	}()
+}
+
+// stopAll stops the spawner and every connection it started.
+func (sp *spawner) stopAll() {
+	sp.stopped = true
+	if sp.timer != nil {
+		sp.timer.Stop()
+	}
+	sp.mu.Lock()
+	senders := sp.senders
+	sp.senders = nil
+	sp.mu.Unlock()
+	for _, s := range senders {
+		sp.stopSender(s)
+	}
+	sp.wg.Wait()
+}
+
+func (sp *spawner) close() {
+	if sp.sink != nil {
+		sp.sink.Close()
+	}
+}
+
+// windowEnd returns the end of the activity window holding now.
+func (sp *spawner) windowEnd(now clock.Time) clock.Time {
+	w := sp.win
+	end := clock.Never
+	switch {
+	case w.Period > 0:
+		k := now.Sub(w.Start) / w.Period
+		base := w.Start.Add(k * w.Period)
+		to := w.To
+		if to == 0 {
+			to = w.Period
+		}
+		end = base.Add(to)
+	case w.To > 0:
+		end = w.Start.Add(w.To)
+	}
+	if w.Stop > 0 && w.Stop < end {
+		end = w.Stop
+	}
+	return end
+}
+
+// stopBackground stops the sources and spawners of a background entry
+// (by its name, a sequence's name or a part's name).
+func (e *emulation) stopBackground(name string) {
+	for _, s := range e.sources {
+		if s.name == name || s.group == name {
+			s.stopped = true
+			s.timer.Stop()
+		}
+	}
+	for _, sp := range e.spawners {
+		if sp.name == name || sp.group == name {
+			sp.stopped = true
+			sp.timer.Stop()
+			sp.mu.Lock()
+			senders := sp.senders
+			sp.senders = nil
+			sp.mu.Unlock()
+			for _, s := range senders {
+				sp.stopSender(s)
+			}
+		}
+	}
+}

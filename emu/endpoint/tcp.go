@@ -1,0 +1,352 @@
+// Package endpoint runs the emulator's real endpoints: kernel TCP senders
+// and receivers with the sender's TCP_INFO sampled on an interval, and UDP
+// sources and sinks for background traffic. Each endpoint opens its socket
+// inside its namespace (netns.NS.Do) and is then used from ordinary
+// goroutines in the root namespace.
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/emu/netns"
+)
+
+// availablePath lists the kernel's loaded congestion controllers.
+const availablePath = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+
+// kernelNames maps cclab controller names to the kernel's where they
+// differ.
+var kernelNames = map[string]string{"newreno": "reno"}
+
+// KernelCC returns the kernel's name for a cclab controller, or an error
+// saying which controllers this kernel offers.
+func KernelCC(name string) (string, error) {
+	k := name
+	if v, ok := kernelNames[name]; ok {
+		k = v
+	}
+	avail, err := Available()
+	if err != nil {
+		return "", err
+	}
+	for _, a := range avail {
+		if a == k {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("the kernel has no congestion controller %q (for cc %s); this kernel offers: %s (from %s; a module may be loadable with modprobe tcp_%s)",
+		k, name, strings.Join(avail, ", "), availablePath, k)
+}
+
+// Available returns the kernel's loaded congestion controllers.
+func Available() ([]string, error) {
+	b, err := os.ReadFile(availablePath)
+	if err != nil {
+		return nil, fmt.Errorf("reading the kernel's congestion controllers: %w", err)
+	}
+	return strings.Fields(string(b)), nil
+}
+
+// Sample is one reading of a sender's TCP_INFO.
+type Sample struct {
+	// At is the reading's time on the run's clock.
+	At clock.Time
+	// RTT is the smoothed RTT (tcpi_rtt), MinRTT the kernel's minimum.
+	RTT, MinRTT time.Duration
+	// Cwnd is the congestion window in segments.
+	Cwnd uint32
+	// DeliveryRate is tcpi_delivery_rate in bit/s.
+	DeliveryRate float64
+	// Retrans is tcpi_total_retrans, RTOs tcpi_total_rto so far.
+	Retrans, RTOs uint32
+	// BytesAcked is tcpi_bytes_acked.
+	BytesAcked uint64
+	// RwndLimited and SndbufLimited are the time so far the sender was
+	// held back by the receiver's window or its own send buffer
+	// (tcpi_rwnd_limited, tcpi_sndbuf_limited): a simulated sender has
+	// neither limit, so a large value explains a difference.
+	RwndLimited, SndbufLimited time.Duration
+	// Ssthresh is the slow-start threshold in segments.
+	Ssthresh uint32
+}
+
+func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
+	return Sample{
+		At: at, RTT: time.Duration(ti.Rtt) * time.Microsecond, MinRTT: time.Duration(ti.Min_rtt) * time.Microsecond,
+		Cwnd: ti.Snd_cwnd, DeliveryRate: float64(ti.Delivery_rate) * 8,
+		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
+		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
+		Ssthresh: ti.Snd_ssthresh,
+	}
+}
+
+// TCPSink accepts connections on a port in the receiver namespace and
+// reads them, counting bytes. A finite flow's completion is the moment
+// the sink has read Want bytes on one connection.
+type TCPSink struct {
+	ln    *net.TCPListener
+	clk   clock.Clock
+	want  int64
+	total atomic.Int64
+	// OnDone, if set before the first connection, is called once per
+	// connection that delivered want bytes, from the reading goroutine.
+	OnDone func(at clock.Time)
+
+	mu    sync.Mutex
+	conns []net.Conn
+	wg    sync.WaitGroup
+}
+
+// ListenTCP opens a sink on addr:port inside ns; want is the size of a
+// finite transfer (0: none).
+func ListenTCP(ns *netns.NS, addr netip.Addr, port uint16, want int64, clk clock.Clock) (*TCPSink, error) {
+	s := &TCPSink{clk: clk, want: want}
+	err := ns.Do(func() error {
+		ln, err := net.ListenTCP("tcp4", net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, port)))
+		s.ln = ln
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tcp sink %v:%d: %w", addr, port, err)
+	}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+func (s *TCPSink) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.read(c)
+	}
+}
+
+func (s *TCPSink) read(c net.Conn) {
+	defer s.wg.Done()
+	buf := make([]byte, 256<<10)
+	var got int64
+	done := false
+	for {
+		n, err := c.Read(buf)
+		got += int64(n)
+		s.total.Add(int64(n))
+		if !done && s.want > 0 && got >= s.want {
+			done = true
+			if s.OnDone != nil {
+				s.OnDone(s.clk.Now())
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Received returns the bytes read on all connections so far.
+func (s *TCPSink) Received() int64 { return s.total.Load() }
+
+// Close closes the listener and every connection and waits for the
+// readers.
+func (s *TCPSink) Close() error {
+	err := s.ln.Close()
+	s.mu.Lock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return err
+}
+
+// TCPConfig configures a kernel TCP sender.
+type TCPConfig struct {
+	// CC is the kernel's controller name (see KernelCC).
+	CC string
+	// Bytes is the transfer size; 0 sends until stopped.
+	Bytes int64
+	// Sample is the TCP_INFO interval; 0 reads it only at the end.
+	Sample time.Duration
+	// OnSample, if set, receives every reading, from the sampling
+	// goroutine.
+	OnSample func(Sample)
+}
+
+// TCPSender is a kernel TCP connection from the sender namespace.
+type TCPSender struct {
+	cfg  TCPConfig
+	clk  clock.Clock
+	conn *net.TCPConn
+	raw  syscall.RawConn
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	last Sample
+	err  error
+}
+
+// StartTCP connects from ns to dst with the configured controller and
+// starts sending, in the background. It returns at once; errors are
+// reported by Stop.
+func StartTCP(ns *netns.NS, dst netip.AddrPort, cfg TCPConfig, clk clock.Clock) *TCPSender {
+	s := &TCPSender{cfg: cfg, clk: clk}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go s.run(ns, dst)
+	return s
+}
+
+func (s *TCPSender) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+func (s *TCPSender) run(ns *netns.NS, dst netip.AddrPort) {
+	defer s.wg.Done()
+	var ccErr error
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		// Before connect, so the SYN already runs the controller.
+		return c.Control(func(fd uintptr) {
+			ccErr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, s.cfg.CC)
+		})
+	}}
+	var conn net.Conn
+	err := ns.Do(func() error {
+		var err error
+		conn, err = d.DialContext(s.ctx, "tcp4", dst.String())
+		return err
+	})
+	if ccErr != nil {
+		err = fmt.Errorf("TCP_CONGESTION %s: %w", s.cfg.CC, ccErr)
+	}
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		if s.ctx.Err() == nil {
+			s.fail(fmt.Errorf("connect to %v: %w", dst, err))
+		}
+		return
+	}
+	tc := conn.(*net.TCPConn)
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		tc.Close()
+		s.fail(err)
+		return
+	}
+	s.mu.Lock()
+	s.conn, s.raw = tc, raw
+	s.mu.Unlock()
+	// A stop aborts the connection (RST) instead of finishing it, as a
+	// simulated sender that stops simply goes quiet.
+	_ = tc.SetLinger(0)
+	if s.cfg.Sample > 0 {
+		s.wg.Add(1)
+		go s.sampler()
+	}
+	buf := make([]byte, 256<<10)
+	left := s.cfg.Bytes
+	for s.ctx.Err() == nil {
+		n := len(buf)
+		if s.cfg.Bytes > 0 {
+			if left == 0 {
+				break
+			}
+			n = int(min(int64(n), left))
+		}
+		w, err := tc.Write(buf[:n])
+		left -= int64(w)
+		if err != nil {
+			if s.ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
+				s.fail(fmt.Errorf("send: %w", err))
+			}
+			return
+		}
+	}
+	if s.cfg.Bytes > 0 {
+		_ = tc.CloseWrite()
+	}
+}
+
+func (s *TCPSender) info() (Sample, bool) {
+	s.mu.Lock()
+	raw := s.raw
+	s.mu.Unlock()
+	if raw == nil {
+		return Sample{}, false
+	}
+	var ti *unix.TCPInfo
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		ti, gerr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	}); err != nil || gerr != nil {
+		return Sample{}, false
+	}
+	smp := sampleOf(s.clk.Now(), ti)
+	s.mu.Lock()
+	s.last = smp
+	s.mu.Unlock()
+	return smp, true
+}
+
+func (s *TCPSender) sampler() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.Sample)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			if smp, ok := s.info(); ok && s.cfg.OnSample != nil {
+				s.cfg.OnSample(smp)
+			}
+		}
+	}
+}
+
+// Stop reads the final TCP_INFO, aborts the connection and waits for the
+// sender's goroutines. It returns the final reading and the first error.
+func (s *TCPSender) Stop() (Sample, error) {
+	final, _ := s.info()
+	s.cancel()
+	s.mu.Lock()
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if final.At == 0 {
+		final = s.last
+	}
+	return final, s.err
+}

@@ -306,6 +306,18 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.SACK != nil {
 			c.NoSACK = !*t.SACK
 		}
+		if t.QuickAck != nil {
+			c.NoQuickAck = !*t.QuickAck
+		}
+		if t.TLP != nil {
+			c.NoTLP = !*t.TLP
+		}
+		if t.RTO == "rfc6298" {
+			c.RFC6298RTO = true
+		}
+		if t.RACK != nil {
+			c.NoRACK = !*t.RACK
+		}
 	}
 	apply(def)
 	if over != nil {

@@ -293,6 +293,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.MinRTO.IsSet() && t.MinRTO.V <= 0 {
 		return errf(p+".min_rto", "must be positive")
 	}
+	if t.RTO != "" && t.RTO != "linux" && t.RTO != "rfc6298" {
+		return errf(p+".rto", "must be linux or rfc6298, got %q", t.RTO)
+	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}

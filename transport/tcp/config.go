@@ -40,6 +40,23 @@ type Config struct {
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool
+	// NoQuickAck turns off Linux's quick-ACK mode (quickack.go): with it
+	// on [default], the receiver acknowledges every segment for the first
+	// 16 after the connection starts, after an idle gap longer than its
+	// RTO, and after a duplicate segment.
+	NoQuickAck bool
+	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
+	// MinRTO), and restarts the timer on cumulative ACKs only. The default
+	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts
+	// when the first unacknowledged segment is retransmitted (rto.go).
+	RFC6298RTO bool
+	// NoTLP turns off Tail Loss Probes (tlp.go, RFC 8985 §7; on by
+	// default, as Linux's tcp_early_retrans=3).
+	NoTLP bool
+	// NoRACK turns off RACK's time-based loss detection of original
+	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
+	// tcp_recovery=1). Lost retransmissions are detected either way.
+	NoRACK bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration

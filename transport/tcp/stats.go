@@ -21,6 +21,9 @@ type Stats struct {
 	FastRecoveries int64
 	// MarkedLost counts segments marked lost (by SACK or timeout).
 	MarkedLost int64
+	// TLPs counts tail loss probes sent; TLPRecoveries those that
+	// repaired a loss.
+	TLPs, TLPRecoveries int64
 	// BytesAcked is the cumulatively acknowledged payload.
 	BytesAcked units.Bytes
 }

@@ -315,6 +315,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.RTO == "rfc6298" {
 			c.RFC6298RTO = true
 		}
+		if t.FRTO != nil {
+			c.NoFRTO = !*t.FRTO
+		}
 		if t.RACK != nil {
 			c.NoRACK = !*t.RACK
 		}

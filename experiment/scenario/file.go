@@ -199,6 +199,7 @@ func cloneTransport(t Transport) Transport {
 	t.QuickAck = clonePtr(t.QuickAck, same[bool])
 	t.TLP = clonePtr(t.TLP, same[bool])
 	t.RACK = clonePtr(t.RACK, same[bool])
+	t.FRTO = clonePtr(t.FRTO, same[bool])
 	return t
 }
 

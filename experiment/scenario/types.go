@@ -149,6 +149,9 @@ type Transport struct {
 	// RTO "rfc6298" floors the whole RTO at min_rto (RFC 6298 §2.4)
 	// instead of Linux's SRTT + max(4 RTTVAR, min_rto) ["linux"].
 	RTO string `yaml:"rto"`
+	// FRTO false turns off F-RTO's spurious-timeout detection and undo
+	// (RFC 5682) [true].
+	FRTO *bool `yaml:"frto"`
 	// RACK false turns off RACK's time-based loss detection of original
 	// transmissions (RFC 8985 §6) [true].
 	RACK *bool `yaml:"rack"`

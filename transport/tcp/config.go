@@ -53,6 +53,10 @@ type Config struct {
 	// NoTLP turns off Tail Loss Probes (tlp.go, RFC 8985 §7; on by
 	// default, as Linux's tcp_early_retrans=3).
 	NoTLP bool
+	// NoFRTO turns off F-RTO's detection of spurious timeouts and the
+	// undo of their window reduction (frto.go, RFC 5682; on by default, as
+	// Linux's tcp_frto=2).
+	NoFRTO bool
 	// NoRACK turns off RACK's time-based loss detection of original
 	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
 	// tcp_recovery=1). Lost retransmissions are detected either way.

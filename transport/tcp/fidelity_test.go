@@ -173,3 +173,52 @@ func TestRACKTailHole(t *testing.T) {
 		}
 	}
 }
+
+// TestFRTOSpuriousTimeout: the ACK path stalls for 600 ms (a link outage
+// holding ACKs, in order) while nothing is lost. The timeout retransmits
+// the first segment; the held ACKs then acknowledge segments never
+// retransmitted, so F-RTO declares the timeout spurious: nothing else is
+// retransmitted and the window comes back. Without F-RTO the whole window
+// is sent again.
+func TestFRTOSpuriousTimeout(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := Config{Bytes: 600 * 1448, NoFRTO: off}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		stalled := false
+		var cwndBefore units.Bytes
+		h.rev.drop = func(p *packet.Packet) bool {
+			if now := h.s.Now(); !stalled && now > clock.Time(300*time.Millisecond) {
+				stalled = true
+				h.rev.free = now.Add(600 * time.Millisecond)
+				cwndBefore = h.snd.CC().CongestionWindow()
+			}
+			return false
+		}
+		var cwndAfter units.Bytes
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			if s.Stats().RTOs == 1 && s.phase == open && cwndAfter == 0 {
+				cwndAfter = s.CC().CongestionWindow()
+			}
+		}
+		h.run(t, 20*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("F-RTO off=%v: delivered %d of %d", off, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if st.RTOs != 1 {
+			t.Fatalf("F-RTO off=%v: %d RTOs, want 1 (the stall is longer than the RTO)", off, st.RTOs)
+		}
+		if off {
+			if st.Retransmissions < 10 || st.SpuriousRTOs != 0 {
+				t.Errorf("without F-RTO: %d retransmissions, %d spurious RTOs; want the window resent", st.Retransmissions, st.SpuriousRTOs)
+			}
+			continue
+		}
+		if st.SpuriousRTOs != 1 || st.Retransmissions != 1 {
+			t.Errorf("spurious RTOs=%d retransmissions=%d, want 1 and 1", st.SpuriousRTOs, st.Retransmissions)
+		}
+		if cwndAfter < cwndBefore {
+			t.Errorf("window after the undo %d, below the %d before the timeout", cwndAfter, cwndBefore)
+		}
+	}
+}

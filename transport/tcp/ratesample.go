@@ -16,6 +16,9 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 	if (g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg)) && (!g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min())) {
 		s.rackXmit, s.rackXmitSeg = g.sentAt, k
 	}
+	if !g.everRetrans {
+		s.frto.origAcked = true
+	}
 	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &g.stamp, rs)
 }
 

@@ -53,6 +53,7 @@ func (s *Sender) onRTO(now clock.Time) {
 	if s.currentRTO() < s.cfg.MaxRTO {
 		s.backoff++
 	}
+	s.frtoOnRTO()
 	s.markAllLost()
 	s.phase = lossPhase
 	s.recoveryPoint = s.nxt

@@ -68,7 +68,8 @@ type Sender struct {
 	rackFront   int64
 	rackXmitSeg int64 // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
 	rackT       clock.Timer
-	tlp         tlpState // tlp.go
+	tlp         tlpState  // tlp.go
+	frto        frtoState // frto.go
 
 	nextSend    clock.Time
 	cwndLimited bool
@@ -330,6 +331,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.sackRange(now, b, &rs, &acked)
 	}
 	s.nPrevSACK = copy(s.prevSACK[:], blocks)
+	s.frtoAck()
 
 	if s.sacked > 0 {
 		s.detectLoss()

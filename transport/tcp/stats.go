@@ -24,6 +24,8 @@ type Stats struct {
 	// TLPs counts tail loss probes sent; TLPRecoveries those that
 	// repaired a loss.
 	TLPs, TLPRecoveries int64
+	// SpuriousRTOs counts timeouts F-RTO found spurious and undid.
+	SpuriousRTOs int64
 	// BytesAcked is the cumulatively acknowledged payload.
 	BytesAcked units.Bytes
 }

@@ -1,8 +1,10 @@
 // Package tcp is cclab's reliable transport: a TCP-like sender and receiver
 // with MSS segments, cumulative ACKs with SACK blocks (or without, NewReno
-// style), optional delayed ACKs, RFC 6675 loss detection and recovery, RFC 6298 retransmission timeouts with
-// back-off, pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-
-// estimation) and any cc.Algorithm for congestion control.
+// style), optional delayed ACKs with Linux's quick-ACK mode, RFC 6675 loss
+// detection and recovery, RACK-TLP (RFC 8985), F-RTO (RFC 5682),
+// retransmission timeouts with back-off (Linux's RTO formula or RFC 6298's),
+// pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation)
+// and any cc.Algorithm for congestion control.
 //
 // Endpoints take time as an argument and arm timers through a
 // clock.Scheduler, so they run unchanged in the simulator and on a real

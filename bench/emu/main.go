@@ -94,6 +94,7 @@ func fidelity(ctx context.Context, args []string) error {
 	dur := fs.Duration("duration", 20*time.Second, "cap on each scenario's duration")
 	ccs := fs.String("cc", "cubic,bbr,newreno", "controllers")
 	jsonOut := fs.String("json", "", "append every result pair to this file as JSON lines")
+	simOnly := fs.Bool("sim", false, "run the simulator side only (no root needed): goodput, qdelay p95, retransmissions / drops+losses / RTOs, RTT mean, FCT")
 	fs.Parse(args)
 	names := fs.Args()
 	if len(names) == 0 {
@@ -106,6 +107,9 @@ func fidelity(ctx context.Context, args []string) error {
 			return err
 		}
 		defer jl.Close()
+	}
+	if *simOnly {
+		return fidelitySim(names, *ccs, *dur)
 	}
 	fmt.Println("| scenario | cc | flow | goodput sim / emu Mbit/s | Δ | qdelay p95 sim / emu ms | Δ | retx sim / emu | Δ | RTT mean sim / emu ms | Δ | FCT sim / emu s | Δ |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -150,6 +154,40 @@ func fidelity(ctx context.Context, args []string) error {
 				fmt.Printf("| %s | %s | (RTI) | %.3f / %.3f | %s |||||||||\n", name, cc, *sim.RTI, *em.RTI, rel(*sim.RTI, *em.RTI))
 			}
 			os.Stdout.Sync()
+		}
+	}
+	return nil
+}
+
+// fidelitySim prints the simulator's side of the fidelity table, with the
+// counts that tell spurious retransmissions apart (docs/fidelity.md).
+func fidelitySim(names []string, ccs string, dur time.Duration) error {
+	fmt.Println("| scenario | cc | flow | goodput Mbit/s | qdelay p95 ms | retx / drops+losses / RTOs | RTT mean ms | FCT s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, name := range names {
+		if _, ok := skip[name]; ok {
+			continue
+		}
+		for _, cc := range strings.Split(ccs, ",") {
+			s, err := load(name, cc, dur)
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", name, cc, err)
+			}
+			sim, _, err := experiment.Run(context.Background(), s)
+			if err != nil {
+				return fmt.Errorf("%s/%s sim: %w", name, cc, err)
+			}
+			for _, a := range sim.Flows {
+				fct := "-"
+				if a.FCT != nil {
+					fct = fmt.Sprintf("%.2f", *a.FCT)
+				}
+				fmt.Printf("| %s | %s | %s | %.2f | %.0f | %d / %d / %d | %.0f | %s |\n",
+					name, cc, a.Name, a.GoodputMbps, a.QdelayP95Ms, a.Retransmissions, a.Drops+a.Losses, a.RTOs, a.RTTMeanMs, fct)
+			}
+			if sim.RTI != nil {
+				fmt.Printf("| %s | %s | (RTI) | %.3f |||||\n", name, cc, *sim.RTI)
+			}
 		}
 	}
 	return nil

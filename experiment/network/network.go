@@ -310,6 +310,21 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.SACK != nil {
 			c.NoSACK = !*t.SACK
 		}
+		if t.QuickAck != nil {
+			c.NoQuickAck = !*t.QuickAck
+		}
+		if t.TLP != nil {
+			c.NoTLP = !*t.TLP
+		}
+		if t.RTO == "rfc6298" {
+			c.RFC6298RTO = true
+		}
+		if t.FRTO != nil {
+			c.NoFRTO = !*t.FRTO
+		}
+		if t.RACK != nil {
+			c.NoRACK = !*t.RACK
+		}
 	}
 	apply(def)
 	if over != nil {

@@ -280,3 +280,35 @@ flows:
 		t.Fatalf("no fast recovery at 1%% loss: %+v", st)
 	}
 }
+
+// TestLinuxRecoveryKeys: the transport keys for Linux's behaviours reach
+// the transport (default on, off when set false), and a bad rto rule is
+// refused with its field named.
+func TestLinuxRecoveryKeys(t *testing.T) {
+	const base = `
+name: keys
+duration: 1s
+bottleneck: {rate: 10Mbps, delay: 10ms}
+flows:
+  - {name: on, cc: cubic}
+  - {name: off, cc: cubic, transport: {quick_ack: false, tlp: false, rack: false, frto: false, rto: rfc6298}}
+`
+	s, err := parseScenario(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := n.Flows[0].Sender.Config(), n.Flows[1].Sender.Config()
+	if on.NoQuickAck || on.NoTLP || on.NoRACK || on.NoFRTO || on.RFC6298RTO {
+		t.Errorf("defaults not Linux's: %+v", on)
+	}
+	if !off.NoQuickAck || !off.NoTLP || !off.NoRACK || !off.NoFRTO || !off.RFC6298RTO {
+		t.Errorf("settings did not reach the transport: %+v", off)
+	}
+	if _, err := parseScenario(base + "transport: {rto: bsd}\n"); err == nil || !strings.Contains(err.Error(), "transport.rto") {
+		t.Errorf("rto: bsd gave %v, want an error naming transport.rto", err)
+	}
+}

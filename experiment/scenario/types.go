@@ -156,6 +156,20 @@ type Transport struct {
 	// NewReno recovery (RFC 6582), the Reno-style TCP of the TCP/NC
 	// paper's analysis [true].
 	SACK *bool `yaml:"sack"`
+	// QuickAck false turns off Linux's quick-ACK mode (every segment
+	// acknowledged at a connection's start) [true].
+	QuickAck *bool `yaml:"quick_ack"`
+	// TLP false turns off Tail Loss Probes (RFC 8985 §7) [true].
+	TLP *bool `yaml:"tlp"`
+	// RTO "rfc6298" floors the whole RTO at min_rto (RFC 6298 §2.4)
+	// instead of Linux's SRTT + max(4 RTTVAR, min_rto) ["linux"].
+	RTO string `yaml:"rto"`
+	// FRTO false turns off F-RTO's spurious-timeout detection and undo
+	// (RFC 5682) [true].
+	FRTO *bool `yaml:"frto"`
+	// RACK false turns off RACK's time-based loss detection of original
+	// transmissions (RFC 8985 §6) [true].
+	RACK *bool `yaml:"rack"`
 }
 
 // Flow is a measured transport flow (or Count identical ones).

@@ -384,6 +384,9 @@ func validateTransport(t *Transport, p string) error {
 		}
 		return errf(path, "need min_rto <= max_rto, got %v and %v (unset: 200ms and 60s)", minRTO, maxRTO)
 	}
+	if t.RTO != "" && t.RTO != "linux" && t.RTO != "rfc6298" {
+		return errf(p+".rto", "must be linux or rfc6298, got %q", t.RTO)
+	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}

@@ -1,8 +1,10 @@
 // Package tcp is cclab's reliable transport: a TCP-like sender and receiver
 // with MSS segments, cumulative ACKs with SACK blocks (or without, NewReno
-// style), optional delayed ACKs, RFC 6675 loss detection and recovery, RFC 6298 retransmission timeouts with
-// back-off, pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-
-// estimation) and any cc.Algorithm for congestion control.
+// style), optional delayed ACKs with Linux's quick-ACK mode, RFC 6675 loss
+// detection and recovery, RACK-TLP (RFC 8985), F-RTO (RFC 5682),
+// retransmission timeouts with back-off (Linux's RTO formula or RFC 6298's),
+// pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation)
+// and any cc.Algorithm for congestion control.
 //
 // Endpoints take time as an argument and arm timers through a
 // clock.Scheduler, so they run unchanged in the simulator and on a real
@@ -40,6 +42,27 @@ type Config struct {
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool
+	// NoQuickAck turns off Linux's quick-ACK mode (quickack.go): with it
+	// on [default], the receiver acknowledges every segment for the first
+	// 16 after the connection starts, after an idle gap longer than its
+	// RTO, and after a duplicate segment.
+	NoQuickAck bool
+	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
+	// MinRTO), and restarts the timer on cumulative ACKs only. The default
+	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts
+	// when the first unacknowledged segment is retransmitted (rto.go).
+	RFC6298RTO bool
+	// NoTLP turns off Tail Loss Probes (tlp.go, RFC 8985 §7; on by
+	// default, as Linux's tcp_early_retrans=3).
+	NoTLP bool
+	// NoFRTO turns off F-RTO's detection of spurious timeouts and the
+	// undo of their window reduction (frto.go, RFC 5682; on by default, as
+	// Linux's tcp_frto=2).
+	NoFRTO bool
+	// NoRACK turns off RACK's time-based loss detection of original
+	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
+	// tcp_recovery=1). Lost retransmissions are detected either way.
+	NoRACK bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration

@@ -9,9 +9,15 @@ import (
 
 // deliver records the first delivery (cumulative or SACK) of segment g in
 // the delivery-rate sample and RACK's newest delivered send time.
-func (s *Sender) deliver(now clock.Time, g *segment, rs *estimate.Sample) {
-	if !g.everRetrans && g.sentAt > s.rackXmit {
-		s.rackXmit = g.sentAt
+func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sample) {
+	// A retransmission counts unless its ACK may be for the original
+	// (RTT below the minimum: Linux tcp_rack_advance); a tail loss probe's
+	// delivery is what dates the holes below it.
+	if (g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg)) && (!g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min())) {
+		s.rackXmit, s.rackXmitSeg = g.sentAt, k
+	}
+	if !g.everRetrans {
+		s.frto.origAcked = true
 	}
 	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &g.stamp, rs)
 }

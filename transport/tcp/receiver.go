@@ -31,6 +31,7 @@ type Receiver struct {
 	delackT     clock.Timer
 	lastEcho    clock.Time
 	lastArrival clock.Time
+	qa          quickAck // quickack.go
 
 	// DeliveredBytes is the payload delivered in order to the application.
 	DeliveredBytes units.Bytes
@@ -57,6 +58,7 @@ type Receiver struct {
 func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver) *Receiver {
 	cfg = cfg.WithDefaults()
 	r := &Receiver{cfg: cfg, flow: flow, pool: pool, out: out, DoneAt: clock.Never}
+	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
 		if r.pending > 0 {
 			r.sendAck(now)
@@ -74,6 +76,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		// Answer every SYN, duplicates included: the SYN-ACK may have been
 		// lost.
 		p.Kind = packet.SynAck
+		r.qa.synAt = now
 		p.EchoAt, p.SentAt = p.SentAt, now
 		p.Size = r.cfg.Header + 8
 		r.out.Receive(now, p)
@@ -88,16 +91,18 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		r.receiveTimed(now, seq, end)
 		return
 	}
+	r.quickAckOnData(now)
 	switch {
 	case end <= r.rcvNxt:
 		// Duplicate: ACK at once so the sender learns its state (RFC 5681
 		// §4.2 "out-of-order").
 		r.Duplicates++
+		r.enterQuickAck()
 		r.sendAck(now)
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
 		r.advance(now, end)
-		if hadHoles || r.cfg.NoDelayedAck {
+		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() {
 			r.sendAck(now)
 			return
 		}
@@ -210,6 +215,7 @@ func (r *Receiver) block(seq int64) (packet.Block, bool) {
 func (r *Receiver) sendAck(now clock.Time) {
 	r.pending = 0
 	r.delackT.Stop()
+	r.quickAckSent()
 	if r.Silent {
 		return
 	}

@@ -8,11 +8,25 @@ import (
 
 // currentRTO is the RTO with exponential back-off (RFC 6298 §5.5), capped.
 func (s *Sender) currentRTO() time.Duration {
-	rto := s.rtt.RTO()
+	rto := s.baseRTO()
 	for i := 0; i < s.backoff && rto < s.cfg.MaxRTO; i++ {
 		rto *= 2
 	}
 	return min(rto, s.cfg.MaxRTO)
+}
+
+// baseRTO is the RTO before back-off. Linux floors the variance term, not
+// the sum: RTO = SRTT + max(4 RTTVAR, rto_min) (tcp_rtt_estimator keeps
+// rttvar_us >= tcp_rto_min_us; tcp_set_rto), so its RTO is at least one
+// SRTT above the 200 ms floor, where RFC 6298 §2.4 floors the whole RTO at
+// MinRTO. On a path with a 100 ms RTT the RFC's rule times out at 200 ms,
+// Linux's at 300 ms or more.
+func (s *Sender) baseRTO() time.Duration {
+	srtt := s.rtt.SRTT()
+	if s.cfg.RFC6298RTO || srtt == 0 {
+		return s.rtt.RTO()
+	}
+	return min(srtt+max(4*s.rtt.RTTVar(), s.cfg.MinRTO), s.cfg.MaxRTO)
 }
 
 // onRTO handles the retransmission timer (RFC 6298 §5.4-5.6; RFC 5681 §3.1;
@@ -39,6 +53,7 @@ func (s *Sender) onRTO(now clock.Time) {
 	if s.currentRTO() < s.cfg.MaxRTO {
 		s.backoff++
 	}
+	s.frtoOnRTO()
 	s.markAllLost()
 	s.phase = lossPhase
 	s.recoveryPoint = s.nxt

@@ -71,7 +71,7 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			if g.retrans {
 				s.retransOut -= g.len
 			}
-			s.deliver(now, g, rs)
+			s.deliver(now, s.unaSeg, g, rs)
 			*acked += g.len
 		}
 		s.outBytes -= g.len
@@ -128,7 +128,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 			s.retransOut -= g.len
 			g.retrans = false
 		}
-		s.deliver(now, g, rs)
+		s.deliver(now, k, g, rs)
 		*acked += g.len
 		if k > s.highSacked {
 			s.highSacked = k

@@ -64,6 +64,12 @@ type Sender struct {
 	rate     estimate.Rate
 	rackXmit clock.Time // latest send time of a delivered, never-retransmitted segment
 	rack     rackList   // outstanding retransmissions in send order (rack.go)
+	// rackFront bounds the time-based detection's scan (racktime.go).
+	rackFront   int64
+	rackXmitSeg int64 // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
+	rackT       clock.Timer
+	tlp         tlpState  // tlp.go
+	frto        frtoState // frto.go
 
 	nextSend    clock.Time
 	pacerLate   bool // trySend runs from a pacer timer that may have fired late
@@ -111,6 +117,10 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 	}
 	s.rtoT = clk.NewTimer(s.onRTO)
 	s.pacerT = clk.NewTimer(s.onPacer)
+	s.rackT = clk.NewTimer(s.onRACKTimer)
+	if s.tlpEnabled() {
+		s.tlp.timer = clk.NewTimer(s.onPTO)
+	}
 	s.prr, _ = alg.(prrTarget)
 	return s
 }
@@ -190,6 +200,10 @@ func (s *Sender) Stop() {
 	s.done = true
 	s.rtoT.Stop()
 	s.pacerT.Stop()
+	s.rackT.Stop()
+	if s.tlp.timer != nil {
+		s.tlp.timer.Stop()
+	}
 }
 
 // trySend sends as much as the window, the pacing rate and the data allow.
@@ -276,8 +290,14 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	p.Retransmission = retx
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
-	if !s.rtoT.Armed() {
+	if !s.rtoT.Armed() || (retx && k == s.unaSeg && !s.cfg.RFC6298RTO) {
+		// Linux restarts the timer when it retransmits the first
+		// unacknowledged segment (tcp_xmit_retransmit_queue), so the
+		// repair of the hole gets a whole RTO.
 		s.rtoT.Reset(now.Add(s.currentRTO()))
+	}
+	if !retx {
+		s.scheduleTLP(now)
 	}
 	if rate := s.cc.PacingRate(); rate > 0 {
 		from := now
@@ -332,9 +352,11 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.sackRange(now, b, &rs, &acked)
 	}
 	s.nPrevSACK = copy(s.prevSACK[:], blocks)
+	s.frtoAck()
 
 	if s.sacked > 0 {
 		s.detectLoss()
+		s.detectLossRACK(now)
 	}
 	if advanced {
 		s.partialAck()
@@ -346,6 +368,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 
 	newlyLost := s.stats.MarkedLost - priorLost
 	s.updateRecovery(now, priorInFlight, newlyLost, acked)
+	s.tlpAck(now, ackNo, advanced, acked > 0)
 	if acked > 0 {
 		s.ackController(now, acked, newlyLost, priorInFlight, &rs)
 	}
@@ -363,6 +386,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	} else if advanced {
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
+	s.scheduleTLP(now)
 	if s.OnAck != nil {
 		s.OnAck(now, s)
 	}

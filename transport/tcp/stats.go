@@ -21,6 +21,11 @@ type Stats struct {
 	FastRecoveries int64
 	// MarkedLost counts segments marked lost (by SACK or timeout).
 	MarkedLost int64
+	// TLPs counts tail loss probes sent; TLPRecoveries those that
+	// repaired a loss.
+	TLPs, TLPRecoveries int64
+	// SpuriousRTOs counts timeouts F-RTO found spurious and undid.
+	SpuriousRTOs int64
 	// BytesAcked is the cumulatively acknowledged payload.
 	BytesAcked units.Bytes
 }

@@ -1,0 +1,224 @@
+package tcp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
+)
+
+// countAcks counts the ACKs the receiver sends and how many new segments
+// each acknowledges.
+func countAcks(h *harness) *[]int64 {
+	var covered []int64
+	last := int64(0)
+	h.rev.drop = func(p *packet.Packet) bool {
+		if p.Kind == packet.Ack {
+			covered = append(covered, (p.AckNo-last)/1448)
+			last = p.AckNo
+		}
+		return false
+	}
+	return &covered
+}
+
+// TestQuickAckAtStart: Linux acknowledges each of the first 16 data
+// segments at once (TCP_MAX_QUICKACKS), then delays ACKs to every second
+// segment; with quick ACKs off every ACK covers two segments.
+func TestQuickAckAtStart(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := Config{Bytes: 40 * 1448, NoQuickAck: off}
+		h := newHarness(t, cfg, fixedWindow(40*1448), 100*units.Mbps, 20*time.Millisecond)
+		covered := countAcks(h)
+		h.run(t, 5*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("delivered %d of %d", h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		c := *covered
+		if len(c) < 16 {
+			t.Fatalf("quick ACK off=%v: only %d ACKs: %v", off, len(c), c)
+		}
+		single := 0
+		for _, n := range c[:16] {
+			if n == 1 {
+				single++
+			}
+		}
+		want := 16
+		if off {
+			want = 0
+		}
+		if single != want {
+			t.Errorf("quick ACK off=%v: %d of the first 16 ACKs cover one segment, want %d (%v)", off, single, want, c)
+		}
+		if !off {
+			for i, n := range c[16:] {
+				if n != 2 {
+					t.Errorf("ACK %d after quick-ACK mode covers %d segments, want 2 (%v)", 16+i, n, c)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestQuickAckAfterIdle: a data segment after an idle gap longer than the
+// receiver's RTO re-enters quick-ACK mode (tcp_event_data_recv).
+func TestQuickAckAfterIdle(t *testing.T) {
+	cfg := Config{}
+	h := newHarness(t, cfg, fixedWindow(1448), 100*units.Mbps, 10*time.Millisecond)
+	_ = h
+	r := h.rcv
+	r.Receive(0, &packet.Packet{Kind: packet.Syn})
+	// First data 20 ms after the SYN: receiver RTO = 20 + max(40, 200) ms.
+	feed := func(at time.Duration, k int64) {
+		p := h.pool.Get()
+		p.Kind, p.Seq, p.Len = packet.Data, k*1448, 1448
+		r.Receive(clock.Time(at), p)
+	}
+	for k := int64(0); k < 16; k++ {
+		feed(20*time.Millisecond+time.Duration(k)*time.Millisecond, k)
+	}
+	if r.qa.quick != 0 {
+		t.Fatalf("%d quick ACKs left after 16 segments", r.qa.quick)
+	}
+	feed(100*time.Millisecond, 16) // 64 ms gap: below the RTO
+	if r.qa.quick != 0 || r.pending != 1 {
+		t.Fatalf("after a short gap: quick=%d pending=%d, want a delayed ACK", r.qa.quick, r.pending)
+	}
+	feed(500*time.Millisecond, 17) // 400 ms gap: above 220 ms
+	if r.pending != 0 || r.qa.quick != maxQuickAcks-1 {
+		t.Fatalf("after an idle gap: pending=%d quick=%d, want an immediate ACK and %d left", r.pending, r.qa.quick, maxQuickAcks-1)
+	}
+}
+
+// TestTailLossProbe: the last two segments of a transfer are lost. A probe
+// about two SRTT after the last ACK retransmits the last segment; its SACK
+// lets RACK mark the other lost; no RTO. Without TLP the RTO repairs it.
+func TestTailLossProbe(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := Config{Bytes: 60 * 1448, NoTLP: off}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		lose := map[int64]bool{58 * 1448: true, 59 * 1448: true}
+		var probeAt, lastSend clock.Time
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Retransmission && probeAt == 0 {
+				probeAt = h.s.Now()
+			} else if !p.Retransmission {
+				lastSend = h.s.Now()
+			}
+			if lose[p.Seq] {
+				delete(lose, p.Seq)
+				return true
+			}
+			return false
+		}
+		var doneAt clock.Time
+		h.snd.OnDone = func(now clock.Time) { doneAt = now }
+		h.run(t, 10*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("TLP off=%v: delivered %d of %d", off, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if off {
+			if st.RTOs != 1 || st.TLPs != 0 {
+				t.Errorf("without TLP: RTOs=%d TLPs=%d, want 1 and 0", st.RTOs, st.TLPs)
+			}
+			continue
+		}
+		if st.RTOs != 0 || st.TLPs != 1 || st.Retransmissions != 2 {
+			t.Errorf("RTOs=%d TLPs=%d retransmissions=%d, want 0, 1, 2", st.RTOs, st.TLPs, st.Retransmissions)
+		}
+		srtt := h.snd.RTT().SRTT()
+		// The last ACK before the probe arrives about one RTT after the
+		// last send; the PTO is 2 SRTT + 2 ms after it.
+		if gap := probeAt.Sub(lastSend); gap < 2*srtt || gap > 4*srtt {
+			t.Errorf("probe %v after the last new segment, want between 2 and 4 SRTT (SRTT %v)", gap, srtt)
+		}
+		if d := doneAt.Sub(probeAt); d > 3*srtt {
+			t.Errorf("transfer completed %v after the probe, want within 3 SRTT", d)
+		}
+	}
+}
+
+// TestTLPNewData: a bulk flow whose window's tail is lost while
+// application data remains probes with new data; no retransmission beyond
+// the lost segments and no RTO.
+func TestRACKTailHole(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		// A hole with a single SACKed segment above it: DupThresh never
+		// triggers, RACK's time order does.
+		cfg := Config{Bytes: 30 * 1448, NoRACK: off}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		dropped := false
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Seq == 28*1448 && !dropped {
+				dropped = true
+				return true
+			}
+			return false
+		}
+		h.run(t, 10*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("delivered %d of %d", h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if !off && (st.RTOs != 0 || st.Retransmissions != 1 || st.TLPs != 0) {
+			t.Errorf("RTOs=%d TLPs=%d retransmissions=%d, want 0, 0, 1", st.RTOs, st.TLPs, st.Retransmissions)
+		}
+		if off && st.RTOs == 0 && st.TLPs == 0 {
+			t.Errorf("without RACK the hole was repaired without a probe or a timeout: %+v", st)
+		}
+	}
+}
+
+// TestFRTOSpuriousTimeout: the ACK path stalls for 600 ms (a link outage
+// holding ACKs, in order) while nothing is lost. The timeout retransmits
+// the first segment; the held ACKs then acknowledge segments never
+// retransmitted, so F-RTO declares the timeout spurious: nothing else is
+// retransmitted and the window comes back. Without F-RTO the whole window
+// is sent again.
+func TestFRTOSpuriousTimeout(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := Config{Bytes: 600 * 1448, NoFRTO: off}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		stalled := false
+		var cwndBefore units.Bytes
+		h.rev.drop = func(p *packet.Packet) bool {
+			if now := h.s.Now(); !stalled && now > clock.Time(300*time.Millisecond) {
+				stalled = true
+				h.rev.free = now.Add(600 * time.Millisecond)
+				cwndBefore = h.snd.CC().CongestionWindow()
+			}
+			return false
+		}
+		var cwndAfter units.Bytes
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			if s.Stats().RTOs == 1 && s.phase == open && cwndAfter == 0 {
+				cwndAfter = s.CC().CongestionWindow()
+			}
+		}
+		h.run(t, 20*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("F-RTO off=%v: delivered %d of %d", off, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if st.RTOs != 1 {
+			t.Fatalf("F-RTO off=%v: %d RTOs, want 1 (the stall is longer than the RTO)", off, st.RTOs)
+		}
+		if off {
+			if st.Retransmissions < 10 || st.SpuriousRTOs != 0 {
+				t.Errorf("without F-RTO: %d retransmissions, %d spurious RTOs; want the window resent", st.Retransmissions, st.SpuriousRTOs)
+			}
+			continue
+		}
+		if st.SpuriousRTOs != 1 || st.Retransmissions != 1 {
+			t.Errorf("spurious RTOs=%d retransmissions=%d, want 1 and 1", st.SpuriousRTOs, st.Retransmissions)
+		}
+		if cwndAfter < cwndBefore {
+			t.Errorf("window after the undo %d, below the %d before the timeout", cwndAfter, cwndBefore)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package tcp
+
+import "github.com/cclab/cclab/core/units"
+
+// F-RTO (RFC 5682, SACK-enhanced as Linux's tcp_frto=2, in
+// tcp_process_loss) with Linux's undo (tcp_try_undo_loss): after a
+// retransmission timeout, an ACK that acknowledges (cumulatively or by SACK)
+// a segment that was never retransmitted shows that the timed-out data had
+// not been lost, only delayed. The timeout was spurious: the segments still
+// marked lost are unmarked, so the rest of the window is not sent again,
+// the sender returns to the open state and the controller gets back the
+// window and threshold it had before the timeout (Linux
+// tcp_undo_cwnd_reduction: cwnd = max(cwnd, prior), ssthresh = max(ssthresh,
+// prior)). The first ACK after the timeout decides: a duplicate ACK, or one
+// that acknowledges only retransmissions, means the loss was real (RFC 5682
+// step 2a; step 2b's wait for a second ACK after sending new data is not
+// modelled: such timeouts count as real).
+
+// undoer is implemented by controllers that can take back a timeout's
+// window reduction.
+type undoer interface {
+	UndoTimeout(cwnd, ssthresh units.Bytes)
+}
+
+type frtoState struct {
+	active        bool // the ACKs after a timeout are being examined
+	undo          bool // priors were recorded: the timeout came in the open state
+	priorCwnd     units.Bytes
+	priorSsthresh units.Bytes
+	origAcked     bool // this ACK delivered a never-retransmitted segment (deliver)
+}
+
+// frtoOnRTO runs before a timeout changes any state. As Linux
+// (tcp_enter_loss), F-RTO applies to a timeout in the open state or to a
+// repeated timeout, not to one during fast recovery.
+func (s *Sender) frtoOnRTO() {
+	f := &s.frto
+	if s.cfg.NoFRTO || s.cfg.NoSACK {
+		return
+	}
+	switch s.phase {
+	case open:
+		f.active, f.undo = true, true
+		f.priorCwnd = s.cc.CongestionWindow()
+		f.priorSsthresh = 0
+		if s.prr != nil {
+			f.priorSsthresh = s.prr.Ssthresh()
+		}
+	case lossPhase:
+		f.active = true // keep the priors of the first timeout
+	default:
+		f.active, f.undo = false, false
+	}
+}
+
+// frtoAck examines an ACK after a timeout.
+func (s *Sender) frtoAck() {
+	f := &s.frto
+	orig := f.origAcked
+	f.origAcked = false
+	if !f.active {
+		return
+	}
+	if s.phase != lossPhase {
+		f.active = false
+		return
+	}
+	if !orig {
+		// Only retransmissions acknowledged, or a duplicate ACK.
+		f.active = false
+		return
+	}
+	f.active = false
+	s.stats.SpuriousRTOs++
+	for k := s.unaSeg; k < s.nxtSeg(); k++ {
+		if g := s.seg(k); g.lost && !g.retrans {
+			g.lost = false
+			s.lost -= g.len
+		}
+	}
+	s.lostFront, s.rackFront, s.retxHint = s.unaSeg, s.unaSeg, s.unaSeg
+	s.phase = open
+	if u, ok := s.cc.(undoer); ok && f.undo {
+		u.UndoTimeout(f.priorCwnd, f.priorSsthresh)
+	}
+	f.undo = false
+}

@@ -1,0 +1,77 @@
+package tcp
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+)
+
+// maxQuickAcks is Linux's TCP_MAX_QUICKACKS.
+const maxQuickAcks = 16
+
+// quickAck is the receiver's quick-ACK mode, as Linux's icsk_ack.quick:
+// while it lasts, every data segment is acknowledged at once instead of
+// every second one. Linux enters it on a connection's first data segment and
+// after an idle gap longer than its RTO (tcp_event_data_recv ->
+// tcp_incr_quickack), and when a segment carries only data already received
+// (tcp_data_queue -> tcp_enter_quickack_mode). Each ACK sent uses one
+// (tcp_dec_quickack_mode). Acknowledging the start of a connection per
+// segment is what lets the sender's slow start see ACK trains and grow at
+// its full rate (CUBIC's HyStart relies on the spacing of those ACKs).
+type quickAck struct {
+	quick    int        // quick ACKs left
+	synAt    clock.Time // arrival of the latest SYN, clock.Never before one
+	rto      time.Duration
+	lastData clock.Time // arrival of the previous data segment
+	seen     bool       // a data segment has arrived
+}
+
+// quickAcks is how many quick ACKs one entry grants: min(rcv_wnd /
+// (2 * rcv_mss), 16), at least 2 (tcp_incr_quickack); an unlimited window
+// gives the cap.
+func (r *Receiver) quickAcks() int {
+	n := maxQuickAcks
+	if r.cfg.RecvWindow > 0 {
+		n = min(n, int(r.cfg.RecvWindow/(2*r.cfg.MSS)))
+	}
+	return max(n, 2)
+}
+
+func (r *Receiver) enterQuickAck() {
+	if r.cfg.NoQuickAck {
+		return
+	}
+	r.qa.quick = max(r.qa.quick, r.quickAcks())
+}
+
+// quickAckOnData applies tcp_event_data_recv's rules to a data segment
+// arriving at now.
+func (r *Receiver) quickAckOnData(now clock.Time) {
+	q := &r.qa
+	switch {
+	case !q.seen:
+		q.seen = true
+		// The receiver's RTO comes from its one RTT sample, SYN-ACK to
+		// first data (Linux tcp_synack_rtt_meas, then tcp_set_rto:
+		// srtt + max(4 * rttvar, 200ms) with rttvar = rtt/2).
+		q.rto = r.cfg.InitialRTO
+		if q.synAt != clock.Never && now > q.synAt {
+			m := now.Sub(q.synAt)
+			q.rto = m + max(2*m, r.cfg.MinRTO)
+		}
+		r.enterQuickAck()
+	case now.Sub(q.lastData) > q.rto:
+		r.enterQuickAck()
+	}
+	q.lastData = now
+}
+
+// inQuickAck reports whether the next segment is to be acknowledged at once.
+func (r *Receiver) inQuickAck() bool { return r.qa.quick > 0 }
+
+// ackSent spends one quick ACK.
+func (r *Receiver) quickAckSent() {
+	if r.qa.quick > 0 {
+		r.qa.quick--
+	}
+}

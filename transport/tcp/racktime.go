@@ -1,0 +1,69 @@
+package tcp
+
+import (
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+)
+
+// detectLossRACK is RACK's time-based loss detection for original
+// transmissions (RFC 8985 §6.2; Linux tcp_rack_detect_loss, on by default
+// with tcp_recovery=1): an un-SACKed segment is lost once a segment sent
+// after it has been delivered and one RTT plus the reordering window has
+// passed since it was sent. It finds the holes the DupThresh rule cannot
+// (fewer than DupThresh segments SACKed above them, as at a window's tail
+// after a loss probe). It is checked on ACKs only (no RACK timer), so a
+// hole is marked by the ACK or by the reordering timer (RFC 8985 §6.3,
+// Linux tcp_rack_reo_timeout) at its deadline. Retransmissions are rack.go's.
+func (s *Sender) detectLossRACK(now clock.Time) {
+	if s.cfg.NoRACK || s.rackXmit == 0 {
+		return
+	}
+	rtt := s.rtt.Latest()
+	if rtt == 0 {
+		return
+	}
+	// Linux tcp_rack_reo_wnd: no reordering is ever seen here, so the
+	// window is zero once DupThresh segments are SACKed or recovery has
+	// begun, a quarter of the minimum RTT otherwise.
+	reo := s.rtt.Min() / 4
+	if s.phase == recovery || s.sacked >= s.cfg.MSS*units.Bytes(s.cfg.DupThresh) {
+		reo = 0
+	}
+	// rackFront: every segment below it is SACKed, marked lost or was
+	// retransmitted, which no later ACK undoes, so each ACK looks at the
+	// new candidates only.
+	for k := max(s.rackFront, s.unaSeg); k < s.nxtSeg(); k++ {
+		s.rackFront = k
+		g := s.seg(k)
+		if g.sacked || g.lost || g.retrans || g.everRetrans {
+			continue
+		}
+		// Originals are sent in order: once one is too recent, so are
+		// the rest. Segments sent in the same instant are ordered by
+		// sequence (Linux tcp_rack_sent_after).
+		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg) {
+			return
+		}
+		if d := g.sentAt.Add(rtt + reo); d > now {
+			s.rackT.Reset(d)
+			return
+		}
+		s.markLost(k, g)
+		s.lostFront = max(s.lostFront, k+1)
+	}
+	s.rackFront = s.nxtSeg()
+}
+
+// onRACKTimer marks the holes whose deadline passed without an ACK, and
+// starts recovery and retransmits as an ACK would.
+func (s *Sender) onRACKTimer(now clock.Time) {
+	if s.done || s.n == 0 || s.sacked == 0 {
+		return
+	}
+	prior, priorLost := s.InFlight(), s.stats.MarkedLost
+	s.detectLossRACK(now)
+	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
+		s.updateRecovery(now, prior, newly, 0)
+		s.trySend(now)
+	}
+}

@@ -1,0 +1,119 @@
+package tcp
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/clock"
+)
+
+// Tail Loss Probe (RFC 8985 §7; Linux tcp_schedule_loss_probe,
+// tcp_send_loss_probe, tcp_process_tlp_ack, on by default with
+// tcp_early_retrans=3). When the sender is in the open state and no ACK has
+// come for a probe timeout (PTO, about two SRTT), it sends one segment (new
+// data if there is any, else the highest outstanding segment again) so
+// that the tail of a window that was lost produces an ACK whose SACK
+// information triggers fast recovery, instead of waiting for the RTO.
+
+// tlpState is the sender's probe state.
+type tlpState struct {
+	timer clock.Timer
+	high  int64 // SND.NXT when the probe was sent; 0 when no probe is out
+	retx  bool  // the probe was a retransmission
+}
+
+// tcpTimeoutMin is Linux's TCP_TIMEOUT_MIN (2 jiffies at HZ=1000), the
+// PTO's allowance for a window of more than one segment.
+const tcpTimeoutMin = 2 * time.Millisecond
+
+func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK }
+
+// scheduleTLP (re)arms the probe timer after a send or an ACK.
+func (s *Sender) scheduleTLP(now clock.Time) {
+	t := &s.tlp
+	if !s.tlpEnabled() || t.timer == nil {
+		return
+	}
+	if s.phase != open || s.n == 0 || t.high != 0 || !s.established || s.done {
+		t.timer.Stop()
+		return
+	}
+	pto := s.cfg.InitialRTO
+	if srtt := s.rtt.SRTT(); srtt > 0 {
+		pto = 2 * srtt
+		if s.n == 1 {
+			// A lone segment's ACK may be delayed (RFC 8985's
+			// WCDelAckT; Linux adds its minimum RTO).
+			pto += s.cfg.MinRTO
+		} else {
+			pto += tcpTimeoutMin
+		}
+	}
+	at := now.Add(pto)
+	if d := s.rtoT.Deadline(); d != clock.Never && d <= at {
+		// The RTO comes first: no probe (Linux caps the PTO at the RTO
+		// and lets the RTO handle it).
+		t.timer.Stop()
+		return
+	}
+	t.timer.Reset(at)
+}
+
+// onPTO sends the probe.
+func (s *Sender) onPTO(now clock.Time) {
+	t := &s.tlp
+	if s.done || s.phase != open || s.n == 0 || t.high != 0 {
+		return
+	}
+	if s.nxt < s.total && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
+		// New data, whatever the window (Linux tcp_write_xmit with
+		// push_one=2).
+		s.send(now, s.nxtSeg(), false)
+		t.retx = false
+	} else {
+		k := s.nxtSeg() - 1
+		for k >= s.unaSeg && s.seg(k).sacked {
+			k--
+		}
+		if k < s.unaSeg {
+			return
+		}
+		s.send(now, k, true)
+		t.retx = true
+	}
+	t.high = s.nxt
+	t.timer.Stop()
+	s.stats.TLPs++
+	s.rtoT.Reset(now.Add(s.currentRTO()))
+}
+
+// tlpAck ends a probe episode (Linux tcp_process_tlp_ack, without DSACK: a
+// duplicate ACK that carries nothing new stands for the original and the
+// probe both having arrived). A retransmitted probe that repaired a loss
+// reduces the window once, as Linux's entry into and exit from CWR.
+func (s *Sender) tlpAck(now clock.Time, ackNo int64, advanced bool, newInfo bool) {
+	t := &s.tlp
+	if t.high == 0 {
+		return
+	}
+	if s.phase != open {
+		// Recovery or a timeout took over the congestion response.
+		t.high = 0
+		return
+	}
+	if ackNo < t.high {
+		return
+	}
+	switch {
+	case !t.retx:
+		t.high = 0
+	case ackNo > t.high || (advanced && s.n == 0):
+		t.high = 0
+		s.stats.TLPRecoveries++
+		s.lossEv = cc.LossEvent{PriorInFlight: s.InFlight(), LostBytes: s.cfg.MSS}
+		s.cc.OnCongestionEvent(now, &s.lossEv)
+		s.cc.OnRecoveryEnd(now)
+	case !advanced && !newInfo:
+		t.high = 0
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/cc/estimate"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
@@ -69,7 +70,7 @@ func NewDriver(tb testing.TB, alg cc.Algorithm, mss units.Bytes) *Driver {
 	if alg == nil || mss <= 0 {
 		tb.Fatalf("cctest.NewDriver: need a controller and a positive MSS, got %v and %d", alg, mss)
 	}
-	return &Driver{tb: tb, alg: alg, mss: mss, rtt: 100 * time.Millisecond, AckEvery: 2}
+	return &Driver{tb: tb, alg: alg, mss: mss, rtt: 100 * time.Millisecond, AckEvery: 2, est: newEstimator()}
 }
 
 // Now is the driver's current time.
@@ -95,7 +96,7 @@ func (d *Driver) RTT() time.Duration { return d.rtt }
 func (d *Driver) InFlight() units.Bytes { return d.pipe }
 
 // Delivered is the connection's delivered byte count (C.delivered).
-func (d *Driver) Delivered() units.Bytes { return d.est.delivered }
+func (d *Driver) Delivered() units.Bytes { return d.est.rate.Delivered() }
 
 // InRecovery reports whether the driver is in fast recovery or recovering
 // from a timeout.
@@ -108,10 +109,10 @@ func (d *Driver) Acks() int { return d.acks }
 func (d *Driver) LastAck() cc.Ack { return d.lastAck }
 
 // SRTT and MinRTT are the driver's RFC 6298 estimates.
-func (d *Driver) SRTT() time.Duration { return d.est.srtt }
+func (d *Driver) SRTT() time.Duration { return d.est.rtt.SRTT() }
 
 // MinRTT is the smallest RTT sample so far.
-func (d *Driver) MinRTT() time.Duration { return d.est.minRTT }
+func (d *Driver) MinRTT() time.Duration { return d.est.rtt.Min() }
 
 // Send transmits n new MSS-sized segments now, regardless of the window.
 func (d *Driver) Send(n int) {
@@ -166,7 +167,7 @@ func (d *Driver) AckN(n int) cc.Ack {
 		d.tb.Fatalf("cctest: AckN(%d) with %d segments outstanding", n, len(d.flight))
 	}
 	prior := d.pipe
-	var rs rateAcc
+	var rs estimate.Sample
 	var acked units.Bytes
 	for i := range n {
 		p := &d.flight[i]
@@ -180,16 +181,16 @@ func (d *Driver) AckN(n int) cc.Ack {
 	return a
 }
 
-func (d *Driver) deliverAck(a *cc.Ack, rs *rateAcc) {
+func (d *Driver) deliverAck(a *cc.Ack, rs *estimate.Sample) {
 	d.est.finish(rs, &a.Rate)
 	a.LostBytes = d.pendingLost
 	d.pendingLost = 0
 	a.InFlight = d.pipe
-	a.RTT = rs.rtt
-	a.MinRTT = d.est.minRTT
-	a.SRTT = d.est.srtt
+	a.RTT = rs.RTT
+	a.MinRTT = d.est.rtt.Min()
+	a.SRTT = d.est.rtt.SRTT()
 	a.CwndLimited = !d.AppLimited
-	a.TotalDelivered = d.est.delivered
+	a.TotalDelivered = d.est.rate.Delivered()
 	if (d.inRecovery || d.lossPhase) && d.recoveryDone() {
 		if d.inRecovery {
 			d.alg.OnRecoveryEnd(d.now)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/cc/estimate"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
@@ -138,7 +139,7 @@ func NewPath(tb testing.TB, alg cc.Algorithm, cfg PathConfig, probe func(*Observ
 	if cfg.DelayedAckTimeout == 0 {
 		cfg.DelayedAckTimeout = 40 * time.Millisecond
 	}
-	return &Path{tb: tb, alg: alg, cfg: cfg, probe: probe, ooo: map[int64]bool{}, backoff: 1}
+	return &Path{tb: tb, alg: alg, cfg: cfg, probe: probe, ooo: map[int64]bool{}, backoff: 1, est: newEstimator()}
 }
 
 // Now is the path's current time.
@@ -147,7 +148,7 @@ func (p *Path) Now() clock.Time { return p.now }
 // Stats returns the counters so far.
 func (p *Path) Stats() PathStats {
 	s := p.stats
-	s.Delivered = p.est.delivered
+	s.Delivered = p.est.rate.Delivered()
 	return s
 }
 
@@ -367,7 +368,7 @@ func (p *Path) sendAck() {
 // onAck is the sender's ACK processing.
 func (p *Path) onAck(acked []int64) {
 	prior := p.pipe
-	var rs rateAcc
+	var rs estimate.Sample
 	var ackedBytes units.Bytes
 	var maxIdx int64 = -1
 	progress := false
@@ -439,12 +440,12 @@ func (p *Path) onAck(acked []int64) {
 		a.LostBytes = p.pendingLost
 		p.pendingLost = 0
 		a.InFlight = p.pipe
-		a.RTT = rs.rtt
-		a.MinRTT = p.est.minRTT
-		a.SRTT = p.est.srtt
+		a.RTT = rs.RTT
+		a.MinRTT = p.est.rtt.Min()
+		a.SRTT = p.est.rtt.SRTT()
 		a.CwndLimited = p.cwndBlocked
 		p.cwndBlocked = false
-		a.TotalDelivered = p.est.delivered
+		a.TotalDelivered = p.est.rate.Delivered()
 		if (p.inRecovery || p.lossPhase) && p.cumDelivered > p.recoveryPoint {
 			if p.inRecovery {
 				p.alg.OnRecoveryEnd(p.now)
@@ -496,7 +497,7 @@ func cmpInt64(a, b int64) int {
 func (p *Path) armRTO() {
 	p.rtoGen++
 	p.rtoArmed = true
-	p.schedule(event{at: p.now.Add(p.est.rto() * time.Duration(p.backoff)), kind: evRTO, gen: p.rtoGen})
+	p.schedule(event{at: p.now.Add(p.est.rtt.RTO() * time.Duration(p.backoff)), kind: evRTO, gen: p.rtoGen})
 }
 
 // onRTO is RFC 6298 §5.4-5.6: everything outstanding is presumed lost,

@@ -52,6 +52,17 @@ type slot struct {
 
 // Scheduler is the event queue and virtual clock. The zero value is not
 // usable; call New.
+//
+// Events due soon live in a 4-ary heap ordered by (time, sequence number).
+// Timers due later than the current wheel bucket wait in a timing wheel
+// (Varghese and Lauck's hashed wheel; Linux and htsim keep their
+// retransmission timers outside the event heap for the same reason): a
+// timer that is re-armed on every ACK, or armed and stopped on every other
+// segment, costs O(1) there and reaches the heap only when its bucket comes
+// due. The heap therefore holds about one bucket's worth of events whatever
+// the number of flows. Bucket order is irrelevant to determinism: a bucket
+// is moved into the heap before any event at or after its start runs, and
+// the heap orders by (time, sequence number) exactly.
 type Scheduler struct {
 	now     clock.Time
 	seq     uint64
@@ -60,7 +71,20 @@ type Scheduler struct {
 	free    []int32 // one-shot slots available for reuse
 	events  uint64
 	stopped bool
+
+	wheel   [wheelSize]*Timer // bucket lists, linked through the timers
+	horizon clock.Time        // every armed timer due before it is in the heap
+	inWheel int               // timers in the wheel
 }
+
+// The wheel has wheelSize buckets of 2^wheelShift ns (262 µs): a span of
+// 2.1 s holds minimum-RTO, delayed-ACK and pacing timers and the delay lines'
+// heads; later deadlines (backed-off RTOs) go to the heap.
+const (
+	wheelShift = 18
+	wheelSize  = 8192
+	wheelSpan  = clock.Time(wheelSize) << wheelShift
+)
 
 var _ clock.Scheduler = (*Scheduler)(nil)
 
@@ -75,8 +99,9 @@ func (s *Scheduler) Now() clock.Time { return s.now }
 // Events returns the number of events executed so far.
 func (s *Scheduler) Events() uint64 { return s.events }
 
-// Pending returns the number of scheduled events.
-func (s *Scheduler) Pending() int { return len(s.heap) }
+// Pending returns the number of queued entries: scheduled events and armed
+// timers, plus stopped timers not yet swept (cancellation is lazy).
+func (s *Scheduler) Pending() int { return len(s.heap) + s.inWheel }
 
 // At schedules h.Handle(t, arg). Scheduling in the past is a programming
 // error and panics.
@@ -107,41 +132,118 @@ func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
 // After schedules h.Handle after d.
 func (s *Scheduler) After(d time.Duration, h Handler, arg any) { s.At(s.now.Add(d), h, arg) }
 
-// Step executes the earliest event. It returns false if there is none or
-// the scheduler was stopped.
-func (s *Scheduler) Step() bool {
-	for !s.stopped && len(s.heap) > 0 {
-		e := s.heap[0]
-		sl := &s.slots[e.id]
-		if t := sl.timer; t != nil && t.at > e.at {
+// file queues an armed timer that is in neither the heap nor the wheel.
+func (s *Scheduler) file(t *Timer) {
+	if s.inWheel == 0 && s.horizon < s.now {
+		// The wheel is empty: catch it up with the clock instead of
+		// sweeping the empty buckets in between.
+		s.horizon = s.now &^ (1<<wheelShift - 1)
+	}
+	if t.at < s.horizon || t.at-s.horizon >= wheelSpan {
+		s.push(t.at, t.seq, t.id)
+		return
+	}
+	// Buckets are intrusive lists: filing never allocates.
+	b := &s.wheel[int(t.at>>wheelShift)&(wheelSize-1)]
+	t.wat, t.inWheel = t.at, true
+	t.wprev, t.wnext = nil, *b
+	if *b != nil {
+		(*b).wprev = t
+	}
+	*b = t
+	s.inWheel++
+}
+
+// unwheel removes t from its wheel bucket.
+func (s *Scheduler) unwheel(t *Timer) {
+	if t.wprev != nil {
+		t.wprev.wnext = t.wnext
+	} else {
+		s.wheel[int(t.wat>>wheelShift)&(wheelSize-1)] = t.wnext
+	}
+	if t.wnext != nil {
+		t.wnext.wprev = t.wprev
+	}
+	t.wprev, t.wnext, t.inWheel = nil, nil, false
+	s.inWheel--
+}
+
+// advance moves the wheel's next bucket into the heap (or, for timers
+// re-armed to later deadlines meanwhile, back into the wheel).
+func (s *Scheduler) advance() {
+	b := &s.wheel[int(s.horizon>>wheelShift)&(wheelSize-1)]
+	s.horizon += 1 << wheelShift
+	t := *b
+	*b = nil
+	for t != nil {
+		next := t.wnext
+		t.wprev, t.wnext, t.inWheel = nil, nil, false
+		s.inWheel--
+		if t.at != clock.Never {
+			s.file(t)
+		}
+		t = next
+	}
+}
+
+// top brings the earliest event to the top of the heap: it moves due wheel
+// buckets in, drops stopped timers and moves re-armed ones. It returns false
+// if nothing is scheduled.
+func (s *Scheduler) top() bool {
+	for {
+		for s.inWheel > 0 && (len(s.heap) == 0 || s.heap[0].at >= s.horizon) {
+			s.advance()
+		}
+		if len(s.heap) == 0 {
+			return false
+		}
+		e := &s.heap[0]
+		t := s.slots[e.id].timer
+		switch {
+		case t == nil || t.at == e.at:
+			return true
+		case t.at == clock.Never:
+			s.removeAt(0) // stopped: swept here instead of in Stop
+		case t.at < s.horizon:
 			// A deferred re-arm (see Timer.Reset): move the entry to the
 			// real deadline, with the sequence number of the Reset that
 			// set it, without running anything.
-			s.heap[0].at, s.heap[0].seq = t.at, t.seq
+			e.at, e.seq = t.at, t.seq
 			s.down(0)
-			continue
+		default:
+			s.removeAt(0)
+			s.file(t)
 		}
-		s.removeAt(0)
-		s.now = e.at
-		s.events++
-		if t := sl.timer; t != nil {
-			t.at = clock.Never
-			t.f(e.at)
-			return true
-		}
-		h, arg := sl.h, sl.arg
-		*sl = slot{pos: -1}
-		s.free = append(s.free, e.id)
-		h.Handle(e.at, arg)
+	}
+}
+
+// Step executes the earliest event. It returns false if there is none or
+// the scheduler was stopped.
+func (s *Scheduler) Step() bool {
+	if s.stopped || !s.top() {
+		return false
+	}
+	e := s.heap[0]
+	sl := &s.slots[e.id]
+	s.removeAt(0)
+	s.now = e.at
+	s.events++
+	if t := sl.timer; t != nil {
+		t.at = clock.Never
+		t.f(e.at)
 		return true
 	}
-	return false
+	h, arg := sl.h, sl.arg
+	*sl = slot{pos: -1}
+	s.free = append(s.free, e.id)
+	h.Handle(e.at, arg)
+	return true
 }
 
 // RunUntil executes events up to and including time t, then sets the clock
 // to t (unless stopped earlier).
 func (s *Scheduler) RunUntil(t clock.Time) {
-	for !s.stopped && len(s.heap) > 0 && s.heap[0].at <= t {
+	for !s.stopped && s.top() && s.heap[0].at <= t {
 		s.Step()
 	}
 	if !s.stopped && s.now < t {
@@ -163,14 +265,18 @@ func (s *Scheduler) Stopped() bool { return s.stopped }
 
 // Timer is a re-armable one-shot timer with a fixed callback and a fixed
 // slot in the scheduler. Re-arming to a later time (a retransmission timer
-// pushed back by every ACK) only records the new deadline: the heap entry is
-// moved when it reaches the top, so the common case costs no heap work.
+// pushed back by every ACK) only records the new deadline, and Stop only
+// marks the timer disarmed: the queued entry is moved or dropped when it
+// comes due, so the common cases cost no heap work.
 type Timer struct {
-	s   *Scheduler
-	f   func(now clock.Time)
-	id  int32
-	at  clock.Time // deadline, clock.Never when disarmed
-	seq uint64     // sequence number of the last Reset
+	s            *Scheduler
+	f            func(now clock.Time)
+	id           int32
+	inWheel      bool
+	at           clock.Time // deadline, clock.Never when disarmed
+	wat          clock.Time // the deadline it was filed in the wheel with
+	seq          uint64     // sequence number of the last Reset
+	wprev, wnext *Timer     // neighbours in its wheel bucket
 }
 
 var _ clock.Timer = (*Timer)(nil)
@@ -196,26 +302,29 @@ func (t *Timer) Reset(at clock.Time) {
 	t.at = at
 	s.seq++
 	t.seq = s.seq
-	pos := s.slots[t.id].pos
-	if pos < 0 {
-		s.push(at, t.seq, t.id)
+	if pos := s.slots[t.id].pos; pos >= 0 {
+		e := &s.heap[pos]
+		if at > e.at {
+			return // deferred: top moves the entry when it surfaces
+		}
+		// An equal deadline with a later sequence number may move the
+		// entry down, an earlier deadline up.
+		e.at, e.seq = at, t.seq
+		s.fix(int(pos))
 		return
 	}
-	e := &s.heap[pos]
-	if at > e.at {
-		return // deferred: Step moves the entry when it surfaces
+	if t.inWheel {
+		if at >= t.wat {
+			return // deferred: advance re-files it when its bucket is due
+		}
+		s.unwheel(t)
 	}
-	e.at, e.seq = at, t.seq
-	s.up(int(pos))
+	s.file(t)
 }
 
-// Stop disarms the timer.
-func (t *Timer) Stop() {
-	if pos := t.s.slots[t.id].pos; pos >= 0 {
-		t.s.removeAt(int(pos))
-	}
-	t.at = clock.Never
-}
+// Stop disarms the timer. Its queued entry, if any, is dropped when it
+// comes due or re-used by the next Reset.
+func (t *Timer) Stop() { t.at = clock.Never }
 
 // Armed reports whether the timer will fire.
 func (t *Timer) Armed() bool { return t.at != clock.Never }

@@ -47,7 +47,10 @@ func TestAgainstReference(t *testing.T) {
 		seq int
 		id  int
 	}
-	for seed := range uint64(20) {
+	// Scales put the deadlines in one wheel bucket, across buckets, and
+	// beyond the wheel's span.
+	for i := range uint64(60) {
+		seed, scale := i/3, []clock.Time{1, 100_003, 77_000_000}[i%3]
 		rnd := rand.New(rand.NewPCG(seed, 1))
 		s := New()
 		r := &recorder{}
@@ -65,12 +68,12 @@ func TestAgainstReference(t *testing.T) {
 			seq++
 			switch k := rnd.IntN(10); {
 			case k < 6:
-				at := clock.Time(rnd.IntN(50))
+				at := clock.Time(rnd.IntN(50)) * scale
 				s.At(at, r, i)
 				ref = append(ref, ev{at, seq, i})
 			case k < 9:
 				j := rnd.IntN(nTimers)
-				at := clock.Time(rnd.IntN(50))
+				at := clock.Time(rnd.IntN(50)) * scale
 				timers[j].Reset(at)
 				if timerRef[j] >= 0 {
 					ref[timerRef[j]].id = -1 // replaced
@@ -146,6 +149,75 @@ func TestTimerRearmFromCallback(t *testing.T) {
 	}
 }
 
+// TestTimersAgainstReference drives timers from their own callbacks and
+// from one-shot events while time advances in RunUntil slices, as the
+// network does (re-armed RTO and delayed-ACK timers, stopped and re-armed
+// again), and checks every firing against a model that knows each timer's
+// deadline and arming order.
+func TestTimersAgainstReference(t *testing.T) {
+	for seed := range uint64(10) {
+		rnd := rand.New(rand.NewPCG(seed, 7))
+		s := New()
+		const nTimers = 40
+		type arm struct {
+			at  clock.Time
+			seq int
+		}
+		armed := make([]arm, nTimers)
+		seq := 0
+		var got, want []int
+		timers := make([]*Timer, nTimers)
+		rearm := func(j int, now clock.Time) {
+			switch k := rnd.IntN(8); {
+			case k == 0:
+				timers[j].Stop()
+				armed[j] = arm{clock.Never, 0}
+			default:
+				d := []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000}[rnd.IntN(6)]
+				at := now + clock.Time(rnd.Int64N(int64(d)+1))
+				timers[j].Reset(at)
+				seq++
+				armed[j] = arm{at, seq}
+			}
+		}
+		for j := range timers {
+			timers[j] = s.Timer(func(now clock.Time) {
+				got = append(got, j)
+				// The model's next firing: the earliest (deadline, arming order).
+				best := -1
+				for i, a := range armed {
+					if a.at != clock.Never && (best < 0 || a.at < armed[best].at || a.at == armed[best].at && a.seq < armed[best].seq) {
+						best = i
+					}
+				}
+				want = append(want, best)
+				if armed[best].at != now {
+					t.Fatalf("seed %d: timer %d fired at %v, model says %d at %v", seed, j, now, best, armed[best].at)
+				}
+				armed[j] = arm{clock.Never, 0}
+				// Re-arm itself and disturb two others.
+				rearm(j, now)
+				rearm(rnd.IntN(nTimers), now)
+				rearm(rnd.IntN(nTimers), now)
+			})
+			armed[j] = arm{clock.Never, 0}
+		}
+		for j := range timers {
+			rearm(j, 0)
+		}
+		for end := clock.Time(0); end < 1_000_000_000; end += 7_000_000 {
+			s.RunUntil(end)
+			if s.Now() != end {
+				t.Fatalf("seed %d: RunUntil(%v) left the clock at %v", seed, end, s.Now())
+			}
+		}
+		if i := firstDiff(got, want); len(got) < 1000 || i >= 0 {
+			t.Logf("first diff at %d: got %v want %v", i, got[max(i-3, 0):min(i+3, len(got))], want[max(i-3, 0):min(i+3, len(got))])
+			t.Fatalf("seed %d: %d firings, order differs from the model", seed, len(got))
+		}
+	}
+}
+
 type nop struct{}
 
 func (nop) Handle(clock.Time, any) {}
@@ -176,4 +248,16 @@ func BenchmarkTimerReset(b *testing.B) {
 		i++
 		tm.Reset(clock.Time(i % 2000))
 	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }

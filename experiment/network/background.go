@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/packet"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/netsim/traffic"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Source is a background UDP source and its sink's measurements.

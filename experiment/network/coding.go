@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/transport/nc"
-	"github.com/cclab/cclab/netsim/packet"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/transport/nc"
 )
 
 // Coding is the TCP/NC layer of a flow (Sundararajan et al., "Network

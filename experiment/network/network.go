@@ -16,17 +16,17 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/rng"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
-	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/netsim/queue"
-	"github.com/cclab/cclab/core/rng"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/sim"
-	"github.com/cclab/cclab/transport/tcp"
 	"github.com/cclab/cclab/netsim/trace"
-	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/transport/tcp"
 )
 
 // DefaultSACKTimeout is the acknowledgement timer of the Mockets-style

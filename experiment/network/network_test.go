@@ -9,8 +9,8 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 func build(t *testing.T, yml string) *Network {

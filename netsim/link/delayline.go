@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // DelayLine models propagation: each packet pushed in comes out after its

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/loss"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/netsim/queue"
-	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/netsim/trace"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Observer receives the link's per-packet outcomes; the simulation uses it

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/netsim/queue"
-	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/netsim/trace"
-	"github.com/cclab/cclab/core/units"
 )
 
 type departure struct {

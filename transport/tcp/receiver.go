@@ -1,9 +1,11 @@
 package tcp
 
 import (
+	"sort"
+
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // Receiver is the receiving endpoint of one flow: it reassembles data,
@@ -164,10 +166,8 @@ func (r *Receiver) advance(now clock.Time, end int64) {
 // insert adds [seq, end) to the out-of-order blocks; it reports whether any
 // byte was new.
 func (r *Receiver) insert(seq, end int64) bool {
-	i := 0
-	for i < len(r.ooo) && r.ooo[i].End < seq {
-		i++
-	}
+	// Binary search: a fast flow's loss episode leaves thousands of holes.
+	i := sort.Search(len(r.ooo), func(k int) bool { return r.ooo[k].End >= seq })
 	if i < len(r.ooo) && r.ooo[i].Start <= seq && r.ooo[i].End >= end {
 		return false
 	}
@@ -199,10 +199,10 @@ func (r *Receiver) noteRecent(seq int64) {
 
 // block returns the out-of-order block holding seq, if any.
 func (r *Receiver) block(seq int64) (packet.Block, bool) {
-	for _, b := range r.ooo {
-		if b.Start <= seq && seq < b.End {
-			return b, true
-		}
+	// The first block ending above seq is the only one that can hold it.
+	i := sort.Search(len(r.ooo), func(k int) bool { return r.ooo[k].End > seq })
+	if i < len(r.ooo) && r.ooo[i].Start <= seq {
+		return r.ooo[i], true
 	}
 	return packet.Block{}, false
 }

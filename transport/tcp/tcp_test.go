@@ -9,9 +9,9 @@ import (
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/cc/newreno"
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // wire is a one-way path with a serialisation rate, a propagation delay and

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Issue 19's scale benchmark: cclab's CPU time, events per CPU-second and
+# peak memory on N = 100, 1000 and 10,000 long-lived NewReno flows through
+# one bottleneck (bench/scale/newreno-*flows.yaml), and one flow at 10 Mbit/s
+# against one at 10 Gbit/s (newreno-1flow-*.yaml), beside ns-3's when its
+# dumbbell is built (bench/ns3/build.sh).
+#
+# usage: bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--ns3]
+#   --runs N  runs per scenario (default 3); the row is the run with the
+#             median CPU time, min-max CPU in brackets
+#   --only    scenario names (file names without .yaml)
+#   --ns3     also run ns-3's dumbbell on the multi-flow scenarios (slow:
+#             tens of CPU seconds per run at N = 100)
+#
+# CPU = user + system seconds of the whole process and max RSS, from GNU
+# time; events from cclab's JSON (ns-3: Simulator::GetEventCount). On a
+# shared machine, CPU seconds inflate with contention: compare the rows of
+# one invocation, and prefer events/op and ns/event from
+# go test -bench Scale -benchtime 3x ./experiment/network.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+runs=3
+only=""
+ns3=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) runs="$2"; shift ;;
+	--only) only="$2"; shift ;;
+	--ns3) ns3=1 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$repo" && go build -o "$tmp/cclab" ./cmd/cclab)
+ns3bin="$repo/bench/ns3/build/dumbbell"
+
+# measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"
+# of the median-CPU run and the CPU range.
+measure() {
+	local name=$1; shift
+	: > "$tmp/$name.runs"
+	for _ in $(seq "$runs"); do
+		/usr/bin/time -f '%U %S %M' -o "$tmp/time" "$@" > "$tmp/out.json" 2> "$tmp/err" ||
+			{ echo "run.sh: $name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+		local ev
+		ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+		read -r u s m < <(tail -1 "$tmp/time")
+		echo "$(echo "$u + $s" | bc) ${ev:-0} $m" >> "$tmp/$name.runs"
+	done
+	sort -n "$tmp/$name.runs" > "$tmp/$name.sorted"
+	local mid=$(( (runs + 1) / 2 ))
+	read -r cpu ev rss < <(sed -n "${mid}p" "$tmp/$name.sorted")
+	local lo hi
+	lo=$(head -1 "$tmp/$name.sorted" | cut -d' ' -f1)
+	hi=$(tail -1 "$tmp/$name.sorted" | cut -d' ' -f1)
+	awk -v n="$name" -v c="$cpu" -v e="$ev" -v r="$rss" -v lo="$lo" -v hi="$hi" 'BEGIN {
+		eps = (c > 0) ? e / c / 1e6 : 0
+		printf "%-34s %7.2f [%5.2f-%5.2f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
+}
+
+printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "[min-max]" events "events/CPUs" "max RSS"
+echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each"
+for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10Mbps newreno-1flow-10Gbps; do
+	if [ -n "$only" ] && [[ ",$only," != *",$f,"* ]]; then
+		continue
+	fi
+	measure "cclab $f" "$tmp/cclab" run "$here/$f.yaml" --json || true
+	if [ "$ns3" = 1 ] && [[ $f == *flows ]]; then
+		if [ ! -x "$ns3bin" ]; then
+			echo "run.sh: ns-3 dumbbell not built (bench/ns3/install.sh && bench/ns3/build.sh)" >&2
+			continue
+		fi
+		n=${f#newreno-}; n=${n%flows}
+		rate=1Gbps; q=1000
+		if [ "$n" = 10000 ]; then rate=10Gbps; q=10000; fi
+		# ns-3 staggers the starts evenly over the first second where
+		# cclab draws them uniformly at random.
+		measure "ns-3 $f" "$ns3bin" --cc=TcpLinuxReno --flows="$n" --rate=$rate --delay=10ms \
+			--queue=$q --duration=10s --stagger="$((1000000 / n))us" --flowName=bulk --rttTrace=false || true
+	fi
+done

@@ -1,0 +1,41 @@
+package tcp
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/cc/estimate"
+	"github.com/cclab/cclab/core/clock"
+)
+
+// deliver records the first delivery (cumulative or SACK) of segment g in
+// the delivery-rate sample and RACK's newest delivered send time.
+func (s *Sender) deliver(now clock.Time, g *segment, rs *estimate.Sample) {
+	if !g.everRetrans && g.sentAt > s.rackXmit {
+		s.rackXmit = g.sentAt
+	}
+	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &g.stamp, rs)
+}
+
+// sampleRTT refines the ACK's RTT sample and feeds the estimator.
+func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advanced bool, rs *estimate.Sample) {
+	if rs.RTT == 0 && advanced && echo > 0 {
+		// Every newly acknowledged segment was retransmitted: Karn's rule
+		// gives no sample, but the timestamp echo does (RFC 7323 §4.1;
+		// Linux tcp_rtt_tsopt_us). Without it, a spurious timeout on a
+		// long-RTT path would repeat forever.
+		rs.RTT = now.Sub(echo)
+	}
+	if ackDelay > 0 && rs.RTT > ackDelay {
+		// A timer-driven ACK held the newest segment: remove the hold
+		// time, never below a plausible path RTT (QUIC's rule, RFC 9002
+		// §5.3, uses the minimum RTT as the floor).
+		rs.RTT = max(rs.RTT-ackDelay, min(rs.RTT, s.rtt.Min()))
+	}
+	if rs.RTT > 0 {
+		s.rtt.Update(rs.RTT)
+		if s.OnRTT != nil {
+			s.OnRTT(now, rs.RTT)
+		}
+	}
+	s.rate.EndAck()
+}

@@ -1,0 +1,124 @@
+package tcp
+
+import (
+	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+)
+
+type phase uint8
+
+const (
+	open      phase = iota
+	recovery        // fast recovery (RFC 6675)
+	lossPhase       // after a retransmission timeout
+)
+
+// prrTarget is implemented by controllers whose window reduction the
+// transport paces with PRR: the target is their slow-start threshold.
+type prrTarget interface {
+	Ssthresh() units.Bytes
+}
+
+// segs converts bytes to whole segments, rounding up.
+func (s *Sender) segs(b units.Bytes) int64 {
+	return (int64(b) + int64(s.cfg.MSS) - 1) / int64(s.cfg.MSS)
+}
+
+// detectLoss marks lost every un-SACKed segment with at least DupThresh
+// SACKed segments above it (RFC 6675 §4 IsLost, counting full segments).
+func (s *Sender) detectLoss() {
+	if s.highSacked < s.unaSeg {
+		return
+	}
+	count := 0
+	bound := int64(-1)
+	for k := s.highSacked; k >= s.unaSeg && k >= s.lostFront; k-- {
+		if s.seg(k).sacked {
+			count++
+			if count == s.cfg.DupThresh {
+				bound = k
+				break
+			}
+		}
+	}
+	if bound < 0 {
+		return
+	}
+	for k := max(s.lostFront, s.unaSeg); k < bound; k++ {
+		if g := s.seg(k); !g.sacked && !g.lost {
+			s.markLost(k, g)
+		}
+	}
+	s.lostFront = max(s.lostFront, bound)
+}
+
+// partialAck applies RFC 6582 §3.2 step 5 to an ACK that advanced SND.UNA
+// during fast recovery without reaching the recovery point: the first
+// unacknowledged segment is lost too. Without it, a hole with fewer than
+// DupThresh SACKed segments above it (the tail of a window) waits for the
+// retransmission timer; ns-3 does the same, Linux gets there by RACK's time
+// order.
+func (s *Sender) partialAck() {
+	if s.phase != recovery || s.una >= s.recoveryPoint || s.n == 0 {
+		return
+	}
+	if g := s.seg(s.unaSeg); !g.sacked && !g.lost && !g.retrans {
+		s.markLost(s.unaSeg, g)
+		s.lostFront = max(s.lostFront, s.unaSeg+1)
+	}
+}
+
+// updateRecovery leaves recovery once the recovery point is acknowledged,
+// and enters fast recovery when an ACK in the open state reveals new loss:
+// one congestion response per window of data (RFC 6675 §5 step (4.1)-(4.2),
+// RFC 6582).
+func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes) {
+	if s.phase != open && s.una >= s.recoveryPoint {
+		if s.phase == recovery {
+			s.cc.OnRecoveryEnd(now)
+		}
+		s.phase = open
+	}
+	if s.phase == open && newlyLost > 0 {
+		s.phase = recovery
+		s.recoveryPoint = s.nxt
+		s.stats.FastRecoveries++
+		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
+		s.lossEv = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
+		s.cc.OnCongestionEvent(now, &s.lossEv)
+	}
+	if s.phase == recovery && s.prr != nil {
+		s.prrUpdate(acked)
+	}
+}
+
+// prrUpdate computes how many segments may be sent in reaction to an ACK
+// that delivered delivered bytes during fast recovery (RFC 6937 §3.1 with
+// Slow Start Reduction Bound, in packets as Linux tcp_cwnd_reduction).
+func (s *Sender) prrUpdate(delivered units.Bytes) {
+	d := s.segs(delivered)
+	s.prrDelivered += d
+	pipe := s.segs(s.InFlight())
+	ssth := max(int64(s.prr.Ssthresh())/int64(s.cfg.MSS), 1)
+	var sndcnt int64
+	if pipe > ssth {
+		// Reduce proportionally: prr_delivered * ssthresh / RecoverFS.
+		sndcnt = (s.prrDelivered*ssth+s.prrRecoverFS-1)/max(s.prrRecoverFS, 1) - s.prrOut
+	} else {
+		// Slow-start back up to ssthresh, at most one more than delivered.
+		sndcnt = min(ssth-pipe, max(s.prrDelivered-s.prrOut, d)+1)
+	}
+	if s.prrOut == 0 {
+		sndcnt = max(sndcnt, 1) // the fast retransmission goes at once
+	}
+	s.prrAllow = max(sndcnt, 0)
+}
+
+// prrSent counts a segment sent under PRR.
+func (s *Sender) prrSent() {
+	if s.phase == recovery && s.prr != nil {
+		s.prrAllow--
+		s.prrOut++
+	}
+}

@@ -1,0 +1,49 @@
+package tcp
+
+import (
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+)
+
+// currentRTO is the RTO with exponential back-off (RFC 6298 §5.5), capped.
+func (s *Sender) currentRTO() time.Duration {
+	rto := s.rtt.RTO()
+	for i := 0; i < s.backoff && rto < s.cfg.MaxRTO; i++ {
+		rto *= 2
+	}
+	return min(rto, s.cfg.MaxRTO)
+}
+
+// onRTO handles the retransmission timer (RFC 6298 §5.4-5.6; RFC 5681 §3.1;
+// like Linux's tcp_enter_loss, every un-SACKed outstanding segment is marked
+// lost, SACK information is kept).
+func (s *Sender) onRTO(now clock.Time) {
+	if s.done {
+		return
+	}
+	if !s.established {
+		// RFC 6298 §5.5 applies to the SYN as to data.
+		s.synRetries++
+		s.stats.RTOs++
+		if s.currentRTO() < s.cfg.MaxRTO {
+			s.backoff++
+		}
+		s.sendSyn(now)
+		return
+	}
+	if s.n == 0 {
+		return
+	}
+	s.stats.RTOs++
+	if s.currentRTO() < s.cfg.MaxRTO {
+		s.backoff++
+	}
+	s.markAllLost()
+	s.phase = lossPhase
+	s.recoveryPoint = s.nxt
+	s.cc.OnRetransmissionTimeout(now)
+	s.nextSend = now // the pacer must not hold back the retransmission
+	s.rtoT.Reset(now.Add(s.currentRTO()))
+	s.trySend(now)
+}

@@ -1,0 +1,188 @@
+package tcp
+
+import (
+	"github.com/cclab/cclab/cc/estimate"
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
+)
+
+// segment is the scoreboard entry of one MSS-sized segment between SND.UNA
+// and SND.NXT. Segment boundaries never change: retransmissions resend the
+// same bytes, which lets the scoreboard be a ring indexed by segment number.
+type segment struct {
+	sentAt clock.Time // last (re)transmission
+	// Delivery-rate snapshot at the last transmission.
+	stamp estimate.Stamp
+
+	len         units.Bytes
+	sacked      bool
+	lost        bool // marked lost and not yet SACKed
+	retrans     bool // retransmitted since it was marked lost, still outstanding
+	everRetrans bool
+}
+
+// The scoreboard ring: segment number k is at
+// ring[(head + k - unaSeg) % len(ring)].
+
+func (s *Sender) seg(k int64) *segment {
+	return &s.ring[(s.head+int(k-s.unaSeg))%len(s.ring)]
+}
+
+func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
+
+func (s *Sender) segStart(k int64) int64 { return k * int64(s.cfg.MSS) }
+
+func (s *Sender) grow() {
+	nr := make([]segment, 2*len(s.ring))
+	for i := range s.n {
+		nr[i] = s.ring[(s.head+i)%len(s.ring)]
+	}
+	s.ring, s.head = nr, 0
+}
+
+// addSegment appends the next new segment to the scoreboard.
+func (s *Sender) addSegment() *segment {
+	if s.n == len(s.ring) {
+		s.grow()
+	}
+	s.n++
+	g := s.seg(s.nxtSeg() - 1)
+	*g = segment{len: units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))}
+	s.nxt += int64(g.len)
+	s.outBytes += g.len
+	return g
+}
+
+// ackCumulative removes the segments below ackNo from the scoreboard,
+// delivering those not SACKed before.
+func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample, acked *units.Bytes) {
+	for s.n > 0 {
+		g := s.seg(s.unaSeg)
+		if s.segStart(s.unaSeg)+int64(g.len) > ackNo {
+			break
+		}
+		if g.sacked {
+			s.sacked -= g.len
+		} else {
+			if g.lost {
+				s.lost -= g.len
+			}
+			if g.retrans {
+				s.retransOut -= g.len
+			}
+			s.deliver(now, g, rs)
+			*acked += g.len
+		}
+		s.outBytes -= g.len
+		s.stats.BytesAcked += g.len
+		*g = segment{}
+		s.head = (s.head + 1) % len(s.ring)
+		s.n--
+		s.unaSeg++
+	}
+	s.una = s.segStart(s.unaSeg)
+	if s.n == 0 {
+		s.una = s.nxt // the last segment may be short
+	}
+}
+
+// sackRange marks the segments of block b as SACKed, skipping the parts
+// covered by the previous ACK's blocks, which keeps SACK processing
+// O(new information).
+func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, acked *units.Bytes) {
+	start, end := max(b.Start, s.una), min(b.End, s.nxt)
+	if start >= end {
+		return
+	}
+	// Subtract the previous ACK's blocks (each at most once).
+	for i := 0; i < s.nPrevSACK; i++ {
+		pb := s.prevSACK[i]
+		if pb.Start <= start && pb.End >= end {
+			return
+		}
+		if pb.Start <= start && pb.End > start {
+			start = pb.End
+		} else if pb.End >= end && pb.Start < end {
+			end = pb.Start
+		}
+	}
+	mss := int64(s.cfg.MSS)
+	for k := start / mss; k < s.nxtSeg() && s.segStart(k) < end; k++ {
+		if k < s.unaSeg {
+			continue
+		}
+		// Blocks are segment-aligned (the receiver reports whole
+		// segments), so every segment starting in [start, end) is covered.
+		g := s.seg(k)
+		if g.sacked {
+			continue
+		}
+		g.sacked = true
+		s.sacked += g.len
+		if g.lost {
+			s.lost -= g.len
+			g.lost = false
+		}
+		if g.retrans {
+			s.retransOut -= g.len
+			g.retrans = false
+		}
+		s.deliver(now, g, rs)
+		*acked += g.len
+		if k > s.highSacked {
+			s.highSacked = k
+		}
+	}
+}
+
+// markLost marks segment k lost (it must be neither SACKed nor lost).
+func (s *Sender) markLost(k int64, g *segment) {
+	g.lost = true
+	s.lost += g.len
+	s.stats.MarkedLost++
+	if k < s.retxHint {
+		s.retxHint = k
+	}
+}
+
+// markAllLost marks every un-SACKed outstanding segment lost, as after a
+// retransmission timeout; outstanding retransmissions are forgotten.
+func (s *Sender) markAllLost() {
+	for k := s.unaSeg; k < s.nxtSeg(); k++ {
+		g := s.seg(k)
+		if g.sacked {
+			continue
+		}
+		if g.retrans {
+			g.retrans = false
+			s.retransOut -= g.len
+		}
+		if !g.lost {
+			g.lost = true
+			s.lost += g.len
+			s.stats.MarkedLost++
+		}
+	}
+	s.retxHint = s.unaSeg
+	s.lostFront = s.nxtSeg()
+	s.rack.clear()
+}
+
+// nextSegment implements RFC 6675 NextSeg() rules 1 and 2: the lowest lost
+// segment not yet retransmitted, else new data. It returns -1 if neither.
+func (s *Sender) nextSegment() (int64, bool) {
+	end := min(s.lostFront, s.nxtSeg())
+	for k := max(s.retxHint, s.unaSeg); k < end; k++ {
+		g := s.seg(k)
+		if g.lost && !g.retrans && !g.sacked {
+			s.retxHint = k
+			return k, true
+		}
+	}
+	s.retxHint = end
+	if s.nxt >= s.total {
+		return -1, false
+	}
+	return s.nxtSeg(), false
+}

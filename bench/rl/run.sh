@@ -3,17 +3,26 @@
 # this machine, at the same network sizes and with the same computations
 # (bench/rl/torch_bench.py mirrors cclab's SAC, PPO and MLP updates).
 #
-#   bash bench/rl/run.sh [seconds-per-measurement]
+#   bash bench/rl/run.sh [seconds-per-measurement] [repeats]
 #
 # It installs what it needs (Debian's python3-torch and libopenblas-dev,
-# root and apt required), builds cclab twice (pure Go; -tags openblas) and
-# runs each measurement with 1 and 2 threads, alternating cclab and PyTorch
-# so both see the same background load. PyTorch runs under Debian's own
-# /usr/bin/python3 (python3-torch does not import under other Pythons).
-# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are left as the machine sets them:
-# they affect OpenBLAS and PyTorch alike.
+# root and apt required), builds cclab twice (the default pure-Go build,
+# whose matrix kernels are Go assembly on AVX2 CPUs; -tags openblas) and
+# runs every measurement with 1 and 2 threads, the three back to back
+# (default, OpenBLAS, PyTorch) so that they see the same background load.
+# One-thread runs are pinned to one core (taskset -c 1, GOMAXPROCS=1,
+# OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1)).
+#
+# Two rates are printed per program: updates per CPU-second of the process
+# (robust when other jobs share the cores: time spent waiting for a core
+# is not counted) and updates per wall-clock second. The ratio columns use
+# the CPU-second rates. PyTorch runs under Debian's own /usr/bin/python3
+# (python3-torch does not import under other Pythons). OPENBLAS_CORETYPE
+# and OPENBLAS_L2_SIZE are left as the machine sets them: they affect
+# OpenBLAS and PyTorch alike.
 set -euo pipefail
 secs=${1:-10}
+reps=${2:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 py=/usr/bin/python3
@@ -27,16 +36,37 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/cclab-go" ./cmd/cclab && go build -tags openblas -o "$tmp/cclab-openblas" ./cmd/cclab)
+echo "# $("$tmp/cclab-go" rl speed --algo mlp --obs 4 --hidden 8 --batch 8 --seconds 0.01 | sed -E 's/.*backend ([^:]*):.*/default backend: \1/'); $($py -c 'import torch; print("torch", torch.__version__)'); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-rate() { sed -E 's/.*: ([0-9.]+) (updates\/s|us\/op).*/\1/'; }
+# rates LINE KIND: prints "per-CPU-second per-wall-second" from a line
+# "...: R updates/s (N in W s; C s CPU)" (infer: microseconds per action,
+# CPU and wall).
+rates() {
+  sed -E 's/.*\(([0-9]+) in ([0-9.]+) s; ([0-9.]+) s CPU\).*/\1 \2 \3/' <<<"$1" |
+    awk -v k="$2" '{ if (k == "infer") printf "%.1f %.1f", $3/$1*1e6, $2/$1*1e6; else printf "%.2f %.2f", ($3 > 0 ? $1/$3 : 0), $1/$2 }'
+}
+run() { # thr cmd...
+  local thr=$1; shift
+  if [ "$thr" = 1 ]; then
+    GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 1 "$@"
+  else
+    GOMAXPROCS=$thr OPENBLAS_NUM_THREADS=$thr "$@"
+  fi
+}
 
-printf "%-6s %-5s %-16s %-6s %-3s %12s %12s %12s\n" kind obs hidden batch thr "cclab-go" "cclab-oblas" "pytorch"
+printf "%-5s %-4s %-8s %-5s %-3s | %9s %9s %9s | %6s %6s | %9s %9s %9s\n" \
+  kind obs hidden batch thr "go/cpu-s" "oblas" "torch" "go/tor" "go/obl" "go/wall-s" "oblas" "torch"
 while read -r kind obs hidden batch; do
   for thr in 1 2; do
-    g=$(GOMAXPROCS=$thr "$tmp/cclab-go" rl speed --algo "$kind" --obs "$obs" --hidden "$hidden" --batch "$batch" --seconds "$secs" | rate)
-    o=$(OPENBLAS_NUM_THREADS=$thr GOMAXPROCS=$thr "$tmp/cclab-openblas" rl speed --algo "$kind" --obs "$obs" --hidden "$hidden" --batch "$batch" --seconds "$secs" | rate)
-    t=$($py "$here/torch_bench.py" "$kind" --obs "$obs" --hidden "$hidden" --batch "$batch" --threads "$thr" --seconds "$secs" | rate)
-    printf "%-6s %-5s %-16s %-6s %-3s %12s %12s %12s\n" "$kind" "$obs" "$hidden" "$batch" "$thr" "$g" "$o" "$t"
+    for ((r = 0; r < reps; r++)); do
+      args=(--obs "$obs" --hidden "$hidden" --batch "$batch" --seconds "$secs")
+      read -r gc gw <<<"$(rates "$(run "$thr" "$tmp/cclab-go" rl speed --algo "$kind" "${args[@]}")" "$kind")"
+      read -r oc ow <<<"$(rates "$(run "$thr" "$tmp/cclab-openblas" rl speed --algo "$kind" "${args[@]}")" "$kind")"
+      read -r tc tw <<<"$(rates "$(run "$thr" $py "$here/torch_bench.py" "$kind" "${args[@]}" --threads "$thr")" "$kind")"
+      printf "%-5s %-4s %-8s %-5s %-3s | %9s %9s %9s | %6s %6s | %9s %9s %9s\n" "$kind" "$obs" "$hidden" "$batch" "$thr" \
+        "$gc" "$oc" "$tc" "$(awk -v a="$gc" -v b="$tc" -v k="$kind" 'BEGIN{ if (k == "infer") printf "%.2f", b/a; else printf "%.2f", a/b }')" \
+        "$(awk -v a="$gc" -v b="$oc" -v k="$kind" 'BEGIN{ if (k == "infer") printf "%.2f", b/a; else printf "%.2f", a/b }')" "$gw" "$ow" "$tw"
+    done
   done
 done <<'CASES'
 mlp 980 256,256 256
@@ -47,4 +77,6 @@ ppo 980 64,64 64
 ppo 980 256,256 256
 infer 980 400,300 1
 CASES
-echo "(mlp/sac/ppo: updates per second, higher is better; infer: microseconds per action, lower is better)"
+echo "(mlp/sac/ppo: updates per CPU-second and per wall-clock second, higher is better;"
+echo " infer: microseconds per action, CPU and wall, lower is better; go/tor, go/obl: the default"
+echo " build's speed relative to PyTorch and OpenBLAS per CPU-second, > 1 means the default is faster)"

@@ -11,7 +11,8 @@ Measures, with the same network sizes and the same computation as cclab:
   infer one forward pass for a single observation
 
 Usage: torch_bench.py KIND --obs N --hidden 400,300 --batch B --threads T --seconds S
-Prints one line: "<kind> ... : <rate> updates/s" (or us/op for infer).
+Prints one line: "<kind> ... : <rate> updates/s (<n> in <wall> s; <cpu> s CPU)"
+(us/op for infer), the format of cclab's rl speed.
 Runs under Debian's /usr/bin/python3 with python3-torch.
 """
 import argparse, math, time
@@ -32,12 +33,14 @@ def mlp(sizes, act=nn.ReLU, out_act=None):
 
 
 def timed(step, seconds):
+    """Runs step for about seconds of wall time; returns (count, wall
+    seconds, CPU seconds of the process) like cclab's rl speed."""
     step()  # warm-up
-    n, t0 = 0, time.perf_counter()
+    n, t0, c0 = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         step()
         n += 1
-    return n / (time.perf_counter() - t0)
+    return n, time.perf_counter() - t0, time.process_time() - c0
 
 
 def bench_mlp(a):
@@ -131,8 +134,7 @@ def bench_infer(a):
     net = mlp([a.obs] + a.hidden + [a.act])
     x = th.randn(1, a.obs)
     with th.no_grad():
-        rate = timed(lambda: net(x), a.seconds)
-    return 1e6 / rate
+        return timed(lambda: net(x), a.seconds)
 
 
 def main():
@@ -148,9 +150,11 @@ def main():
     a.hidden = [int(h) for h in a.hidden.split(",")]
     th.set_num_threads(a.threads)
     th.manual_seed(0)
-    r = {"mlp": bench_mlp, "sac": bench_sac, "ppo": bench_ppo, "infer": bench_infer}[a.kind](a)
-    unit = "us/op" if a.kind == "infer" else "updates/s"
-    print(f"torch {th.__version__} {a.kind}: obs {a.obs}, hidden {a.hidden}, batch {a.batch}, threads {a.threads}: {r:.1f} {unit}")
+    n, wall, cpu = {"mlp": bench_mlp, "sac": bench_sac, "ppo": bench_ppo, "infer": bench_infer}[a.kind](a)
+    r, unit = n / wall, "updates/s"
+    if a.kind == "infer":
+        r, unit = wall / n * 1e6, "us/op"
+    print(f"torch {th.__version__} {a.kind}: obs {a.obs}, hidden {a.hidden}, batch {a.batch}, threads {a.threads}: {r:.1f} {unit} ({n} in {wall:.1f} s; {cpu:.1f} s CPU)")
 
 
 if __name__ == "__main__":

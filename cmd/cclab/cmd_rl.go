@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cclab/cclab/internal/cputime"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/a2c"
 	"github.com/cclab/cclab/learn/rl/cartpole"
@@ -447,18 +448,21 @@ func runRLSpeed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	step() // warm-up: buffers sized
 	n := 0
 	start := time.Now()
+	cpu0, _ := cputime.Process()
 	for time.Since(start).Seconds() < *seconds && ctx.Err() == nil {
 		step()
 		n++
 	}
 	el := time.Since(start).Seconds()
+	cpu1, _ := cputime.Process()
+	cpu := (cpu1 - cpu0).Seconds() // the whole process's, so GC counts too
 	n *= perStep
 	if *algo == "infer" {
-		fmt.Fprintf(stdout, "infer: obs %d, act %d, hidden %v, batch 1, backend %s: %.1f us/op (%d in %.1f s)\n",
-			*obsDim, *actDim, hs, nn.BackendName(), el/float64(n)*1e6, n, el)
+		fmt.Fprintf(stdout, "infer: obs %d, act %d, hidden %v, batch 1, backend %s: %.1f us/op (%d in %.1f s; %.1f s CPU)\n",
+			*obsDim, *actDim, hs, nn.BackendName(), el/float64(n)*1e6, n, el, cpu)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s update: obs %d, act %d, hidden %v, batch %d, backend %s: %.1f updates/s (%d in %.1f s)\n",
-		*algo, *obsDim, *actDim, hs, *batch, nn.BackendName(), float64(n)/el, n, el)
+	fmt.Fprintf(stdout, "%s update: obs %d, act %d, hidden %v, batch %d, backend %s: %.1f updates/s (%d in %.1f s; %.1f s CPU)\n",
+		*algo, *obsDim, *actDim, hs, *batch, nn.BackendName(), float64(n)/el, n, el, cpu)
 	return nil
 }

@@ -21,6 +21,8 @@ import (
 // (550 µs vs 21 µs at 980-256-256-1), gonum's SGEMV faster than its SGEMM.
 const batch1Gemv = false
 
-const backendName = "OpenBLAS (cgo)"
-
 func init() { blas32.Use(netlib.Implementation{}) }
+
+func defaultMatmul() Matmul { return blas32.Implementation() }
+
+func backendName() string { return "OpenBLAS (cgo)" }

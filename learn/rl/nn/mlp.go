@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/cclab/cclab/learn/rl/nn/f32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -268,12 +269,23 @@ func (m *MLP) Forward(ws *Workspace, x []float32, batch int) []float32 {
 	m.prepare(ws, batch)
 	copy(ws.in, x)
 	in := ws.in
+	_, fused := m.mm.(f32.Impl)
 	for l := 0; l < m.Layers(); l++ {
 		ni, no := m.Sizes[l], m.Sizes[l+1]
 		y := ws.act[l]
+		b := m.B(l)
+		if fused {
+			// y = act(x·W + b) in one pass: the bias and ReLU are applied
+			// while each tile of y is in registers.
+			f32.Gemm(false, false, batch, no, ni, 1, in, ni, m.W(l), no, 0, y, no, b, m.Acts[l] == ReLU)
+			if m.Acts[l] == Tanh {
+				activate(Tanh, y)
+			}
+			in = y
+			continue
+		}
 		// Broadcast the bias into y, then accumulate x·W on top (beta = 1):
 		// one pass over y instead of two.
-		b := m.B(l)
 		for r := 0; r < batch; r++ {
 			copy(y[r*no:(r+1)*no], b)
 		}
@@ -305,20 +317,6 @@ func activate(a Activation, y []float32) {
 		for i, v := range y {
 			y[i] = float32(math.Tanh(float64(v)))
 		}
-	}
-}
-
-// reluMask zeroes dz where the ReLU output y is not positive, without
-// branches (see activate).
-func reluMask(dz, y []float32) {
-	y = y[:len(dz)]
-	for i, v := range y {
-		// keep is all ones when v > 0: its bits, as an int32, are
-		// positive, so their negation has the sign bit set. The second
-		// mask excludes −0 (0x80000000 negates to itself).
-		b := int32(math.Float32bits(v))
-		keep := uint32(-b>>31) &^ uint32(b>>31)
-		dz[i] = math.Float32frombits(math.Float32bits(dz[i]) & keep)
 	}
 }
 
@@ -366,9 +364,16 @@ func (m *MLP) backward(ws *Workspace, dy []float32, wantInput, wantParams bool, 
 		y := ws.act[l]
 		// Derivatives written in terms of the stored output y = act(z):
 		// ReLU'(z) = [y > 0], tanh'(z) = 1 - y^2.
+		biasDone := false
 		switch m.Acts[l] {
 		case ReLU:
-			reluMask(dz, y)
+			if wantParams {
+				// Mask and bias gradient in one pass over dz.
+				f32.ReLUBackward(dz, y, batch, no, m.GB(l))
+				biasDone = true
+			} else {
+				f32.ReLUBackward(dz, y, batch, no, nil)
+			}
 		case Tanh:
 			for i, v := range y {
 				dz[i] *= 1 - v*v
@@ -381,11 +386,13 @@ func (m *MLP) backward(ws *Workspace, dy []float32, wantInput, wantParams bool, 
 		if wantParams {
 			// dW += xᵀ·dz (in×out), db += column sums of dz.
 			m.mm.Sgemm(blas.Trans, blas.NoTrans, ni, no, batch, 1, x, ni, dz, no, 1, m.GW(l), no)
-			gb := m.GB(l)
-			for r := 0; r < batch; r++ {
-				row := dz[r*no : (r+1)*no]
-				for j, v := range row {
-					gb[j] += v
+			if !biasDone {
+				gb := m.GB(l)
+				for r := 0; r < batch; r++ {
+					row := dz[r*no : (r+1)*no]
+					for j, v := range row {
+						gb[j] += v
+					}
 				}
 			}
 		}

@@ -12,19 +12,18 @@
 // updates and serialisation are single loops.
 //
 // Matrix products go through the Matmul interface. The default backend is
-// whatever gonum's blas32 package has installed: gonum's pure-Go
-// implementation, or OpenBLAS when built with -tags openblas (cgo, links
-// -lopenblas; see docs/rl.md). Results are deterministic for a given backend
+// package f32's SGEMM in Go assembly (AVX2+FMA, chosen at start-up; gonum's
+// pure-Go BLAS on other CPUs), or OpenBLAS when built with -tags openblas
+// (cgo, links -lopenblas; see docs/rl.md). With the f32 backend a dense
+// layer's bias and ReLU are fused into the product, and the ReLU gradient
+// into the bias gradient. Results are deterministic for a given backend
 // and thread count.
 //
 // Every backward pass is checked against finite differences and against an
 // independent float64 implementation in the tests.
 package nn
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-)
+import "gonum.org/v1/gonum/blas"
 
 // Matmul computes row-major C = alpha*op(A)*op(B) + beta*C, where op(X) is X
 // or its transpose, op(A) is m×k, op(B) is k×n and C is m×n. It has the
@@ -33,9 +32,10 @@ type Matmul interface {
 	Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
-// DefaultMatmul returns the blas32 implementation currently installed:
-// gonum's pure-Go BLAS unless a build tag installed another (openblas).
-func DefaultMatmul() Matmul { return blas32.Implementation() }
+// DefaultMatmul returns the matrix-multiply backend new MLPs use: f32.Impl
+// (Go assembly) where the CPU has AVX2 and FMA, else gonum's blas32
+// implementation (OpenBLAS under the openblas build tag).
+func DefaultMatmul() Matmul { return defaultMatmul() }
 
-// BackendName names the matrix-multiply backend compiled in, for reports.
-func BackendName() string { return backendName }
+// BackendName names the matrix-multiply backend in use, for reports.
+func BackendName() string { return backendName() }

@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/cclab/cclab/learn/rl/nn/f32"
 )
 
 // Adam is the Adam optimiser (Kingma & Ba 2015, Algorithm 1) with bias
@@ -37,16 +39,11 @@ func (a *Adam) Step(params, grads []float32) {
 	bc2 := 1 - math.Pow(b2, float64(a.T))
 	step := float32(a.LR / bc1)
 	sq := float32(1 / math.Sqrt(bc2))
-	eps := float32(a.Eps)
-	fb1, fb2 := float32(b1), float32(b2)
-	m, v := a.M[:len(params)], a.V[:len(params)]
-	grads = grads[:len(params)]
-	for i, g := range grads {
-		mi := fb1*m[i] + (1-fb1)*g
-		vi := fb2*v[i] + (1-fb2)*g*g
-		m[i], v[i] = mi, vi
-		params[i] -= step * mi / (sqrt32(vi)*sq + eps)
-	}
+	// One fused pass (Go assembly where available) in exactly this
+	// order, rounded to float32 at every operation:
+	//   m = b1·m + (1−b1)·g;  v = b2·v + ((1−b2)·g)·g
+	//   θ −= (step·m) / (sqrt(v)·sq + eps)
+	f32.Adam(params, grads, a.M[:len(params)], a.V[:len(params)], float32(b1), float32(b2), step, sq, float32(a.Eps))
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
@@ -119,10 +116,5 @@ func Polyak(target, source []float32, tau float64) {
 	if len(target) != len(source) {
 		panic(fmt.Sprintf("nn: Polyak target has %d values, source %d", len(target), len(source)))
 	}
-	t := float32(tau)
-	u := 1 - t
-	source = source[:len(target)]
-	for i, s := range source {
-		target[i] = u*target[i] + t*s
-	}
+	f32.Polyak(target, source, float32(tau))
 }

@@ -137,6 +137,10 @@ type Transport struct {
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`
 	RecvWindow  Size     `yaml:"recv_window"`
+	// PacketTimers gives every unacknowledged packet its own retransmission
+	// timeout and turns off SACK-based loss detection, as Mockets does;
+	// flows with protocol mockets default to true, tcp flows to false.
+	PacketTimers *bool `yaml:"packet_timers"`
 }
 
 // Flow is a measured transport flow (or Count identical ones).

@@ -16,11 +16,11 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Paper constants (section IV and V-A).
@@ -65,6 +65,11 @@ type EnvConfig struct {
 	BytesRange [2]units.Bytes
 	// InitialWindow is the window before the first action [10 segments].
 	InitialWindow units.Bytes
+	// PacketTimers runs the agent's transport with Mockets' per-packet
+	// retransmission timers (the Mockets baseline's) instead of SACK loss
+	// detection and one RFC 6298 timer, the transport the shipped policy
+	// was trained on [false].
+	PacketTimers bool
 }
 
 // Env is the MARLIN environment core: one observation is the 14 x 7
@@ -141,6 +146,12 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 	s.Seed = seed
 	f := &s.Flows[0]
 	f.Protocol = "mockets"
+	var tr scenario.Transport
+	if f.Transport != nil {
+		tr = *f.Transport
+	}
+	tr.PacketTimers = &e.cfg.PacketTimers
+	f.Transport = &tr
 	f.Count = 1
 	f.Start = scenario.Duration{}
 	iw := e.cfg.InitialWindow

@@ -10,9 +10,9 @@ import (
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/space"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 )
 

@@ -8,13 +8,13 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/par"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/policy"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
 )
 
 // Scheme names a way of running the transfer.

@@ -6,9 +6,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/cclab/cclab/learn/rl/space"
-	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/space"
 )
 
 // PolicySpaces returns the observation and action spaces a MARLIN policy

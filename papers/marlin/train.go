@@ -7,13 +7,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/sac"
 	"github.com/cclab/cclab/learn/rl/trainlog"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/core/units"
 )
 
 // TrainConfig configures training. Zero values take the defaults in

@@ -51,6 +51,11 @@ type Config struct {
 	// keeps arriving, never per segment. This is the Mockets style ("SACK
 	// transmission timeout"), used by the MARLIN partnering protocol.
 	AckInterval time.Duration
+	// PacketTimers gives every unacknowledged segment its own
+	// retransmission timeout, as Mockets does (mockets.go), instead of one
+	// RFC 6298 timer with back-off, and turns off SACK-based and RACK loss
+	// detection. The controller is not told about timeouts.
+	PacketTimers bool
 	// NoHandshake starts sending data at once instead of after a SYN /
 	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
 	// ns-3, and gives the first RTT sample, without which a path whose RTT

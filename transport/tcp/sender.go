@@ -250,7 +250,9 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	p.Retransmission = retx
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
-	if !s.rtoT.Armed() {
+	if s.cfg.PacketTimers {
+		s.packetSent(now, g)
+	} else if !s.rtoT.Armed() {
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
 	if rate := s.cc.PacingRate(); rate > 0 {
@@ -299,14 +301,18 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	}
 	s.nPrevSACK = copy(s.prevSACK[:], blocks)
 
-	if s.sacked > 0 {
-		s.detectLoss()
-	}
-	if advanced {
-		s.partialAck()
-	}
-	if s.retransOut > 0 && s.rackXmit > 0 {
-		s.detectLostRetransmissions()
+	if s.cfg.PacketTimers {
+		// Mockets: only the packets' own timers detect loss (mockets.go).
+	} else {
+		if s.sacked > 0 {
+			s.detectLoss()
+		}
+		if advanced {
+			s.partialAck()
+		}
+		if s.retransOut > 0 && s.rackXmit > 0 {
+			s.detectLostRetransmissions()
+		}
 	}
 	s.sampleRTT(now, echo, ackDelay, advanced, &rs)
 
@@ -324,7 +330,9 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		return
 	}
 	// RFC 6298 §5.2, §5.3.
-	if s.n == 0 {
+	if s.cfg.PacketTimers {
+		s.armPacketTimer(now)
+	} else if s.n == 0 {
 		s.rtoT.Stop()
 	} else if advanced {
 		s.rtoT.Reset(now.Add(s.currentRTO()))

@@ -20,10 +20,19 @@ import (
 // twice the smoothed RTT makes these timers fire spuriously, which is why
 // Mockets retransmits much more than TCP.
 
-// packetRTO is the timeout of a packet sent retx times before.
+// packetRTO is the timeout of a packet sent retx times before. Mockets'
+// Transmitter starts from an assumed RTT of 100 ms, not from the
+// handshake: until the first data packet is acknowledged, on a path with a
+// longer RTT (SATCOM: 1 s), the first window's packets all time out and are
+// resent, some of them several times. This is most of the retransmissions
+// the paper reports for Mockets.
 func (s *Sender) packetRTO(retx uint16) time.Duration {
 	srtt := s.rtt.SRTT()
-	if s.rtt.Samples() == 0 {
+	handshake := int64(1)
+	if s.cfg.NoHandshake {
+		handshake = 0
+	}
+	if s.rtt.Samples() <= handshake {
 		srtt = mocketsInitialRTT
 	}
 	rto := 2 * srtt * time.Duration(1+int64(retx))

@@ -68,3 +68,35 @@ func TestPacketTimerPerPacketLinearBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketTimersAssumedRTT checks Mockets' start: its timers use an
+// assumed 100 ms RTT until a data packet is acknowledged, so on a 1 s path
+// the first window is resent at 200 ms, before any ACK can arrive, while
+// TCP's timer, seeded by the handshake, resends nothing on a clean path.
+func TestPacketTimersAssumedRTT(t *testing.T) {
+	for _, pt := range []bool{false, true} {
+		cfg := Config{Bytes: 40 * 1448, AckInterval: 20 * time.Millisecond, PacketTimers: pt}
+		h := newHarness(t, cfg, fixedWindow(20*1448), 10*units.Mbps, 500*time.Millisecond)
+		var firstRetx clock.Time
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Kind == packet.Data && p.Retransmission && firstRetx == 0 {
+				firstRetx = h.s.Now()
+			}
+			return false
+		}
+		h.run(t, 30*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("packet timers %v: delivered %d, want %d", pt, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		retx := h.snd.Stats().Retransmissions
+		switch {
+		case !pt && retx != 0:
+			t.Errorf("TCP timer: %d retransmissions on a clean path, want 0", retx)
+		case pt && retx < 20:
+			t.Errorf("packet timers: %d retransmissions, want the first window (20) resent at least once", retx)
+		case pt && (firstRetx.Sub(0) < 1200*time.Millisecond || firstRetx.Sub(0) > 1300*time.Millisecond):
+			// Handshake 1 s, then the first packet's timer at 2 x 100 ms.
+			t.Errorf("packet timers: first retransmission at %v, want 1.2 s", firstRetx.Sub(0))
+		}
+	}
+}

@@ -402,6 +402,20 @@ func (e *Env) fairShare(now clock.Time) float64 {
 	return e.payload(left / float64(active))
 }
 
+// leftover returns the payload bytes the link could carry since the last
+// call beyond what the UDP background sent: the Ideal scheme's capacity.
+func (e *Env) leftover(now clock.Time) float64 {
+	n := e.net
+	capacity := n.Bottleneck.Capacity(now)
+	udp := e.udpSent()
+	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
+	e.lastFairCap, e.lastUDP = capacity, udp
+	if left <= 0 {
+		return 0
+	}
+	return e.payload(left)
+}
+
 // Network returns the current episode's network (for evaluation).
 func (e *Env) Network() *network.Network { return e.net }
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/metrics"
@@ -31,8 +32,13 @@ const (
 	Mockets Scheme = "mockets"
 	// Random drives the protocol with uniformly random actions.
 	Random Scheme = "random"
-	// Ideal is the fair share of the capacity the non-adaptive background
-	// leaves, split with the adaptive flows, with no RTT increase.
+	// Ideal is a sender that knows, at every instant, the capacity the
+	// non-adaptive (UDP) background leaves, takes all of it (adaptive
+	// background flows yield), loses only to random loss and adds no
+	// queueing delay: its transfer time is one handshake RTT, the time to
+	// send the transfer's wire bytes in that capacity, and one RTT for the
+	// last packet and its acknowledgement. It bounds every scheme that
+	// does not displace the UDP background's packets from the queue.
 	Ideal Scheme = "ideal"
 )
 
@@ -327,10 +333,12 @@ func fillFromResult(o *Outcome, r *experiment.Result, maxTime time.Duration) {
 	}
 }
 
-// ideal integrates the fair share (see Env.fairShare) until the transfer's
-// bytes are covered, interpolating within the last step. Its RTI is 0 (no
-// RTT increase) and its retransmissions are the unavoidable ones: one per
-// lost packet, p/(1-p) per packet delivered on a lossy link.
+// ideal integrates the capacity the UDP background leaves (see Ideal and
+// Env.leftover) from the end of the handshake until the transfer's bytes
+// are covered, interpolating within the last step, and adds the RTT of
+// the link then in use. Its RTI is 0 (no RTT increase) and its
+// retransmissions are the unavoidable ones: p/(1-p) per packet delivered
+// on a link with random loss p.
 func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 	o := Outcome{Scheme: Ideal, Loss: j.loss, Seed: j.seed, RTI: 0}
 	core, err := NewEnv(EnvConfig{Base: base, Loss: -1})
@@ -338,20 +346,29 @@ func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 		return o, err
 	}
 	core.Reset(j.seed)
-	// The fair share does not depend on the agent's own traffic; keep it
-	// minimal so it does not disturb the background.
+	// The leftover capacity does not depend on the agent's own traffic;
+	// keep it minimal so it does not disturb the background.
 	core.ext.SetCongestionWindow(0, core.mss)
 	need := float64(cfg.Bytes)
 	got := 0.0
 	n := core.Network()
+	start := clock.Time(2 * base.Bottleneck.Delay.V) // the handshake
 	for k := 0; k < int(cfg.MaxTime/StepInterval); k++ {
-		end := n.Now().Add(StepInterval)
+		from := n.Now()
+		end := from.Add(StepInterval)
 		loss := n.Bottleneck.LossRate()
 		n.Sched.RunUntil(end)
-		share := core.fairShare(end)
+		share := core.leftover(end)
+		if end <= start {
+			continue
+		}
+		if from < start {
+			share *= float64(end-start) / float64(end-from)
+		}
 		if got+share >= need {
 			frac := (need - got) / share
-			o.TransferTime = (end.Seconds() - StepInterval.Seconds()) + frac*StepInterval.Seconds()
+			done := from.Seconds() + frac*StepInterval.Seconds()
+			o.TransferTime = done + 2*linkDelay(base, done).Seconds()
 			o.Finished = true
 			o.Retransmissions += (need - got) / 1448 * loss / (1 - loss)
 			return o, nil
@@ -361,4 +378,15 @@ func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 	}
 	o.TransferTime = cfg.MaxTime.Seconds()
 	return o, nil
+}
+
+// linkDelay is the bottleneck's one-way delay at t seconds.
+func linkDelay(s *scenario.Scenario, t float64) time.Duration {
+	d := s.Bottleneck.Delay.V
+	for _, c := range s.Bottleneck.Schedule {
+		if c.At.V.Seconds() <= t && c.Delay.IsSet() {
+			d = c.Delay.V
+		}
+	}
+	return d
 }

@@ -26,6 +26,9 @@ type Scheme string
 const (
 	// CUBIC is TCP CUBIC.
 	CUBIC Scheme = "cubic"
+	// NewReno and BBR are the other TCP baselines (not in the paper).
+	NewReno Scheme = "newreno"
+	BBR     Scheme = "bbr"
 	// Marlin is the learned policy driving the Mockets-style protocol.
 	Marlin Scheme = "marlin"
 	// Mockets is the Mockets baseline: a window matched to each link's
@@ -128,7 +131,7 @@ func (c *EvalConfig) defaults() {
 		c.MaxTime = 120 * time.Second
 	}
 	if c.Schemes == nil {
-		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Random, Ideal}
+		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Random, Ideal}
 	}
 	if c.Policies == nil && c.Policy != nil {
 		c.Policies = []*policy.Policy{c.Policy}
@@ -334,8 +337,8 @@ func BaselineScenario(base *scenario.Scenario, scheme Scheme, bytes units.Bytes,
 	f := &s.Flows[0]
 	f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(bytes), scenario.Duration{}
 	switch scheme {
-	case CUBIC:
-		f.Protocol, f.CC = "tcp", scenario.CC{Name: "cubic"}
+	case CUBIC, NewReno, BBR:
+		f.Protocol, f.CC = "tcp", scenario.CC{Name: string(scheme)}
 	case Mockets:
 		w0, ws := bdpWindows(s)
 		f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
@@ -388,7 +391,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 	o := Outcome{Scheme: j.scheme, Loss: j.loss, Seed: j.seed}
 	base := WithLoss(cfg.Base, j.loss)
 	switch j.scheme {
-	case CUBIC, Mockets:
+	case CUBIC, NewReno, BBR, Mockets:
 		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
 		if err != nil {
 			return o, err

@@ -30,6 +30,10 @@ type Goals struct {
 	// LowestRTI reports whether MARLIN has the lowest RTI of the adaptive
 	// and baseline schemes (the ideal excluded) at every loss level.
 	LowestRTI bool `json:"lowest_rti"`
+	// DominatedBy lists "scheme at loss" for every baseline (CUBIC,
+	// Mockets, NewReno, BBR) both faster and with fewer retransmissions
+	// than MARLIN at that loss level; the issue's goal is none.
+	DominatedBy []string `json:"dominated_by,omitempty"`
 }
 
 // Condition is an evaluation on a scenario variant.
@@ -140,7 +144,7 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 			}
 			c := cfg
 			c.Base, c.Losses = s, []float64{maxLoss}
-			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Ideal}
+			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
 			tasks = append(tasks, task{v.Name, c})
 		}
 	}
@@ -234,8 +238,18 @@ func goals(rows []Row) *Goals {
 		if r.Scheme == Marlin || r.Scheme == Ideal {
 			continue
 		}
-		if mr, ok := find(Marlin, r.Loss); ok && !(mr.RTI < r.RTI) {
+		mr, ok := find(Marlin, r.Loss)
+		if !ok {
+			continue
+		}
+		if !(mr.RTI < r.RTI) {
 			g.LowestRTI = false
+		}
+		switch r.Scheme {
+		case CUBIC, Mockets, NewReno, BBR:
+			if r.TransferTime < mr.TransferTime && r.Retrans < mr.Retrans {
+				g.DominatedBy = append(g.DominatedBy, fmt.Sprintf("%s at %g%%", r.Scheme, 100*r.Loss))
+			}
 		}
 	}
 	return g

@@ -42,6 +42,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	batch := fs.Int("batch", 512, "SAC minibatch")
 	gsteps := fs.Int("gradient-steps", 1, "gradient steps per vectorised step")
 	gamma := fs.Float64("gamma", 0.99, "discount factor")
+	action := fs.String("action", "linear", "action parametrisation: linear (the paper's, w(1+a)) or log2 (ours, w*2^a)")
 	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
@@ -77,7 +78,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize, Bulk: *bulk,
 		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: tr.curve, Progress: tr.progress, Command: cmdline,
+		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
@@ -88,7 +89,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("marlin eval", stderr)
-	pol := fs.String("policy", "", "trained policy file (default: the policy built into cclab)")
+	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds (default: the policy built into cclab)")
+	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
@@ -112,24 +114,45 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	var p *policy.Policy
+	var pols []*policy.Policy
 	if *pol == "" {
-		p, err = marlin.ShippedPolicy()
-	} else {
-		p, err = policy.Load(*pol)
+		p, err := marlin.ShippedPolicy()
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		pols = append(pols, p)
 	}
-	if err != nil {
-		return fmt.Errorf("--policy: %w", err)
+	for _, f := range strings.Split(*pol, ",") {
+		if f == "" {
+			continue
+		}
+		p, err := policy.Load(f)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		if err := p.Check(marlin.PolicySpaces()); err != nil {
+			return fmt.Errorf("--policy %s: %w", f, err)
+		}
+		pols = append(pols, p)
 	}
-	if err := p.Check(marlin.PolicySpaces()); err != nil {
-		return fmt.Errorf("--policy %s: %w", *pol, err)
+	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs}
+	var sel *marlin.Selection
+	if len(pols) > 1 && *valRuns > 0 {
+		i, scores, err := marlin.SelectPolicy(ctx, cfg, pols, *valRuns)
+		if err != nil {
+			return err
+		}
+		sel = &marlin.Selection{Index: i, Scores: scores, Runs: *valRuns}
+		fmt.Fprintf(stderr, "median seed on %d validation transfers each: policy %d (%s), scores %.2f s\n", *valRuns, i+1, strings.Split(*pol, ",")[i], scores)
 	}
 	bar := progress.NewRuns(stderr, "marlin eval")
-	res, err := marlin.EvaluateAll(ctx, marlin.EvalConfig{Base: base, Runs: *runs, Policy: p, Seed: *seed, Jobs: *jobs, Progress: bar.Update}, *unseen)
+	cfg.Progress = bar.Update
+	res, err := marlin.EvaluateAll(ctx, cfg, *unseen)
 	bar.Finish()
 	if err != nil {
 		return err
 	}
+	res.Selected = sel
 	if *out != "" {
 		if err := res.WriteDir(*out); err != nil {
 			return fmt.Errorf("--out: %w", err)

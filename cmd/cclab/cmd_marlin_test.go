@@ -93,12 +93,43 @@ func TestMarlinTrainResumeEval(t *testing.T) {
 			t.Errorf("row %+v: want 1 run and a positive transfer time", r)
 		}
 	}
-	for s, n := range map[string]int{"cubic": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
+	for s, n := range map[string]int{"cubic": 4, "newreno": 4, "bbr": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
 		if schemes[s] != n {
 			t.Errorf("%d %s rows, want %d (rows %v)", schemes[s], s, n, schemes)
 		}
 	}
 	if rep.Policy == "" || !(rep.TrainingWallS > 0) {
 		t.Errorf("policy %q, training wall %g s: want both recorded", rep.Policy, rep.TrainingWallS)
+	}
+
+	// Two policies (here the same file twice): marlin rows over policies,
+	// each policy's rows, and the median-seed choice on validation runs.
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol+","+pol, "--runs", "1", "--validation-runs", "1", "--unseen=false", "--json")
+	if code != 0 {
+		t.Fatalf("eval of two policies exit %d: %s", code, errs)
+	}
+	var rep2 struct {
+		Results []struct {
+			Scheme   string `json:"scheme"`
+			Policies int    `json:"policies"`
+		} `json:"results"`
+		PerPolicy [][]json.RawMessage `json:"per_policy"`
+		Selected  *struct {
+			Scores []float64 `json:"validation_transfer_time_s"`
+		} `json:"selected"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep2); err != nil {
+		t.Fatalf("eval JSON: %v\n%s", err, out)
+	}
+	for _, r := range rep2.Results {
+		if r.Scheme == "marlin" && r.Policies != 2 {
+			t.Errorf("marlin row over %d policies, want 2", r.Policies)
+		}
+	}
+	if len(rep2.PerPolicy) != 2 || rep2.Selected == nil || len(rep2.Selected.Scores) != 2 {
+		t.Errorf("per_policy %d entries, selected %+v: want 2 and 2 scores", len(rep2.PerPolicy), rep2.Selected)
+	}
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", pol+",missing.policy"); code != 1 || !strings.Contains(errs, "missing.policy") {
+		t.Errorf("missing second policy: exit %d, stderr %q", code, errs)
 	}
 }

@@ -277,6 +277,12 @@ func (n *Network) nextTraceWindow(now clock.Time) {
 	n.trTimer.Reset(now.Add(n.trWindow))
 }
 
+// packetTimersSet reports whether the scenario or the flow chose the
+// retransmission style explicitly.
+func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
+	return def.PacketTimers != nil || (over != nil && over.PacketTimers != nil)
+}
+
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {
 	var c tcp.Config
 	apply := func(t scenario.Transport) {
@@ -325,6 +331,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.RACK != nil {
 			c.NoRACK = !*t.RACK
 		}
+		if t.PacketTimers != nil {
+			c.PacketTimers = *t.PacketTimers
+		}
 	}
 	apply(def)
 	if over != nil {
@@ -364,8 +373,13 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 		}
 		stop := sf.Stop.V
 		tc := transportConfig(n.scn.Transport, sf.Transport)
-		if sf.Protocol == "mockets" && tc.AckInterval == 0 {
-			tc.AckInterval = DefaultSACKTimeout
+		if sf.Protocol == "mockets" {
+			if tc.AckInterval == 0 {
+				tc.AckInterval = DefaultSACKTimeout
+			}
+			if !packetTimersSet(n.scn.Transport, sf.Transport) {
+				tc.PacketTimers = true
+			}
 		}
 		f, err := n.NewFlow(FlowSpec{
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,

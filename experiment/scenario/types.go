@@ -170,6 +170,10 @@ type Transport struct {
 	// RACK false turns off RACK's time-based loss detection of original
 	// transmissions (RFC 8985 §6) [true].
 	RACK *bool `yaml:"rack"`
+	// PacketTimers gives every unacknowledged packet its own retransmission
+	// timeout and turns off SACK-based loss detection, as Mockets does;
+	// flows with protocol mockets default to true, tcp flows to false.
+	PacketTimers *bool `yaml:"packet_timers"`
 }
 
 // Flow is a measured transport flow (or Count identical ones).

@@ -65,7 +65,25 @@ type EnvConfig struct {
 	BytesRange [2]units.Bytes
 	// InitialWindow is the window before the first action [10 segments].
 	InitialWindow units.Bytes
+	// Action is the action's parametrisation: ActionLinear (the paper's,
+	// w' = w (1 + a)) or ActionLog2 (ours, w' = w 2^a) [ActionLinear].
+	Action string
+	// PacketTimers runs the agent's transport with Mockets' per-packet
+	// retransmission timers (the Mockets baseline's) instead of SACK loss
+	// detection and one RFC 6298 timer, the transport the shipped policy
+	// was trained on [false].
+	PacketTimers bool
 }
+
+// Action parametrisations (EnvConfig.Action). Under uniform exploration,
+// a in U[-1, 1], the paper's linear action shrinks the window on average
+// (E[log2(1 + a)] = -0.44 per step, and a = -1 drops it to the floor);
+// the log-space action is symmetric (E[a] = 0) and spans the same
+// halving-to-doubling range per step.
+const (
+	ActionLinear = "linear"
+	ActionLog2   = "log2"
+)
 
 // Env is the MARLIN environment core: one observation is the 14 x 7
 // statistics of the current step; wrap it with env.NewStack(History) and
@@ -118,6 +136,11 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	if r := cfg.BytesRange; r[1] > 0 && (r[0] <= 0 || r[0] > r[1]) {
 		return nil, fmt.Errorf("marlin: transfer size range %v must be increasing and positive", r)
 	}
+	switch cfg.Action {
+	case "", ActionLinear, ActionLog2:
+	default:
+		return nil, fmt.Errorf("marlin: action %q: want %q or %q", cfg.Action, ActionLinear, ActionLog2)
+	}
 	e := &Env{cfg: cfg, obs: make([]float32, NumFeatures*NumStats), info: env.Info{}}
 	// Validate the derived scenario once, so Reset cannot fail later.
 	if _, err := e.scenarioFor(1, rand.New(rand.NewPCG(1, 1))); err != nil {
@@ -141,6 +164,12 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 	s.Seed = seed
 	f := &s.Flows[0]
 	f.Protocol = "mockets"
+	var tr scenario.Transport
+	if f.Transport != nil {
+		tr = *f.Transport
+	}
+	tr.PacketTimers = &e.cfg.PacketTimers
+	f.Transport = &tr
 	f.Count = 1
 	f.Start = scenario.Duration{}
 	iw := e.cfg.InitialWindow
@@ -251,7 +280,11 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	a = math.Max(-1, math.Min(1, a))
 	now := e.net.Now()
 	cw := e.flow.Sender.CC().CongestionWindow()
-	w := units.Bytes(math.Ceil(float64(cw) * (1 + a)))
+	scale := 1 + a
+	if e.cfg.Action == ActionLog2 {
+		scale = math.Exp2(a)
+	}
+	w := units.Bytes(math.Ceil(float64(cw) * scale))
 	w = min(max(w, e.mss), WindowCap)
 	e.ext.SetCongestionWindow(now, w)
 
@@ -389,6 +422,20 @@ func (e *Env) fairShare(now clock.Time) float64 {
 		return 0
 	}
 	return e.payload(left / float64(active))
+}
+
+// leftover returns the payload bytes the link could carry since the last
+// call beyond what the UDP background sent: the Ideal scheme's capacity.
+func (e *Env) leftover(now clock.Time) float64 {
+	n := e.net
+	capacity := n.Bottleneck.Capacity(now)
+	udp := e.udpSent()
+	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
+	e.lastFairCap, e.lastUDP = capacity, udp
+	if left <= 0 {
+		return 0
+	}
+	return e.payload(left)
 }
 
 // Network returns the current episode's network (for evaluation).

@@ -221,3 +221,51 @@ func TestShippedPolicy(t *testing.T) {
 		t.Errorf("a truncated copy of the built-in policy was accepted")
 	}
 }
+
+// TestActionParametrisations checks both action mappings on the window:
+// the paper's w (1 + a) and the log-space w 2^a agree at a = 0 and 1
+// (unchanged, doubled); at a = -1 the paper's drops to the one-segment
+// floor while the log-space one halves, and a = -0.5 then 0.5 returns the
+// log-space window to where it was (symmetry), not the linear one.
+func TestActionParametrisations(t *testing.T) {
+	s, err := scenario.Parse([]byte(`
+name: clean
+duration: 60s
+bottleneck: {rate: 10Mbps, delay: 10ms, queue: {limit: 1000}}
+flows: [{name: agent, cc: newreno}]
+`), "clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEnv(EnvConfig{Base: s, Loss: -1, Action: "exp"}); err == nil {
+		t.Error("action \"exp\" accepted")
+	}
+	const w0 = 10 * 1448
+	for _, c := range []struct {
+		action  string
+		actions []float32
+		want    float64 // final window in segments
+	}{
+		{ActionLinear, []float32{0}, 10},
+		{ActionLog2, []float32{0}, 10},
+		{ActionLinear, []float32{1}, 20},
+		{ActionLog2, []float32{1}, 20},
+		{ActionLinear, []float32{-1}, 1},
+		{ActionLog2, []float32{-1}, 5},
+		{ActionLog2, []float32{-0.5, 0.5}, 10},
+		{ActionLinear, []float32{-0.5, 0.5}, 7.5},
+	} {
+		e, err := NewEnv(EnvConfig{Base: s, Loss: -1, Action: c.action})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset(1)
+		for _, a := range c.actions {
+			e.Step([]float32{a})
+		}
+		got := float64(e.Flow().Sender.CC().CongestionWindow()) / 1448
+		if math.Abs(got-c.want) > 0.01 {
+			t.Errorf("%s %v from %d segments: window %.3f segments, want %g", c.action, c.actions, w0/1448, got, c.want)
+		}
+	}
+}

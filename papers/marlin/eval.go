@@ -8,11 +8,13 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/internal/par"
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
@@ -24,6 +26,9 @@ type Scheme string
 const (
 	// CUBIC is TCP CUBIC.
 	CUBIC Scheme = "cubic"
+	// NewReno and BBR are the other TCP baselines (not in the paper).
+	NewReno Scheme = "newreno"
+	BBR     Scheme = "bbr"
 	// Marlin is the learned policy driving the Mockets-style protocol.
 	Marlin Scheme = "marlin"
 	// Mockets is the Mockets baseline: a window matched to each link's
@@ -31,8 +36,13 @@ const (
 	Mockets Scheme = "mockets"
 	// Random drives the protocol with uniformly random actions.
 	Random Scheme = "random"
-	// Ideal is the fair share of the capacity the non-adaptive background
-	// leaves, split with the adaptive flows, with no RTT increase.
+	// Ideal is a sender that knows, at every instant, the capacity the
+	// non-adaptive (UDP) background leaves, takes all of it (adaptive
+	// background flows yield), loses only to random loss and adds no
+	// queueing delay: its transfer time is one handshake RTT, the time to
+	// send the transfer's wire bytes in that capacity, and one RTT for the
+	// last packet and its acknowledgement. It bounds every scheme that
+	// does not displace the UDP background's packets from the queue.
 	Ideal Scheme = "ideal"
 )
 
@@ -46,8 +56,15 @@ type EvalConfig struct {
 	Runs int
 	// Losses are the UHF loss levels [0, 1, 2, 3 %].
 	Losses []float64
-	// Policy drives the marlin scheme; without it the scheme is skipped.
+	// Policy drives the marlin scheme; without it (and without Policies)
+	// the scheme is skipped.
 	Policy *policy.Policy
+	// Policies, if set, replaces Policy: independently trained policies of
+	// one configuration (training seeds), each evaluated on the same runs.
+	// The marlin rows then give the mean over policies of each policy's
+	// mean and a 95% confidence interval over policies (Student's t), so
+	// they measure the training procedure, not one lucky run.
+	Policies []*policy.Policy
 	// Schemes restricts the schemes [all]. Random and Mockets run at the
 	// highest loss level only, as in the paper.
 	Schemes []Scheme
@@ -72,6 +89,8 @@ type Outcome struct {
 	Finished        bool    `json:"finished"`
 	Retransmissions float64 `json:"retransmissions"`
 	RTI             float64 `json:"rti"`
+	// Policy is the index of the policy in EvalConfig.Policies.
+	Policy int `json:"policy,omitempty"`
 }
 
 // Row aggregates the outcomes of one scheme at one loss level.
@@ -89,6 +108,10 @@ type Row struct {
 	RTI             float64 `json:"rti"`
 	RTIStd          float64 `json:"rti_std"`
 	RTICI           float64 `json:"rti_ci95"`
+	// Policies, if above 1, is the number of independently trained
+	// policies: the means are over policies of each one's mean, and Std
+	// and CI95 are across policies.
+	Policies int `json:"policies,omitempty"`
 }
 
 func (c *EvalConfig) defaults() {
@@ -108,7 +131,10 @@ func (c *EvalConfig) defaults() {
 		c.MaxTime = 120 * time.Second
 	}
 	if c.Schemes == nil {
-		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Random, Ideal}
+		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Random, Ideal}
+	}
+	if c.Policies == nil && c.Policy != nil {
+		c.Policies = []*policy.Policy{c.Policy}
 	}
 }
 
@@ -116,6 +142,7 @@ type job struct {
 	scheme Scheme
 	loss   float64
 	seed   uint64
+	pol    int // index in EvalConfig.Policies (marlin runs)
 }
 
 // Evaluate runs every transfer and aggregates them per scheme and loss, in
@@ -134,28 +161,36 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Row, []Outcome, error) {
 	}
 	var jobs []job
 	for _, sc := range cfg.Schemes {
-		if sc == Marlin && cfg.Policy == nil {
-			continue
+		npol := 1
+		if sc == Marlin {
+			npol = len(cfg.Policies)
 		}
-		for _, l := range cfg.Losses {
-			if (sc == Random || sc == Mockets) && l != maxLoss {
-				continue
-			}
-			for i := range cfg.Runs {
-				jobs = append(jobs, job{sc, l, cfg.Seed + uint64(i) + 1})
+		for p := range npol {
+			for _, l := range cfg.Losses {
+				if (sc == Random || sc == Mockets) && l != maxLoss {
+					continue
+				}
+				for i := range cfg.Runs {
+					jobs = append(jobs, job{sc, l, cfg.Seed + uint64(i) + 1, p})
+				}
 			}
 		}
 	}
 	out := make([]Outcome, len(jobs))
 	errs := make([]error, len(jobs))
-	pols := make([]*policy.Policy, par.Workers(len(jobs), cfg.Jobs))
-	if cfg.Policy != nil {
-		for w := range pols {
-			pols[w] = cfg.Policy.Clone() // ActInto owns buffers
+	pols := make([][]*policy.Policy, par.Workers(len(jobs), cfg.Jobs))
+	for w := range pols {
+		for _, p := range cfg.Policies {
+			pols[w] = append(pols[w], p.Clone()) // ActInto owns buffers
 		}
 	}
 	if err := par.Do(ctx, len(jobs), cfg.Jobs, cfg.Progress, func(w, i int) {
-		out[i], errs[i] = runOne(cfg, jobs[i], pols[w])
+		var p *policy.Policy
+		if jobs[i].scheme == Marlin {
+			p = pols[w][jobs[i].pol]
+		}
+		out[i], errs[i] = runOne(cfg, jobs[i], p)
+		out[i].Policy = jobs[i].pol
 	}); err != nil {
 		return nil, nil, err
 	}
@@ -182,6 +217,10 @@ func aggregate(out []Outcome) []Row {
 		groups[i] = append(groups[i], o)
 	}
 	for _, g := range groups {
+		if r, ok := acrossPolicies(g); ok {
+			rows = append(rows, r)
+			continue
+		}
 		tt := make([]float64, len(g))
 		rx := make([]float64, len(g))
 		ri := make([]float64, len(g))
@@ -203,6 +242,90 @@ func aggregate(out []Outcome) []Row {
 	return rows
 }
 
+// acrossPolicies summarises a group holding runs of several policies: each
+// policy's mean, then the mean and confidence interval over policies.
+func acrossPolicies(g []Outcome) (Row, bool) {
+	per := map[int][]Outcome{}
+	var order []int
+	for _, o := range g {
+		if _, ok := per[o.Policy]; !ok {
+			order = append(order, o.Policy)
+		}
+		per[o.Policy] = append(per[o.Policy], o)
+	}
+	if len(order) < 2 {
+		return Row{}, false
+	}
+	var tt, rx, ri []float64
+	un := 0
+	for _, p := range order {
+		r := aggregate(per[p])[0]
+		tt, rx, ri = append(tt, r.TransferTime), append(rx, r.Retrans), append(ri, r.RTI)
+		un += r.Unfinished
+	}
+	st, sr, sx := metrics.Summarize(tt), metrics.Summarize(rx), metrics.Summarize(ri)
+	return Row{
+		Scheme: g[0].Scheme, Loss: g[0].Loss, Runs: len(g), Unfinished: un, Policies: len(order),
+		TransferTime: st.Mean, TransferTimeStd: st.Std, TransferTimeCI: st.CI95,
+		Retrans: sr.Mean, RetransStd: sr.Std, RetransCI: sr.CI95,
+		RTI: sx.Mean, RTIStd: sx.Std, RTICI: sx.CI95,
+	}, true
+}
+
+// PerPolicy aggregates the marlin outcomes of each policy separately, in
+// policy order: one slice of rows (one per loss level) per policy.
+func PerPolicy(out []Outcome) [][]Row {
+	var res [][]Row
+	for _, o := range out {
+		if o.Scheme != Marlin {
+			continue
+		}
+		for len(res) <= o.Policy {
+			res = append(res, nil)
+		}
+	}
+	for p := range res {
+		var g []Outcome
+		for _, o := range out {
+			if o.Scheme == Marlin && o.Policy == p {
+				g = append(g, o)
+			}
+		}
+		res[p] = aggregate(g)
+	}
+	return res
+}
+
+// ValidationSeed is the seed offset of validation runs, far from the
+// evaluation runs' seeds (1 to Runs): choosing a policy on them does not
+// choose it on the evaluation.
+const ValidationSeed = 1_000_000
+
+// SelectPolicy applies rl.MedianSeed to policies: each is scored by its
+// mean transfer time over runs validation transfers at the highest loss
+// level of cfg, seeds disjoint from the evaluation's. It returns the
+// chosen index and every score.
+func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, runs int) (int, []float64, error) {
+	cfg.defaults()
+	maxLoss := 0.0
+	for _, l := range cfg.Losses {
+		maxLoss = max(maxLoss, l)
+	}
+	c := cfg
+	c.Policy, c.Policies = nil, pols
+	c.Schemes, c.Losses, c.Runs, c.Seed = []Scheme{Marlin}, []float64{maxLoss}, runs, ValidationSeed
+	_, out, err := Evaluate(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	scores := make([]float64, len(pols))
+	for i, rows := range PerPolicy(out) {
+		scores[i] = rows[0].TransferTime
+	}
+	i, err := rl.MedianSeed(scores)
+	return i, scores, err
+}
+
 // BaselineScenario returns the scenario of one transfer of the given size
 // by a non-learning scheme: TCP CUBIC, or the Mockets baseline (the
 // Mockets-style protocol with a fixed window matched to each link's
@@ -214,8 +337,8 @@ func BaselineScenario(base *scenario.Scenario, scheme Scheme, bytes units.Bytes,
 	f := &s.Flows[0]
 	f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(bytes), scenario.Duration{}
 	switch scheme {
-	case CUBIC:
-		f.Protocol, f.CC = "tcp", scenario.CC{Name: "cubic"}
+	case CUBIC, NewReno, BBR:
+		f.Protocol, f.CC = "tcp", scenario.CC{Name: string(scheme)}
 	case Mockets:
 		w0, ws := bdpWindows(s)
 		f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
@@ -268,7 +391,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 	o := Outcome{Scheme: j.scheme, Loss: j.loss, Seed: j.seed}
 	base := WithLoss(cfg.Base, j.loss)
 	switch j.scheme {
-	case CUBIC, Mockets:
+	case CUBIC, NewReno, BBR, Mockets:
 		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
 		if err != nil {
 			return o, err
@@ -280,7 +403,11 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		fillFromResult(&o, r, cfg.MaxTime)
 		return o, nil
 	case Marlin, Random:
-		core, err := NewEnv(EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes})
+		ec := EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes}
+		if pol != nil {
+			ec.Action = PolicyAction(pol)
+		}
+		core, err := NewEnv(ec)
 		if err != nil {
 			return o, err
 		}
@@ -327,10 +454,12 @@ func fillFromResult(o *Outcome, r *experiment.Result, maxTime time.Duration) {
 	}
 }
 
-// ideal integrates the fair share (see Env.fairShare) until the transfer's
-// bytes are covered, interpolating within the last step. Its RTI is 0 (no
-// RTT increase) and its retransmissions are the unavoidable ones: one per
-// lost packet, p/(1-p) per packet delivered on a lossy link.
+// ideal integrates the capacity the UDP background leaves (see Ideal and
+// Env.leftover) from the end of the handshake until the transfer's bytes
+// are covered, interpolating within the last step, and adds the RTT of
+// the link then in use. Its RTI is 0 (no RTT increase) and its
+// retransmissions are the unavoidable ones: p/(1-p) per packet delivered
+// on a link with random loss p.
 func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 	o := Outcome{Scheme: Ideal, Loss: j.loss, Seed: j.seed, RTI: 0}
 	core, err := NewEnv(EnvConfig{Base: base, Loss: -1})
@@ -338,20 +467,29 @@ func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 		return o, err
 	}
 	core.Reset(j.seed)
-	// The fair share does not depend on the agent's own traffic; keep it
-	// minimal so it does not disturb the background.
+	// The leftover capacity does not depend on the agent's own traffic;
+	// keep it minimal so it does not disturb the background.
 	core.ext.SetCongestionWindow(0, core.mss)
 	need := float64(cfg.Bytes)
 	got := 0.0
 	n := core.Network()
+	start := clock.Time(2 * base.Bottleneck.Delay.V) // the handshake
 	for k := 0; k < int(cfg.MaxTime/StepInterval); k++ {
-		end := n.Now().Add(StepInterval)
+		from := n.Now()
+		end := from.Add(StepInterval)
 		loss := n.Bottleneck.LossRate()
 		n.Sched.RunUntil(end)
-		share := core.fairShare(end)
+		share := core.leftover(end)
+		if end <= start {
+			continue
+		}
+		if from < start {
+			share *= float64(end-start) / float64(end-from)
+		}
 		if got+share >= need {
 			frac := (need - got) / share
-			o.TransferTime = (end.Seconds() - StepInterval.Seconds()) + frac*StepInterval.Seconds()
+			done := from.Seconds() + frac*StepInterval.Seconds()
+			o.TransferTime = done + 2*linkDelay(base, done).Seconds()
 			o.Finished = true
 			o.Retransmissions += (need - got) / 1448 * loss / (1 - loss)
 			return o, nil
@@ -361,4 +499,24 @@ func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 	}
 	o.TransferTime = cfg.MaxTime.Seconds()
 	return o, nil
+}
+
+// PolicyAction returns the action parametrisation a policy was trained
+// with (policies trained before the option used ActionLinear).
+func PolicyAction(p *policy.Policy) string {
+	if a := p.Meta.Extra["action"]; a != "" {
+		return a
+	}
+	return ActionLinear
+}
+
+// linkDelay is the bottleneck's one-way delay at t seconds.
+func linkDelay(s *scenario.Scenario, t float64) time.Duration {
+	d := s.Bottleneck.Delay.V
+	for _, c := range s.Bottleneck.Schedule {
+		if c.At.V.Seconds() <= t && c.Delay.IsSet() {
+			d = c.Delay.V
+		}
+	}
+	return d
 }

@@ -30,6 +30,10 @@ type Goals struct {
 	// LowestRTI reports whether MARLIN has the lowest RTI of the adaptive
 	// and baseline schemes (the ideal excluded) at every loss level.
 	LowestRTI bool `json:"lowest_rti"`
+	// DominatedBy lists "scheme at loss" for every baseline (CUBIC,
+	// Mockets, NewReno, BBR) both faster and with fewer retransmissions
+	// than MARLIN at that loss level; the issue's goal is none.
+	DominatedBy []string `json:"dominated_by,omitempty"`
 }
 
 // Condition is an evaluation on a scenario variant.
@@ -41,15 +45,31 @@ type Condition struct {
 
 // Report is the whole evaluation, the JSON of `cclab marlin eval --json`.
 type Report struct {
-	Results       []Row       `json:"results"`
-	Goals         *Goals      `json:"goals,omitempty"`
-	Unseen        []Condition `json:"unseen,omitempty"`
+	Results []Row       `json:"results"`
+	Goals   *Goals      `json:"goals,omitempty"`
+	Unseen  []Condition `json:"unseen,omitempty"`
+	// PerPolicy holds each policy's own marlin rows when several
+	// policies (training seeds) are evaluated.
+	PerPolicy [][]Row `json:"per_policy,omitempty"`
+	// Selected is the policy rl.MedianSeed picks on validation runs, when
+	// several are evaluated.
+	Selected      *Selection  `json:"selected,omitempty"`
 	Runs          int         `json:"runs"`
 	Bytes         units.Bytes `json:"bytes"`
 	Policy        string      `json:"policy"`
 	PolicySteps   int64       `json:"policy_steps"`
 	TrainingWallS float64     `json:"training_wall_s"`
 	WallSeconds   float64     `json:"wall_seconds"`
+}
+
+// Selection records SelectPolicy's choice.
+type Selection struct {
+	// Index is the chosen policy's position in the list evaluated.
+	Index int `json:"index"`
+	// Scores are every policy's mean validation transfer time, s.
+	Scores []float64 `json:"validation_transfer_time_s"`
+	// Runs validation transfers each, seeds from ValidationSeed+1.
+	Runs int `json:"validation_runs"`
 }
 
 // Variant is a scenario condition the agent was not trained on.
@@ -124,7 +144,7 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 			}
 			c := cfg
 			c.Base, c.Losses = s, []float64{maxLoss}
-			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, Ideal}
+			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
 			tasks = append(tasks, task{v.Name, c})
 		}
 	}
@@ -135,8 +155,11 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 	}
 	doneBefore := 0
 	rep := &Report{Runs: cfg.Runs, Bytes: cfg.Bytes}
-	if p := cfg.Policy; p != nil {
-		rep.Policy = fmt.Sprintf("%s seed %d", p.Meta.Command, p.Meta.Seed)
+	for i, p := range cfg.Policies {
+		if i > 0 {
+			rep.Policy += "; "
+		}
+		rep.Policy += fmt.Sprintf("%s seed %d", p.Meta.Command, p.Meta.Seed)
 		rep.PolicySteps, rep.TrainingWallS = p.Meta.Steps, p.Meta.TrainingWallS
 	}
 	for i, t := range tasks {
@@ -145,9 +168,12 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 			base := doneBefore
 			c.Progress = func(done, _ int) { cfg.Progress(base+done, total) }
 		}
-		rows, _, err := Evaluate(ctx, c)
+		rows, out, err := Evaluate(ctx, c)
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 && len(cfg.Policies) > 1 {
+			rep.PerPolicy = PerPolicy(out)
 		}
 		doneBefore += countJobs(t.cfg)
 		g := goals(rows)
@@ -168,14 +194,15 @@ func countJobs(c EvalConfig) int {
 	}
 	n := 0
 	for _, s := range c.Schemes {
-		if s == Marlin && c.Policy == nil {
-			continue
+		npol := 1
+		if s == Marlin {
+			npol = len(c.Policies)
 		}
 		for _, l := range c.Losses {
 			if (s == Random || s == Mockets) && l != maxLoss {
 				continue
 			}
-			n += c.Runs
+			n += c.Runs * npol
 		}
 	}
 	return n
@@ -211,8 +238,18 @@ func goals(rows []Row) *Goals {
 		if r.Scheme == Marlin || r.Scheme == Ideal {
 			continue
 		}
-		if mr, ok := find(Marlin, r.Loss); ok && !(mr.RTI < r.RTI) {
+		mr, ok := find(Marlin, r.Loss)
+		if !ok {
+			continue
+		}
+		if !(mr.RTI < r.RTI) {
 			g.LowestRTI = false
+		}
+		switch r.Scheme {
+		case CUBIC, Mockets, NewReno, BBR:
+			if r.TransferTime < mr.TransferTime && r.Retrans < mr.Retrans {
+				g.DominatedBy = append(g.DominatedBy, fmt.Sprintf("%s at %g%%", r.Scheme, 100*r.Loss))
+			}
 		}
 	}
 	return g

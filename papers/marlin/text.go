@@ -3,6 +3,7 @@ package marlin
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -21,6 +22,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if g := r.Goals; g != nil {
 		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %.2f (goal <= 0.70, paper 0.87), retransmissions %.2f (goal <= 0.20, paper 0.23), MARLIN/Mockets time %.2f (goal <= 1.4); lowest RTI at every loss level: %v\n",
 			g.TimeVsCubic, g.RetransVsCubic, g.TimeVsMockets, g.LowestRTI)
+		if len(g.DominatedBy) > 0 {
+			fmt.Fprintf(w, "Baselines both faster and with fewer retransmissions than MARLIN: %s\n", strings.Join(g.DominatedBy, ", "))
+		}
 	}
 	for _, u := range r.Unseen {
 		fmt.Fprintf(w, "\nUnseen condition: %s\n", u.Name)

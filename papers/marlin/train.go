@@ -64,6 +64,9 @@ type TrainConfig struct {
 	CSV, Progress io.Writer
 	// Command is recorded in the policy file.
 	Command string
+	// Action is the action parametrisation (EnvConfig.Action), recorded in
+	// the policy file so evaluation applies the same one [ActionLinear].
+	Action string
 }
 
 func (c *TrainConfig) defaults() {
@@ -78,11 +81,12 @@ func (c *TrainConfig) defaults() {
 	c.LearningRate = cmp.Or(c.LearningRate, 3e-4)
 	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
 	c.Gamma = cmp.Or(c.Gamma, 0.99)
+	c.Action = cmp.Or(c.Action, ActionLinear)
 }
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
-	e := EnvConfig{Base: c.Base, Loss: c.Loss}
+	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -155,6 +159,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 			"randomize":  fmt.Sprint(cfg.Randomize),
 			"bulk":       fmt.Sprint(cfg.Bulk),
 			"gamma":      fmt.Sprint(cfg.Gamma),
+			"action":     cfg.Action,
 			"envs":       fmt.Sprint(cfg.Envs),
 			"hidden":     fmt.Sprint(cfg.Hidden),
 			"window_cap": WindowCap.String(),

@@ -81,6 +81,11 @@ type Config struct {
 	// counts as one segment that left the network (Linux's
 	// tcp_add_reno_sack), so PRR keeps sending during recovery.
 	NoSACK bool
+	// PacketTimers gives every unacknowledged segment its own
+	// retransmission timeout, as Mockets does (mockets.go), instead of one
+	// RFC 6298 timer with back-off, and turns off SACK-based and RACK loss
+	// detection. The controller is not told about timeouts.
+	PacketTimers bool
 	// NoHandshake starts sending data at once instead of after a SYN /
 	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
 	// ns-3, and gives the first RTT sample, without which a path whose RTT

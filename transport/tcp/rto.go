@@ -46,6 +46,10 @@ func (s *Sender) onRTO(now clock.Time) {
 		s.sendSyn(now)
 		return
 	}
+	if s.cfg.PacketTimers {
+		s.onPacketTimers(now)
+		return
+	}
 	if s.n == 0 {
 		return
 	}

@@ -20,6 +20,7 @@ type segment struct {
 	lost        bool // marked lost and not yet SACKed
 	retrans     bool // retransmitted since it was marked lost, still outstanding
 	everRetrans bool
+	timeouts    uint16 // Mockets: times its own timer expired (mockets.go)
 }
 
 // The scoreboard ring: segment number k is at

@@ -290,7 +290,9 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	p.Retransmission = retx
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
-	if !s.rtoT.Armed() || (retx && k == s.unaSeg && !s.cfg.RFC6298RTO) {
+	if s.cfg.PacketTimers {
+		s.packetSent(now, g)
+	} else if !s.rtoT.Armed() || (retx && k == s.unaSeg && !s.cfg.RFC6298RTO) {
 		// Linux restarts the timer when it retransmits the first
 		// unacknowledged segment (tcp_xmit_retransmit_queue), so the
 		// repair of the hole gets a whole RTO.
@@ -354,15 +356,19 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	s.nPrevSACK = copy(s.prevSACK[:], blocks)
 	s.frtoAck()
 
-	if s.sacked > 0 {
-		s.detectLoss()
-		s.detectLossRACK(now)
-	}
-	if advanced {
-		s.partialAck()
-	}
-	if s.retransOut > 0 && s.rackXmit > 0 {
-		s.detectLostRetransmissions()
+	if s.cfg.PacketTimers {
+		// Mockets: only the packets' own timers detect loss (mockets.go).
+	} else {
+		if s.sacked > 0 {
+			s.detectLoss()
+			s.detectLossRACK(now)
+		}
+		if advanced {
+			s.partialAck()
+		}
+		if s.retransOut > 0 && s.rackXmit > 0 {
+			s.detectLostRetransmissions()
+		}
 	}
 	s.sampleRTT(now, echo, ackDelay, advanced, &rs)
 
@@ -381,7 +387,9 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		return
 	}
 	// RFC 6298 §5.2, §5.3.
-	if s.n == 0 {
+	if s.cfg.PacketTimers {
+		s.armPacketTimer(now)
+	} else if s.n == 0 {
 		s.rtoT.Stop()
 	} else if advanced {
 		s.rtoT.Reset(now.Add(s.currentRTO()))

@@ -26,7 +26,7 @@ type tlpState struct {
 // PTO's allowance for a window of more than one segment.
 const tcpTimeoutMin = 2 * time.Millisecond
 
-func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK }
+func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK && !s.cfg.PacketTimers }
 
 // scheduleTLP (re)arms the probe timer after a send or an ACK.
 func (s *Sender) scheduleTLP(now clock.Time) {

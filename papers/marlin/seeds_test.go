@@ -1,0 +1,53 @@
+package marlin
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/scenarios"
+)
+
+// TestEvaluateAcrossPolicies checks the over-seeds aggregation: two copies
+// of one policy must give that policy's own mean with no spread across
+// policies, and one row per policy in PerPolicy.
+func TestEvaluateAcrossPolicies(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ShippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := EvalConfig{Base: base, Runs: 2, Losses: []float64{0.03}, Schemes: []Scheme{Marlin}}
+	one := cfg
+	one.Policy = p
+	single, _, err := Evaluate(context.Background(), one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := cfg
+	two.Policies = []*policy.Policy{p, p.Clone()}
+	rows, out, err := Evaluate(context.Background(), two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Policies != 2 || rows[0].Runs != 4 {
+		t.Fatalf("rows %+v, want one marlin row over 2 policies and 4 runs", rows)
+	}
+	if rows[0].TransferTime != single[0].TransferTime || rows[0].TransferTimeCI != 0 {
+		t.Errorf("two copies: %.3f s ± %.3f, want %.3f ± 0", rows[0].TransferTime, rows[0].TransferTimeCI, single[0].TransferTime)
+	}
+	per := PerPolicy(out)
+	if len(per) != 2 || per[1][0].TransferTime != single[0].TransferTime {
+		t.Errorf("PerPolicy = %+v", per)
+	}
+	i, scores, err := SelectPolicy(context.Background(), cfg, two.Policies, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i != 0 || len(scores) != 2 || scores[0] != scores[1] {
+		t.Errorf("SelectPolicy of two copies = %d, %v; want 0 and equal scores", i, scores)
+	}
+}

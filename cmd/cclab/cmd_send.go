@@ -18,14 +18,19 @@ import (
 )
 
 func init() {
-	register(&command{name: "send", summary: "send a flow over UDP to `cclab recv` with any controller (iperf3-like)", run: runSend})
-	register(&command{name: "recv", summary: "receive flows from `cclab send` on a UDP address", run: runRecv})
+	register(&command{name: "send", summary: "send a flow over UDP to cclab recv with any controller (iperf3-like)", args: "ADDR", run: runSend})
+	register(&command{name: "recv", summary: "receive flows from cclab send on a UDP address", run: runRecv})
 }
 
 // liveParams is the repeatable --param NAME=VALUE flag.
 type liveParams map[string]float64
 
-func (p liveParams) String() string { return fmt.Sprint(map[string]float64(p)) }
+func (p liveParams) String() string {
+	if len(p) == 0 {
+		return ""
+	}
+	return fmt.Sprint(map[string]float64(p))
+}
 func (p liveParams) Set(v string) error {
 	name, val, ok := strings.Cut(v, "=")
 	if !ok {
@@ -41,7 +46,7 @@ func (p liveParams) Set(v string) error {
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("send", stderr)
-	ccName := fs.String("cc", "cubic", "congestion controller (any of `cclab list`), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy with a fixed goal)")
+	ccName := fs.String("cc", "cubic", "congestion controller (any of cclab list), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy with a fixed goal)")
 	params := liveParams{}
 	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
@@ -52,7 +57,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ncR := fs.Float64("nc-r", 1.1, "TCP/NC redundancy: coded packets per segment")
 	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	agentAddr := fs.String("agent", "", "drive the flow from the agent served at ADDR (`cclab agent serve`; host:port or unix:PATH)")
+	agentAddr := fs.String("agent", "", "drive the flow from the agent served at `ADDR` (cclab agent serve; host:port or unix:PATH)")
 	policy := fs.String("policy", "", "with --cc marlin or deepcc: a policy file instead of the shipped one")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -42,8 +42,7 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
     found = shutil.which("cclab")
     if found is None:
         raise ServerError(
-            f"no cclab binary: pass binary=..., set {BINARY_ENV}, or put cclab on PATH "
-            "(go build -o cclab ./cmd/cclab)"
+            f"no cclab binary: pass binary=..., set {BINARY_ENV}, or put cclab on PATH (go build -o cclab ./cmd/cclab)"
         )
     return found
 
@@ -88,7 +87,7 @@ class Server:
         except grpc.FutureTimeoutError:
             self.close()
             raise ServerError(f"{self.describe()} did not accept connections within {startup_timeout} s") from None
-        self.stub = gym_pb2_grpc.GymStub(self._channel)
+        self.stub = gym_pb2_grpc.GymStub(self._channel)  # type: ignore[no-untyped-call]
         atexit.register(self.close)
 
     def _start(self, max_envs: int, timeout: float) -> str:
@@ -137,8 +136,8 @@ class Server:
         try:
             return fn(request, timeout=timeout if timeout is not None else self.call_timeout)
         except grpc.RpcError as err:
-            code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-            details: str = err.details() or ""  # type: ignore[attr-defined]
+            code: grpc.StatusCode = err.code()
+            details: str = err.details() or ""
             if code in _GONE:
                 raise ServerError(f"{self.describe()}: {method} failed: {code.name}: {details}{self._tail()}") from None
             raise RequestError(f"{method}: {details}", code.name) from None

@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from typing import Any, TypeVar
@@ -30,6 +31,17 @@ _GONE = {
     grpc.StatusCode.CANCELLED,
     grpc.StatusCode.UNKNOWN,
 }
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: have Linux send SIGTERM to the server when
+    the process that started it dies, even by SIGKILL, so that no server
+    outlives its client."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
@@ -98,6 +110,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
         )
         line: list[bytes] = []
         reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]

@@ -85,6 +85,7 @@ def run_sb3(seed: int, steps: int, runs: int, out: str) -> dict[str, Any]:
         model.learn(total_timesteps=steps)
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
         model.save(os.path.join(out, f"sb3-seed{seed}"))
+        venv.save(os.path.join(out, f"sb3-seed{seed}-vecnormalize.pkl"))
         venv.training = False
         outcomes = []
         for loss in LOSSES:

@@ -7,7 +7,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from typing import Any, TypeVar
@@ -31,17 +30,6 @@ _GONE = {
     grpc.StatusCode.CANCELLED,
     grpc.StatusCode.UNKNOWN,
 }
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: have Linux send SIGTERM to the server when
-    the process that started it dies, even by SIGKILL, so that no server
-    outlives its client."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
@@ -106,11 +94,13 @@ class Server:
         assert self.binary is not None
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs)],
+            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs), "--exit-on-stdin-eof"],
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            # Never written: when this process dies, even by SIGKILL, the
+            # pipe closes and the server stops (no preexec_fn, whose fork
+            # runs gRPC's at-fork handlers and can abort the child).
+            stdin=subprocess.PIPE,
         )
         line: list[bytes] = []
         reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
@@ -119,8 +109,12 @@ class Server:
         first = line[0].decode(errors="replace").strip() if line else ""
         prefix = "cclab serve: listening on "
         if not first.startswith(prefix):
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            msg = f"{self.describe()} did not start: {first or 'no address printed'}{self._tail()}"
             self.close()
-            raise ServerError(f"{self.describe()} did not start: {first or 'no address printed'}{self._tail()}")
+            raise ServerError(msg)
         return first[len(prefix) :]
 
     def describe(self) -> str:
@@ -176,6 +170,8 @@ class Server:
                     p.wait()
             if p is not None and p.stdout is not None:
                 p.stdout.close()
+            if p is not None and p.stdin is not None:
+                p.stdin.close()
             if self._stderr is not None and p is not None and p.poll() is not None:
                 self._stderr.close()
                 self._stderr = None

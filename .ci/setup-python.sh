@@ -24,8 +24,15 @@ venv=python/.venv
 if [ ! -x "$venv/bin/python" ]; then
   /usr/bin/python3 -m venv --system-site-packages "$venv"
 fi
-pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install -r python/requirements-ci.txt
-"${pip[@]}" install --no-deps stable-baselines3==2.4.1
-"${pip[@]}" install --no-deps -e ./python
+# Skip pip (minutes of resolution even when nothing changes) if the pins
+# are those of the last successful run.
+stamp="$venv/.cclab-setup"
+want=$(cat python/requirements-ci.txt python/pyproject.toml "$0" | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
+  "${pip[@]}" install -r python/requirements-ci.txt
+  "${pip[@]}" install --no-deps stable-baselines3==2.4.1
+  "${pip[@]}" install --no-deps -e ./python
+  echo "$want" > "$stamp"
+fi
 "$venv/bin/python" -c 'import torch, stable_baselines3, ray, gymnasium, cclab; print("python setup: torch", torch.__version__, "sb3", stable_baselines3.__version__, "ray", ray.__version__, "gymnasium", gymnasium.__version__)'

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/cclab/cclab/rpc/gym"
@@ -20,6 +21,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	envs := fs.Int("envs", 256, "most environments alive at once, over all clients")
 	workers := fs.Int("workers", 0, "goroutines stepping environments at once (default: all cores)")
 	grace := fs.Duration("grace", 5*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
+	stdinEOF := fs.Bool("exit-on-stdin-eof", false, "stop when standard input closes (clients that start the server hold it open, so the server dies with them)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -39,6 +41,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "cclab serve: listening on %s\n", lis.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
+	}
+	if *stdinEOF {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			cancel()
+		}()
 	}
 	err = gym.Serve(ctx, lis, gym.Config{MaxEnvs: *envs, Workers: *workers}, *grace)
 	fmt.Fprintln(stderr, "cclab serve: stopped")

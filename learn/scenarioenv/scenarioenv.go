@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/cc"
+	_ "github.com/cclab/cclab/cc/all" // every controller a scenario may name
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/network"

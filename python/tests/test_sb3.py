@@ -18,8 +18,14 @@ def params(model: object) -> np.ndarray:
 def test_sac_marlin(server: cclab.Server) -> None:
     env = cclab.CclabEnv("cclab/Marlin-v0", server=server)
     model = sb3.SAC(
-        "MlpPolicy", env, seed=1, learning_starts=100, batch_size=64, buffer_size=5000,
-        policy_kwargs={"net_arch": [64, 64]}, device="cpu",
+        "MlpPolicy",
+        env,
+        seed=1,
+        learning_starts=100,
+        batch_size=64,
+        buffer_size=5000,
+        policy_kwargs={"net_arch": [64, 64]},
+        device="cpu",
     )
     before = params(model)
     model.learn(total_timesteps=300)
@@ -40,8 +46,16 @@ def test_ppo_marlin_vectorised(server: cclab.Server) -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     venv = DummyVecEnv([lambda: cclab.CclabEnv("cclab/Marlin-v0", server=server) for _ in range(2)])
-    model = sb3.PPO("MlpPolicy", venv, seed=1, n_steps=128, batch_size=64, n_epochs=2,
-                    policy_kwargs={"net_arch": [64, 64]}, device="cpu")
+    model = sb3.PPO(
+        "MlpPolicy",
+        venv,
+        seed=1,
+        n_steps=128,
+        batch_size=64,
+        n_epochs=2,
+        policy_kwargs={"net_arch": [64, 64]},
+        device="cpu",
+    )
     before = params(model)
     model.learn(total_timesteps=256)
     assert model.num_timesteps == 256

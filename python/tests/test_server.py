@@ -76,3 +76,26 @@ def test_missing_binary_is_clear(monkeypatch: pytest.MonkeyPatch, tmp_path: obje
     monkeypatch.setenv(cclab.BINARY_ENV, "/nonexistent/cclab")
     with pytest.raises(cclab.ServerError, match="/nonexistent/cclab"):
         cclab.Server()
+
+
+def test_server_dies_with_its_client(cclab_binary: str) -> None:
+    import subprocess
+    import sys
+
+    code = "import cclab, sys; s = cclab.Server(); print(s.process.pid, flush=True); sys.stdin.read()"
+    client = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert client.stdout is not None
+    pid = int(client.stdout.readline())
+    client.kill()  # SIGKILL: no atexit, no cleanup in the client
+    client.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in "ZX":  # exited, not yet reaped
+                    return
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"server {pid} outlived its killed client")

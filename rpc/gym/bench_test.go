@@ -19,35 +19,52 @@ func benchAction(k, i int) float32 { return float32(float64((3*k+i)%9-4) / 5) }
 
 var benchSizes = []int{1, 2, 4, 8, 16}
 
-// BenchmarkMarlinInProcess steps N MARLIN environments in-process, as
-// `cclab marlin train` does (env.Vec, parallel goroutines, autoreset): the
-// baseline for the service's overhead (docs/python.md). One op is one
-// environment step; steps/s is reported per environment-step.
-func BenchmarkMarlinInProcess(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("envs=%d", n), func(b *testing.B) {
-			envs, err := MakeEnvs("cclab/Marlin-v0", nil, n)
-			if err != nil {
-				b.Fatal(err)
+// benchEnvs are the environments benchmarked: MARLIN (cheap steps: 100 ms
+// of a sub-Mbit/s link), the generic environment on the 10 Mbit/s
+// dumbbell, and BBR tuning in the data centre (expensive steps).
+var benchEnvs = []struct {
+	name, id string
+	opts     map[string]string
+}{
+	{"Marlin", "cclab/Marlin-v0", nil},
+	{"Scenario-dumbbell", "cclab/Scenario-v0", map[string]string{"scenario": "dumbbell"}},
+	{"BBRTuning", "cclab/BBRTuning-v0", map[string]string{"action": "continuous"}},
+}
+
+// BenchmarkInProcess steps N environments in-process, as `cclab marlin
+// train` does (env.Vec, parallel goroutines, autoreset): the baseline for
+// the service's overhead (docs/python.md, python/bench/steps.py). One op is
+// one environment step; steps/s is per environment step.
+func BenchmarkInProcess(b *testing.B) {
+	for _, be := range benchEnvs {
+		for _, n := range benchSizes {
+			if be.name != "Marlin" && n != 1 && n != 8 {
+				continue
 			}
-			v, err := env.NewVec(envs, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			v.Reset(1)
-			act := make([]float32, n)
-			b.ResetTimer()
-			start := time.Now()
-			steps := 0
-			for k := 0; steps < b.N; k++ {
-				for i := range act {
-					act[i] = benchAction(k, i)
+			b.Run(fmt.Sprintf("env=%s/envs=%d", be.name, n), func(b *testing.B) {
+				envs, err := MakeEnvs(be.id, be.opts, n)
+				if err != nil {
+					b.Fatal(err)
 				}
-				v.Step(act)
-				steps += n
-			}
-			b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
-		})
+				v, err := env.NewVec(envs, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.Reset(1)
+				act := make([]float32, n*v.ActionSpace().Dim())
+				b.ResetTimer()
+				start := time.Now()
+				steps := 0
+				for k := 0; steps < b.N; k++ {
+					for i := range act {
+						act[i] = benchAction(k, i/v.ActionSpace().Dim())
+					}
+					v.Step(act)
+					steps += n
+				}
+				b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+			})
+		}
 	}
 }
 

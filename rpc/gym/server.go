@@ -298,31 +298,44 @@ func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.Close
 	return &gympb.CloseResponse{}, nil
 }
 
-// parallel runs f for every environment of v on the server's workers. A
-// panic in an environment breaks the vector (its state is unknown) and
-// becomes codes.Internal.
+// parallel runs f for every environment of v, spread over at most
+// Workers goroutines (environment i on worker i mod w, the calling
+// goroutine being one of them): a MARLIN step is ~10 us, so one goroutine
+// per environment would cost more in hand-offs than it gains. A panic in
+// an environment breaks the vector (its state is unknown) and becomes
+// codes.Internal.
 func (s *Server) parallel(v *vector, f func(i int)) error {
+	n := len(v.envs)
+	w := min(s.cfg.Workers, n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
-	for i := range v.envs {
-		wg.Add(1)
+	work := func(j int) {
 		s.sem <- struct{}{}
-		go func() {
-			defer func() {
-				if p := recover(); p != nil {
-					mu.Lock()
-					if first == nil {
-						first = fmt.Errorf("environment %d of %s failed: %v", i, v.id, p)
+		defer func() { <-s.sem }()
+		for i := j; i < n; i += w {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						mu.Lock()
+						if first == nil {
+							first = fmt.Errorf("environment %d of %s failed: %v", i, v.id, p)
+						}
+						mu.Unlock()
 					}
-					mu.Unlock()
-				}
-				<-s.sem
-				wg.Done()
+				}()
+				f(i)
 			}()
-			f(i)
+		}
+	}
+	for j := 1; j < w; j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(j)
 		}()
 	}
+	work(0)
 	wg.Wait()
 	if first != nil {
 		v.broken = first

@@ -95,9 +95,10 @@ class _Remote:
         return _unpack(resp.observations, self.obs_shape), [_info(i) for i in resp.infos]
 
     def step(self, actions: Any, autoreset: bool) -> gym_pb2.StepResponse:
-        return self.server.call(
+        resp: gym_pb2.StepResponse = self.server.call(
             "Step", gym_pb2.StepRequest(handle=self.handle, actions=self.pack(actions), autoreset=autoreset)
         )
+        return resp
 
     def close(self) -> None:
         if self.handle and self.server.alive():
@@ -131,7 +132,7 @@ class CclabEnv(gymnasium.Env[Obs, Any]):
             raise ValueError(f"render_mode: cclab environments do not render (got {render_mode!r})")
         self.env_id = env_id
         self._remote = _Remote(env_id, 1, server, options)
-        self.observation_space = self._remote.obs_space
+        self.observation_space = self._remote.obs_space  # type: ignore[assignment]
         self.action_space = self._remote.act_space
         self._obs_shape = self.observation_space.shape or ()
 
@@ -154,7 +155,7 @@ class CclabEnv(gymnasium.Env[Obs, Any]):
 
     def close(self) -> None:
         self._remote.close()
-        super().close()
+        super().close()  # type: ignore[no-untyped-call]
 
 
 class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
@@ -179,7 +180,7 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         try:
-            from gymnasium.vector import AutoresetMode  # gymnasium >= 1.1
+            from gymnasium.vector import AutoresetMode  # type: ignore[attr-defined,unused-ignore]  # gymnasium >= 1.1
 
             self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode.NEXT_STEP}
         except ImportError:
@@ -205,7 +206,9 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
         obs, infos = self._remote.reset(seeds)
         return obs, self._infos(infos)
 
-    def step(self, actions: Any) -> tuple[Obs, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
+    def step(
+        self, actions: Any
+    ) -> tuple[Obs, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
         resp = self._remote.step(actions, autoreset=True)
         obs = _unpack(resp.observations, self._remote.obs_shape)
         return (

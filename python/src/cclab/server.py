@@ -42,8 +42,7 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
     found = shutil.which("cclab")
     if found is None:
         raise ServerError(
-            f"no cclab binary: pass binary=..., set {BINARY_ENV}, or put cclab on PATH "
-            "(go build -o cclab ./cmd/cclab)"
+            f"no cclab binary: pass binary=..., set {BINARY_ENV}, or put cclab on PATH (go build -o cclab ./cmd/cclab)"
         )
     return found
 
@@ -88,17 +87,20 @@ class Server:
         except grpc.FutureTimeoutError:
             self.close()
             raise ServerError(f"{self.describe()} did not accept connections within {startup_timeout} s") from None
-        self.stub = gym_pb2_grpc.GymStub(self._channel)
+        self.stub = gym_pb2_grpc.GymStub(self._channel)  # type: ignore[no-untyped-call]
         atexit.register(self.close)
 
     def _start(self, max_envs: int, timeout: float) -> str:
         assert self.binary is not None
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs)],
+            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs), "--exit-on-stdin-eof"],
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            stdin=subprocess.DEVNULL,
+            # Never written: when this process dies, even by SIGKILL, the
+            # pipe closes and the server stops (no preexec_fn, whose fork
+            # runs gRPC's at-fork handlers and can abort the child).
+            stdin=subprocess.PIPE,
         )
         line: list[bytes] = []
         reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
@@ -107,8 +109,12 @@ class Server:
         first = line[0].decode(errors="replace").strip() if line else ""
         prefix = "cclab serve: listening on "
         if not first.startswith(prefix):
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            msg = f"{self.describe()} did not start: {first or 'no address printed'}{self._tail()}"
             self.close()
-            raise ServerError(f"{self.describe()} did not start: {first or 'no address printed'}{self._tail()}")
+            raise ServerError(msg)
         return first[len(prefix) :]
 
     def describe(self) -> str:
@@ -137,8 +143,8 @@ class Server:
         try:
             return fn(request, timeout=timeout if timeout is not None else self.call_timeout)
         except grpc.RpcError as err:
-            code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-            details: str = err.details() or ""  # type: ignore[attr-defined]
+            code: grpc.StatusCode = err.code()
+            details: str = err.details() or ""
             if code in _GONE:
                 raise ServerError(f"{self.describe()}: {method} failed: {code.name}: {details}{self._tail()}") from None
             raise RequestError(f"{method}: {details}", code.name) from None
@@ -164,6 +170,8 @@ class Server:
                     p.wait()
             if p is not None and p.stdout is not None:
                 p.stdout.close()
+            if p is not None and p.stdin is not None:
+                p.stdin.close()
             if self._stderr is not None and p is not None and p.poll() is not None:
                 self._stderr.close()
                 self._stderr = None

@@ -16,8 +16,17 @@ import (
 // or --policy FILE, in process). The returned function adds the agent's
 // counters to the result and closes the session.
 func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string) (func(*live.Result), error) {
+	return attachAgentTuned(ctx, o, agentAddr, policyFile, nil)
+}
+
+// attachAgentTuned is attachAgent with DeepCC's online goal tuner (tune,
+// nil for a fixed goal).
+func attachAgentTuned(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string, tune *deepcc.LiveTuning) (func(*live.Result), error) {
 	if agentAddr == "" && strings.HasPrefix(o.CC, "deepcc") {
-		return attachDeepCC(o, policyFile)
+		return attachDeepCC(o, policyFile, tune)
+	}
+	if tune != nil {
+		return nil, usagef("--target and --mode need --cc deepcc")
 	}
 	if agentAddr == "" && o.CC != "marlin" {
 		if policyFile != "" {
@@ -72,7 +81,7 @@ func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile
 // attachDeepCC runs the DeepCC policy in process with a fixed goal: --cc
 // deepcc (goal g2), deepcc:g1 .. deepcc:g5 (the evaluation's goals), or
 // deepcc:T,D,L (weights).
-func attachDeepCC(o *live.SendOptions, policyFile string) (func(*live.Result), error) {
+func attachDeepCC(o *live.SendOptions, policyFile string, tune *deepcc.LiveTuning) (func(*live.Result), error) {
 	name, g, _ := strings.Cut(o.CC, ":")
 	if name != "deepcc" {
 		return nil, usagef("--cc %s: want deepcc or deepcc:GOAL", o.CC)
@@ -93,6 +102,11 @@ func attachDeepCC(o *live.SendOptions, policyFile string) (func(*live.Result), e
 	if err != nil {
 		return nil, err
 	}
+	if tune != nil {
+		if err := a.SetTuning(*tune); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
 	mss := o.TCP.MSS
 	if mss == 0 {
 		mss = udp.DefaultMSS
@@ -105,6 +119,9 @@ func attachDeepCC(o *live.SendOptions, policyFile string) (func(*live.Result), e
 	return func(r *live.Result) {
 		if r != nil {
 			r.Extra = map[string]float64{"agent_steps": float64(a.Steps)}
+			if tune != nil {
+				tunedExtra(a, r)
+			}
 		}
 	}, nil
 }

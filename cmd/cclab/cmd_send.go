@@ -46,7 +46,7 @@ func (p liveParams) Set(v string) error {
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("send", stderr)
-	ccName := fs.String("cc", "cubic", "congestion controller (any of cclab list), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy with a fixed goal)")
+	ccName := fs.String("cc", "cubic", "congestion controller (any of cclab list), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy from that goal; fixed unless --target or --mode tunes it)")
 	params := liveParams{}
 	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
@@ -59,6 +59,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	agentAddr := fs.String("agent", "", "drive the flow from the agent served at `ADDR` (cclab agent serve; host:port or unix:PATH)")
 	policy := fs.String("policy", "", "with --cc marlin or deepcc: a policy file instead of the shipped one")
+	tuneFlags := addDeepCCTuneFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -86,7 +87,11 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *ncWindow > 0 {
 		o.Coding = &udp.Coding{Window: *ncWindow, Redundancy: *ncR}
 	}
-	finish, err := attachAgent(ctx, &o, *agentAddr, *policy)
+	tune, err := tuneFlags.tuning()
+	if err != nil {
+		return err
+	}
+	finish, err := attachAgentTuned(ctx, &o, *agentAddr, *policy, tune)
 	if err != nil {
 		return err
 	}

@@ -310,6 +310,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.RecvWindow.IsSet() {
 			c.RecvWindow = t.RecvWindow.V
 		}
+		if t.PendingQueue.IsSet() {
+			c.PendingQueue = t.PendingQueue.V
+		}
 		if t.SACKTimeout.IsSet() {
 			c.AckInterval = t.SACKTimeout.V
 		}

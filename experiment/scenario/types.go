@@ -152,6 +152,10 @@ type Transport struct {
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`
 	RecvWindow  Size     `yaml:"recv_window"`
+	// PendingQueue bounds the bytes the sender holds, unacknowledged plus
+	// not yet sent, as a send buffer [unlimited]; see docs/scenarios.md
+	// for how it relates to Mockets' pending packet queue.
+	PendingQueue Size `yaml:"pending_queue"`
 	// SACK false turns selective acknowledgements off: cumulative ACKs and
 	// NewReno recovery (RFC 6582), the Reno-style TCP of the TCP/NC
 	// paper's analysis [true].

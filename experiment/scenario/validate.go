@@ -396,6 +396,18 @@ func validateTransport(t *Transport, p string) error {
 	if t.RecvWindow.IsSet() && t.RecvWindow.V <= 0 {
 		return errf(p+".recv_window", "must be positive (omit it for an unlimited window), got %q", t.RecvWindow.Raw)
 	}
+	if err := parseSize(&t.PendingQueue, p+".pending_queue", false); err != nil {
+		return err
+	}
+	// One MSS at least, or no new segment would ever fit; an unset mss is
+	// the transport's 1448 bytes.
+	mss := units.Bytes(1448)
+	if t.MSS.IsSet() {
+		mss = t.MSS.V
+	}
+	if t.PendingQueue.IsSet() && t.PendingQueue.V < mss {
+		return errf(p+".pending_queue", "must be at least one MSS (%d bytes; omit it for an unlimited queue), got %q", mss, t.PendingQueue.Raw)
+	}
 	return nil
 }
 

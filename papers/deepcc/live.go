@@ -40,9 +40,13 @@ type LiveAgent struct {
 	lastSegs, lastLost int64
 	hist, obs          []float32
 	started            bool
+	tune               *liveTune // the online goal tuner (livetune.go), or nil
 
 	// Steps counts decisions.
 	Steps int
+	// TuneErr is the error that stopped the tuner, if any (the flow goes
+	// on with the last goal); read it after the flow ends.
+	TuneErr error
 }
 
 // NewLiveAgent checks p against DeepCC's spaces and g.
@@ -105,6 +109,9 @@ func (a *LiveAgent) Attach(s *udp.Sender) error {
 }
 
 func (a *LiveAgent) onRTT(rtt time.Duration) {
+	if a.tune != nil {
+		a.tune.queueSample(rtt, a.minRTT())
+	}
 	a.rttSum += rtt
 	a.rttN++
 	a.rttLatest = rtt
@@ -182,6 +189,13 @@ func (a *LiveAgent) observe(now clock.Time) {
 		prevAction: a.prevAction, bdp: a.bdp(), delivery: delivery, sending: sending}
 	a.writeObs(raw, in, Measure(delivery/a.bwEst, a.lastQ, lossRate))
 	a.prevDelivery = delivery
+	if a.tune != nil {
+		// The next observation carries the new goal, as Env.SetGoal
+		// between steps does in the simulator.
+		if err := a.tune.step(a, now, raw); err != nil {
+			a.TuneErr, a.tune = err, nil
+		}
+	}
 }
 
 func (a *LiveAgent) writeObs(raw stepRaw, in featureInput, m Measurement) {

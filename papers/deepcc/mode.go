@@ -53,13 +53,8 @@ func ParseMode(s string) (Mode, error) {
 // modeTarget is the target of the run's mode given what the flow has
 // observed so far.
 func (ag *agentRun) modeTarget() (tuner.Target, error) {
-	switch ag.r.Mode {
-	case ModeLowDelay:
-		bound := LowDelayShare * float64(ag.e.minRTT()) / 1e6
-		return tuner.Target{MaxDelayMs: math.Max(bound, 0.1), MaxLoss: ZeroLoss}, nil
-	case ModeHighThroughput:
-		bw := math.Max(ag.maxBw, ag.e.bwEst/1e6)
-		return tuner.Target{MinThroughputMbps: math.Max(bw, 0.01), MaxLoss: ZeroLoss}, nil
+	if ag.r.Mode != ModeLowDelay && ag.r.Mode != ModeHighThroughput {
+		return tuner.Target{}, fmt.Errorf("deepcc: unknown preference mode %q (want %s or %s)", ag.r.Mode, ModeLowDelay, ModeHighThroughput)
 	}
-	return tuner.Target{}, fmt.Errorf("deepcc: unknown preference mode %q (want %s or %s)", ag.r.Mode, ModeLowDelay, ModeHighThroughput)
+	return modeTargetFor(ag.r.Mode, ag.e.minRTT(), math.Max(ag.maxBw, ag.e.bwEst/1e6)), nil
 }

@@ -69,6 +69,15 @@ type Config struct {
 	// RecvWindow caps the bytes in flight, as an advertised receive window
 	// would [0: unlimited].
 	RecvWindow units.Bytes
+	// PendingQueue, if positive, bounds the payload bytes the sender holds
+	// for the application, unacknowledged plus taken but not yet sent, as
+	// a socket send buffer does: new data goes out only while the bytes
+	// from the first unacknowledged one to the next new one stay within
+	// it, so it caps the sequence span in flight, SACKed holes included
+	// [0: unlimited]. It is the scenario's pending_queue (see
+	// docs/scenarios.md for how it relates to Mockets' pending packet
+	// queue).
+	PendingQueue units.Bytes
 	// AckInterval, if positive, makes the receiver acknowledge on a timer
 	// only: a selective acknowledgement every AckInterval while new data
 	// keeps arriving, never per segment. This is the Mockets style ("SACK
@@ -134,6 +143,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("dupthresh must be at least 1, got %d", c.DupThresh)
 	case c.RecvWindow < 0:
 		return fmt.Errorf("recv_window must not be negative, got %d", c.RecvWindow)
+	case c.PendingQueue != 0 && c.PendingQueue < c.MSS:
+		return fmt.Errorf("pending_queue must be 0 (unlimited) or at least one MSS (%d bytes), got %d", c.MSS, c.PendingQueue)
 	}
 	return nil
 }

@@ -183,8 +183,15 @@ func (s *Sender) nextSegment() (int64, bool) {
 		}
 	}
 	s.retxHint = end
-	if s.nxt >= s.total {
+	if s.nxt >= s.total || !s.pendingRoom() {
 		return -1, false
 	}
 	return s.nxtSeg(), false
+}
+
+// pendingRoom reports whether Config.PendingQueue leaves room for one more
+// new segment. A full queue stops new data as the application would block
+// on a full send buffer, so the sender counts as application-limited.
+func (s *Sender) pendingRoom() bool {
+	return s.cfg.PendingQueue == 0 || s.outBytes+min(s.cfg.MSS, units.Bytes(s.total-s.nxt)) <= s.cfg.PendingQueue
 }

@@ -65,7 +65,7 @@ func (s *Sender) onPTO(now clock.Time) {
 	if s.done || s.phase != open || s.n == 0 || t.high != 0 {
 		return
 	}
-	if s.nxt < s.total && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
+	if s.nxt < s.total && s.pendingRoom() && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
 		// New data, whatever the window (Linux tcp_write_xmit with
 		// push_one=2).
 		s.send(now, s.nxtSeg(), false)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"github.com/cclab/cclab/internal/progress"
 	"io"
@@ -10,11 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/analysis/plot"
-	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/papers/deepcc"
 )
 
@@ -39,26 +37,47 @@ func parseFloats(s string, scale float64) ([]float64, error) {
 	return out, nil
 }
 
+// deepccStudyFlags are deepcc study's flags.
+type deepccStudyFlags struct {
+	pol, traceDir, evalTraces, losses, decisions, rtts, tunings, out string
+	runs, competitors, flows, jobs                                   int
+	duration, every                                                  time.Duration
+	seed                                                             uint64
+	decision, tune                                                   float64
+	asJSON                                                           bool
+}
+
+func (f *deepccStudyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.pol, "policy", deepcc.ShippedPolicyPath, "trained policy file (built into cclab)")
+	fs.StringVar(&f.traceDir, "traces", "traces", "directory holding the traces (intervals, modes)")
+	fs.StringVar(&f.evalTraces, "eval-traces", strings.Join(deepcc.EvalTraces, ","), "held-out traces (intervals, modes)")
+	fs.IntVar(&f.runs, "runs", 0, "seeds (or trace windows) per point (default: 3 for coexist, else 2)")
+	fs.DurationVar(&f.duration, "duration", 0, "length of each run (default: 60s coexist, 40s convergence, 30s others)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed offset of the runs")
+	fs.Float64Var(&f.decision, "decision-rtts", 1, "DeepCC's decision interval, minimum RTTs (the paper: 0.5; the shipped policy was trained at 1)")
+	fs.Float64Var(&f.tune, "tune-rtts", deepcc.TuneEvery, "the tuner's interval, RTTs (rounded to whole decision intervals)")
+	fs.IntVar(&f.competitors, "competitors", 1, "coexist: competing flows beside the tested one")
+	fs.IntVar(&f.flows, "flows", 3, "convergence: flows of each scheme")
+	fs.DurationVar(&f.every, "every", 10*time.Second, "convergence: a flow joins every this often")
+	fs.StringVar(&f.losses, "losses", "0,1,2,3,4,5,6", "loss: random-loss rates, %")
+	fs.StringVar(&f.decisions, "decisions", "0.25,0.5,1,2,4", "intervals: decision intervals, minimum RTTs")
+	fs.StringVar(&f.rtts, "rtts", "20,60,120,200", "intervals: path RTTs of the decision study, ms")
+	fs.StringVar(&f.tunings, "tunings", "0.5,1,2,4,8", "intervals: tuning intervals, RTTs")
+	fs.IntVar(&f.jobs, "jobs", 0, "parallel runs (default: all cores; results do not depend on it)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&f.out, "out", "", "write EXPERIMENT.json, figures and report.html to this directory")
+}
+
+// studyReport is what every deepcc study returns.
+type studyReport interface {
+	WriteText(w io.Writer)
+	WriteDir(dir string) error
+}
+
 func runDeepCCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("deepcc study", stderr)
-	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file (built into cclab)")
-	traceDir := fs.String("traces", "traces", "directory holding the traces (intervals, modes)")
-	evalTraces := fs.String("eval-traces", strings.Join(deepcc.EvalTraces, ","), "held-out traces (intervals, modes)")
-	runs := fs.Int("runs", 0, "seeds (or trace windows) per point (default: 3 for coexist, else 2)")
-	duration := fs.Duration("duration", 0, "length of each run (default: 60s coexist, 40s convergence, 30s others)")
-	seed := fs.Uint64("seed", 0, "seed offset of the runs")
-	decision := fs.Float64("decision-rtts", 1, "DeepCC's decision interval, minimum RTTs (the paper: 0.5; the shipped policy was trained at 1)")
-	tune := fs.Float64("tune-rtts", deepcc.TuneEvery, "the tuner's interval, RTTs (rounded to whole decision intervals)")
-	competitors := fs.Int("competitors", 1, "coexist: competing flows beside the tested one")
-	flows := fs.Int("flows", 3, "convergence: flows of each scheme")
-	every := fs.Duration("every", 10*time.Second, "convergence: a flow joins every this often")
-	losses := fs.String("losses", "0,1,2,3,4,5,6", "loss: random-loss rates, %")
-	decisions := fs.String("decisions", "0.25,0.5,1,2,4", "intervals: decision intervals, minimum RTTs")
-	rtts := fs.String("rtts", "20,60,120,200", "intervals: path RTTs of the decision study, ms")
-	tunings := fs.String("tunings", "0.5,1,2,4,8", "intervals: tuning intervals, RTTs")
-	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores; results do not depend on it)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	out := fs.String("out", "", "write EXPERIMENT.json, figures and report.html to this directory")
+	var f deepccStudyFlags
+	f.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -67,297 +86,72 @@ func runDeepCCStudy(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("deepcc study takes one experiment (%s), got %q", strings.Join(deepccStudies, ", "), pos)
 	}
 	name := pos[0]
-	if *runs < 0 || *duration < 0 {
+	if f.runs < 0 || f.duration < 0 {
 		return usagef("--runs and --duration must not be negative")
 	}
-	p, err := deepcc.LoadPolicy(*pol)
+	p, err := deepcc.LoadPolicy(f.pol)
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
 	bar := progress.NewRuns(stderr, "deepcc study "+name)
-	cfg := deepcc.StudyConfig{Policy: p, Duration: *duration, Runs: *runs, Seed: *seed, DecisionRTTs: *decision, TuneRTTs: *tune,
-		Traces: deepcc.TracePaths(*traceDir, splitList(*evalTraces)), Jobs: *jobs, Progress: bar.Update}
-	var (
-		rep   any
-		print func(io.Writer)
-		write func(dir string) error
-	)
-	switch name {
-	case "coexist":
-		if *competitors < 1 {
-			return usagef("--competitors must be at least 1")
-		}
-		r, err := deepcc.Coexist(ctx, cfg, deepcc.Link{}, *competitors, nil)
-		if err != nil {
-			bar.Finish()
-			return err
-		}
-		rep, print, write = r, func(w io.Writer) { printCoexist(w, r) }, func(d string) error { return writeCoexist(d, r) }
-	case "convergence":
-		r, err := deepcc.Convergence(ctx, cfg, nil, *flows, *every)
-		if err != nil {
-			bar.Finish()
-			return err
-		}
-		rep, print, write = r, func(w io.Writer) { printConvergence(w, r) }, func(d string) error { return writeConvergence(d, r) }
-	case "loss":
-		ls, err := parseFloats(*losses, 0.01)
-		if err != nil {
-			return usagef("--losses: %v", err)
-		}
-		r, err := deepcc.LossSweep(ctx, cfg, nil, ls)
-		if err != nil {
-			bar.Finish()
-			return err
-		}
-		rep, print, write = r, func(w io.Writer) { printLoss(w, r) }, func(d string) error { return writeLoss(d, r) }
-	case "intervals":
-		ds, err1 := parseFloats(*decisions, 1)
-		rs, err2 := parseFloats(*rtts, 1)
-		ts, err3 := parseFloats(*tunings, 1)
-		for _, e := range []error{err1, err2, err3} {
-			if e != nil {
-				return usagef("--decisions, --rtts, --tunings: %v", e)
-			}
-		}
-		r, err := deepcc.Intervals(ctx, cfg, ds, rs, ts)
-		if err != nil {
-			bar.Finish()
-			return err
-		}
-		rep, print, write = r, func(w io.Writer) { printIntervals(w, r) }, func(d string) error { return writeIntervals(d, r) }
-	case "modes":
-		r, err := deepcc.Modes(ctx, cfg, nil)
-		if err != nil {
-			bar.Finish()
-			return err
-		}
-		rep, print, write = r, func(w io.Writer) { printModes(w, r) }, func(d string) error { return writeModes(d, r) }
-	default:
-		return usagef("unknown experiment %q (want one of %s)", name, strings.Join(deepccStudies, ", "))
-	}
+	cfg := deepcc.StudyConfig{Policy: p, Duration: f.duration, Runs: f.runs, Seed: f.seed, DecisionRTTs: f.decision, TuneRTTs: f.tune,
+		Traces: deepcc.TracePaths(f.traceDir, splitList(f.evalTraces)), Jobs: f.jobs, Progress: bar.Update}
+	rep, err := f.study(ctx, name, cfg)
 	bar.Finish()
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		js, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(*out, name+".json"), append(js, '\n'), 0o644); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		if err := write(*out); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-	}
-	return emit(stdout, *asJSON, rep, print)
-}
-
-func fmtStat(s deepcc.Stat, f string) string {
-	if s.Mean == -1 {
-		return "-"
-	}
-	if s.CI95 == 0 {
-		return fmt.Sprintf(f, s.Mean)
-	}
-	return fmt.Sprintf(f+" ±"+f, s.Mean, s.CI95)
-}
-
-func printCoexist(w io.Writer, r *deepcc.CoexistReport) {
-	fmt.Fprintf(w, "DeepCC coexistence (Figs 11-12): %s, each case a tested flow beside %d competing flow(s), %d runs of %.0f s\n", r.Link.Name, r.Competitors, r.Runs, r.Duration)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\ttested Mbit/s\tper competitor Mbit/s\ttested/competitor\tJain\ttested p95 qdelay ms\tutilisation\t")
-	for _, c := range r.Cases {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, fmtStat(c.TestedMbps, "%.2f"), fmtStat(c.CompetitorMbps, "%.2f"), fmtStat(c.Ratio, "%.2f"),
-			fmtStat(c.Jain, "%.3f"), fmtStat(c.TestedP95Ms, "%.1f"), fmtStat(c.Utilization, "%.3f"))
-	}
-	tw.Flush()
-}
-
-func sharedSeries(r deepcc.SharedResult) []plot.Series {
-	var out []plot.Series
-	for _, f := range r.Flows {
-		out = append(out, plot.Series{Name: f.Label, X: r.T, Y: f.Mbps})
-	}
-	return out
-}
-
-func writeCoexist(dir string, r *deepcc.CoexistReport) error {
-	rep := report.New("DeepCC coexistence")
-	rep.Paragraph(fmt.Sprintf("%s; each case runs a tested flow beside %d competing flow(s), all starting together, %d seeds of %.0f s. Wall time %.0f s.", r.Link.Name, r.Competitors, r.Runs, r.Duration, r.WallSeconds))
-	var rows [][]any
-	for _, c := range r.Cases {
-		rows = append(rows, []any{c.Name, fmtStat(c.TestedMbps, "%.2f"), fmtStat(c.CompetitorMbps, "%.2f"), fmtStat(c.Ratio, "%.2f"), fmtStat(c.Jain, "%.3f"), fmtStat(c.TestedP95Ms, "%.1f")})
-	}
-	rep.Table("Mean over the runs (± 95% CI)", []string{"case", "tested (Mbit/s)", "per competitor (Mbit/s)", "ratio", "Jain", "tested p95 qdelay (ms)"}, rows)
-	for i, c := range r.Cases {
-		fig := plot.TimeSeries{Title: c.Name + " (first run)", X: plot.Axis{Label: "time (s)"}, Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: sharedSeries(c.Example)}
-		if _, err := plot.SaveAll(fig, filepath.Join(dir, fmt.Sprintf("coexist_%d", i+1)), "png", "svg"); err != nil {
-			return err
-		}
-		rep.PlotAs(c.Name, "svg", fig)
-	}
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
-}
-
-func printConvergence(w io.Writer, r *deepcc.ConvergenceReport) {
-	fmt.Fprintf(w, "DeepCC convergence (Fig 15): %s, %d flows of each scheme joining every %.0f s, %d runs of %.0f s\n", r.Link.Name, r.Flows, r.Every, r.Runs, r.Duration)
-	fmt.Fprintf(w, "ramp: first flow reaches %.0f%% of the link; converge: Jain >= %.2f after a join (- never); never: joins that did not converge\n", 100*deepcc.ConvergeShare, deepcc.ConvergeJain)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scheme\tramp s\tconverge s\tnever\tsteady Jain\tsingle-flow CV\t")
-	for _, s := range r.Schemes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t\n", s.Scheme.Name, fmtStat(s.RampS, "%.2f"), fmtStat(s.ConvergeS, "%.2f"), s.NeverConverged, fmtStat(s.SteadyJain, "%.3f"), fmtStat(s.SteadyCV, "%.3f"))
-	}
-	tw.Flush()
-}
-
-func writeConvergence(dir string, r *deepcc.ConvergenceReport) error {
-	rep := report.New("DeepCC convergence")
-	rep.Paragraph(fmt.Sprintf("%s; %d flows of each scheme join every %.0f s; %d seeds of %.0f s. Wall time %.0f s.", r.Link.Name, r.Flows, r.Every, r.Runs, r.Duration, r.WallSeconds))
-	var rows [][]any
-	for _, s := range r.Schemes {
-		rows = append(rows, []any{s.Scheme.Name, fmtStat(s.RampS, "%.2f"), fmtStat(s.ConvergeS, "%.2f"), s.NeverConverged, fmtStat(s.SteadyJain, "%.3f"), fmtStat(s.SteadyCV, "%.3f")})
-	}
-	rep.Table("Convergence", []string{"scheme", "ramp (s)", "converge (s)", "never", "steady Jain", "single-flow CV"}, rows)
-	for i, s := range r.Schemes {
-		var ev []plot.Event
-		for k := 1; k < r.Flows; k++ {
-			ev = append(ev, plot.Event{X: float64(k) * r.Every, Label: fmt.Sprintf("flow %d joins", k+1)})
-		}
-		fig := plot.TimeSeries{Title: s.Scheme.Name + " (first run)", X: plot.Axis{Label: "time (s)"}, Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: sharedSeries(s.Example), Events: ev}
-		if _, err := plot.SaveAll(fig, filepath.Join(dir, fmt.Sprintf("convergence_%d", i+1)), "png", "svg"); err != nil {
-			return err
-		}
-		rep.PlotAs(s.Scheme.Name, "svg", fig)
-	}
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
-}
-
-func printLoss(w io.Writer, r *deepcc.LossReport) {
-	fmt.Fprintf(w, "DeepCC random-loss robustness (Fig 14): %s, one flow, %d runs of %.0f s per point; throughput Mbit/s\n", r.Link.Name, r.Runs, r.Duration)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "scheme\t")
-	for _, l := range r.Losses {
-		fmt.Fprintf(tw, "%g%%\t", 100*l)
-	}
-	fmt.Fprintln(tw)
-	for _, c := range r.Curves {
-		fmt.Fprintf(tw, "%s\t", c.Scheme.Name)
-		for _, p := range c.Points {
-			fmt.Fprintf(tw, "%.2f\t", p.ThroughputMbps.Mean)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-}
-
-func writeLoss(dir string, r *deepcc.LossReport) error {
-	var series []plot.Series
-	for _, c := range r.Curves {
-		s := plot.Series{Name: c.Scheme.Name}
-		for _, p := range c.Points {
-			s.X, s.Y = append(s.X, 100*p.Loss), append(s.Y, p.ThroughputMbps.Mean)
-		}
-		series = append(series, s)
-	}
-	fig := plot.TimeSeries{Title: "Throughput under random loss, " + r.Link.Name, X: plot.Axis{Label: "random loss rate (%)"},
-		Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: series, Markers: true}
-	if _, err := plot.SaveAll(fig, filepath.Join(dir, "loss"), "png", "svg"); err != nil {
+	if err != nil {
 		return err
 	}
-	rep := report.New("DeepCC random-loss robustness")
-	rep.Paragraph(fmt.Sprintf("%s, one flow per run, %d seeds of %.0f s per point. Wall time %.0f s.", r.Link.Name, r.Runs, r.Duration, r.WallSeconds))
-	rep.PlotAs("Mean throughput against the random loss rate.", "svg", fig)
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
-}
-
-func printIntervals(w io.Writer, r *deepcc.IntervalReport) {
-	fmt.Fprintf(w, "DeepCC decision interval (Fig 9, left): goal g1 alone on 12 Mbit/s with a one-BDP buffer; normalised throughput (p95 qdelay ms), %d runs of %.0f s\n", r.Runs, r.Duration)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "decision (min RTTs)\tRTT ms\tnormalised throughput\tp95 qdelay ms\t")
-	for _, p := range r.Decision {
-		fmt.Fprintf(tw, "%g\t%g\t%s\t%s\t\n", p.DecisionRTTs, p.RTTMs, fmtStat(p.Normalized, "%.3f"), fmtStat(p.DelayP95Ms, "%.1f"))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nDeepCC tuning interval (Fig 9, right): the tuner on %d windows per held-out trace, 9 targets each, decisions every %g min RTT\n", r.Runs, r.DecisionRTTs)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tuning (RTTs)\teffective\tnormalised throughput\tTCR\t")
-	for _, p := range r.Tuning {
-		fmt.Fprintf(tw, "%g\t%g\t%s\t%s\t\n", p.TuneRTTs, p.Effective, fmtStat(p.Normalized, "%.3f"), p.TCR)
-	}
-	tw.Flush()
-}
-
-func writeIntervals(dir string, r *deepcc.IntervalReport) error {
-	byRTT := map[float64]*plot.Series{}
-	var order []float64
-	for _, p := range r.Decision {
-		s, ok := byRTT[p.RTTMs]
-		if !ok {
-			s = &plot.Series{Name: fmt.Sprintf("RTT %g ms", p.RTTMs)}
-			byRTT[p.RTTMs] = s
-			order = append(order, p.RTTMs)
+	if f.out != "" {
+		if err := writeStudy(f.out, name, rep); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
-		s.X, s.Y = append(s.X, p.DecisionRTTs), append(s.Y, p.Normalized.Mean)
 	}
-	var series []plot.Series
-	for _, k := range order {
-		series = append(series, *byRTT[k])
-	}
-	dec := plot.TimeSeries{Title: "Decision interval (goal g1)", X: plot.Axis{Label: "decision interval (minimum RTTs)", Log: true},
-		Y: plot.Axis{Label: "normalised throughput", Min: 0, Max: 1.05}, Series: series, Markers: true}
-	tn := plot.Series{Name: "normalised throughput"}
-	tc := plot.Series{Name: "target completion ratio"}
-	for _, p := range r.Tuning {
-		tn.X, tn.Y = append(tn.X, p.TuneRTTs), append(tn.Y, p.Normalized.Mean)
-		tc.X, tc.Y = append(tc.X, p.TuneRTTs), append(tc.Y, p.TCR.Ratio)
-	}
-	tun := plot.TimeSeries{Title: "Tuning interval (tuner on held-out traces)", X: plot.Axis{Label: "tuning interval (RTTs)", Log: true},
-		Y: plot.Axis{Label: "ratio", Min: 0, Max: 1.05}, Series: []plot.Series{tn, tc}, Markers: true}
-	rep := report.New("DeepCC decision and tuning intervals")
-	for _, f := range []struct {
-		stem string
-		fig  plot.TimeSeries
-	}{{"intervals_decision", dec}, {"intervals_tuning", tun}} {
-		if _, err := plot.SaveAll(f.fig, filepath.Join(dir, f.stem), "png", "svg"); err != nil {
-			return err
-		}
-		rep.PlotAs(f.fig.Title, "svg", f.fig)
-	}
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
+	return emit(stdout, f.asJSON, rep, rep.WriteText)
 }
 
-func printModes(w io.Writer, r *deepcc.ModeReport) {
-	fmt.Fprintf(w, "DeepCC preference modes: %d runs of %.0f s per link set (trace windows, or seeds on the steady link)\n", r.Runs, r.Duration)
-	for _, l := range r.Links {
-		fmt.Fprintf(w, "\n%s\n", l.Name)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "scheme\tthroughput Mbit/s\tnormalised\tp95 qdelay ms\tloss %\tfinal goal\t")
-		for _, s := range l.Schemes {
-			g := ""
-			if s.FinalGoal != nil {
-				g = s.FinalGoal.String()
+// study runs the named experiment.
+func (f *deepccStudyFlags) study(ctx context.Context, name string, cfg deepcc.StudyConfig) (studyReport, error) {
+	switch name {
+	case "coexist":
+		if f.competitors < 1 {
+			return nil, usagef("--competitors must be at least 1")
+		}
+		return deepcc.Coexist(ctx, cfg, deepcc.Link{}, f.competitors, nil)
+	case "convergence":
+		return deepcc.Convergence(ctx, cfg, nil, f.flows, f.every)
+	case "loss":
+		ls, err := parseFloats(f.losses, 0.01)
+		if err != nil {
+			return nil, usagef("--losses: %v", err)
+		}
+		return deepcc.LossSweep(ctx, cfg, nil, ls)
+	case "intervals":
+		ds, err1 := parseFloats(f.decisions, 1)
+		rs, err2 := parseFloats(f.rtts, 1)
+		ts, err3 := parseFloats(f.tunings, 1)
+		for _, e := range []error{err1, err2, err3} {
+			if e != nil {
+				return nil, usagef("--decisions, --rtts, --tunings: %v", e)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.2f\t%s\t\n", s.Scheme.Name, fmtStat(s.ThroughputMbps, "%.2f"), s.Normalized.Mean, fmtStat(s.DelayP95Ms, "%.1f"), 100*s.Loss.Mean, g)
 		}
-		tw.Flush()
+		return deepcc.Intervals(ctx, cfg, ds, rs, ts)
+	case "modes":
+		return deepcc.Modes(ctx, cfg, nil)
 	}
+	return nil, usagef("unknown experiment %q (want one of %s)", name, strings.Join(deepccStudies, ", "))
 }
 
-func writeModes(dir string, r *deepcc.ModeReport) error {
-	rep := report.New("DeepCC preference modes")
-	for _, l := range r.Links {
-		var series []plot.PointSeries
-		for _, s := range l.Schemes {
-			series = append(series, plot.PointSeries{Name: s.Scheme.Name, Points: []plot.Point{{X: s.DelayP95Ms.Mean, Y: s.ThroughputMbps.Mean}}})
-		}
-		fig := plot.Pantheon(l.Name+": throughput vs p95 queueing delay", series)
-		if _, err := plot.SaveAll(fig, filepath.Join(dir, "modes_"+deepcc.FileStem(l.Name)), "png", "svg"); err != nil {
-			return err
-		}
-		rep.PlotAs(l.Name, "svg", fig)
+// writeStudy writes NAME.json, the figures and report.html into dir.
+func writeStudy(dir, name string, rep studyReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return rep.WriteFile(filepath.Join(dir, "report.html"))
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return rep.WriteDir(dir)
 }

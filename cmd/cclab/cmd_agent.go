@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cclab/cclab/rpc"
 	"io"
 
 	"github.com/cclab/cclab/rpc/agent"
@@ -29,7 +30,7 @@ func runAgentServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	lis, err := agent.Listen(*listen, *remote)
+	lis, err := rpc.Listen(*listen, *remote)
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cclab/cclab/rpc"
 	"io"
 
 	"github.com/cclab/cclab/emu"
-	"github.com/cclab/cclab/rpc/agent"
 	"github.com/cclab/cclab/rpc/netgen"
 )
 
@@ -18,7 +18,7 @@ func emuNetgen(ctx context.Context, addr string, stderr io.Writer) (func(*emu.Co
 	if addr == "" {
 		return nil, func() {}, nil
 	}
-	lis, err := agent.Listen(addr, false)
+	lis, err := rpc.Listen(addr, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--netgen: %w", err)
 	}

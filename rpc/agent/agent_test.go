@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/cclab/cclab/rpc"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ import (
 func serve(t *testing.T, srv agentpb.AgentServer) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.sock")
-	lis, err := Listen("unix:"+path, false)
+	lis, err := rpc.Listen("unix:"+path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +91,13 @@ func TestShapeRefused(t *testing.T) {
 }
 
 func TestListenLoopbackOnly(t *testing.T) {
-	if _, err := Listen("0.0.0.0:0", false); err == nil {
+	if _, err := rpc.Listen("0.0.0.0:0", false); err == nil {
 		t.Fatal("a wildcard address was accepted without --allow-remote")
 	}
-	if _, err := Listen("nonsense", false); err == nil {
+	if _, err := rpc.Listen("nonsense", false); err == nil {
 		t.Fatal("a bad address was accepted")
 	}
-	l, err := Listen("127.0.0.1:0", false)
+	l, err := rpc.Listen("127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}

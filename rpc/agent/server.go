@@ -10,10 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cclab/cclab/rpc"
 	"io"
 	"math"
 	"net"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -179,41 +179,9 @@ func (ss *session) act(obs *agentpb.Observation) (*agentpb.Action, error) {
 	return a, nil
 }
 
-// Listen opens the agent's listening socket: "unix:PATH" for a Unix
-// socket, otherwise a TCP "host:port" that must be a loopback address
-// unless allowRemote.
-func Listen(addr string, allowRemote bool) (net.Listener, error) {
-	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
-		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("%s exists: remove it or choose another socket path", path)
-		}
-		return net.Listen("unix", path)
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen address %q: %w (want host:port or unix:PATH)", addr, err)
-	}
-	if !allowRemote {
-		ip := net.ParseIP(host)
-		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return nil, fmt.Errorf("listen address %q is not loopback: pass --allow-remote to serve other machines", addr)
-		}
-	}
-	return net.Listen("tcp", addr)
-}
-
 // Serve serves s on lis until ctx is done.
 func Serve(ctx context.Context, lis net.Listener, s *Served) error {
 	g := grpc.NewServer()
 	agentpb.RegisterAgentServer(g, NewServer(s))
-	errc := make(chan error, 1)
-	go func() { errc <- g.Serve(lis) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	g.Stop()
-	<-errc
-	return nil
+	return rpc.Serve(ctx, g, lis)
 }

@@ -8,6 +8,7 @@ package netgen
 import (
 	"context"
 	"fmt"
+	"github.com/cclab/cclab/rpc"
 	"math"
 	"net"
 	"sort"
@@ -145,16 +146,7 @@ func (s *Server) SetLink(_ context.Context, req *netgenpb.SetLinkRequest) (*netg
 func Serve(ctx context.Context, lis net.Listener, links map[string]Link) error {
 	g := grpc.NewServer()
 	netgenpb.RegisterNetGenServer(g, NewServer(links))
-	errc := make(chan error, 1)
-	go func() { errc <- g.Serve(lis) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	g.Stop()
-	<-errc
-	return nil
+	return rpc.Serve(ctx, g, lis)
 }
 
 // EmuLink controls the emulator's bottleneck.

@@ -90,26 +90,20 @@ const (
 // env.NewTimeLimit(EpisodeSteps) (see NewTrainingEnv) for the paper's
 // stacked, truncated episodes.
 type Env struct {
-	cfg  EnvConfig
-	obs  []float32
-	feat [NumFeatures]stats
+	cfg   EnvConfig
+	obs   []float32
+	meter stepMeter
 
 	net  *network.Network
 	flow *network.Flow
 	ext  cc.WindowSetter
 	mss  units.Bytes
 
-	// Per-step measurement baselines.
-	lastT                  clock.Time
-	lastSent, lastGood     units.Bytes
-	lastAcked              units.Bytes
-	lastRetx               int64
-	lastSegs               int64
+	// Per-step measurement baselines of the reward's target.
 	lastCap                units.Bytes
 	lastUDP                units.Bytes
 	lastBG                 units.Bytes
 	lastFairCap            units.Bytes
-	stepMinRTT, stepMaxRTT time.Duration
 	targetBytes            float64
 	steps                  int
 	lossNow                float64
@@ -250,15 +244,10 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	prev := e.flow.Sender.OnRTT
 	e.flow.Sender.OnRTT = func(now clock.Time, rtt time.Duration) {
 		prev(now, rtt)
-		if e.stepMinRTT == 0 || rtt < e.stepMinRTT {
-			e.stepMinRTT = rtt
-		}
-		e.stepMaxRTT = max(e.stepMaxRTT, rtt)
+		e.meter.onRTT(rtt)
 	}
-	e.feat = [NumFeatures]stats{}
-	e.lastT, e.lastSent, e.lastGood, e.lastAcked, e.lastRetx, e.lastSegs = 0, 0, 0, 0, 0, 0
+	e.meter.reset(0)
 	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
-	e.stepMinRTT, e.stepMaxRTT = 0, 0
 	e.targetBytes, e.steps, e.done = 0, 0, false
 	e.rewardSum, e.retxEpisode = 0, 0
 	e.lossNow = n.Bottleneck.LossRate()
@@ -304,46 +293,8 @@ func (e *Env) observe(now clock.Time) float64 {
 	f := e.flow
 	snd := f.Sender
 	st := snd.State()
-	dt := now.Sub(e.lastT).Seconds()
-	sent := st.Stats.BytesSent - e.lastSent
-	good := units.Bytes(st.SndNxt) - e.lastGood
-	acked := st.Stats.BytesAcked - e.lastAcked
-	retx := st.Stats.Retransmissions - e.lastRetx
-	segs := st.Stats.SegmentsSent - e.lastSegs
-	e.lastT, e.lastSent, e.lastGood, e.lastAcked, e.lastRetx, e.lastSegs = now, st.Stats.BytesSent, units.Bytes(st.SndNxt), st.Stats.BytesAcked, st.Stats.Retransmissions, st.Stats.SegmentsSent
-
-	minRTT, maxRTT := e.stepMinRTT, e.stepMaxRTT
-	if minRTT == 0 {
-		minRTT = st.MinRTT
-	}
-	if maxRTT == 0 {
-		maxRTT = st.LatestRTT
-	}
-	e.stepMinRTT, e.stepMaxRTT = 0, 0
-
-	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	v, retx := e.meter.measure(now, st, e.obs)
 	kb := func(b units.Bytes) float64 { return float64(b) / 1000 }
-	var v [NumFeatures]float64
-	v[FeatCwnd] = kb(st.Cwnd)
-	v[FeatSent] = kb(sent)
-	v[FeatSentGood] = kb(good)
-	v[FeatUnacked] = kb(units.Bytes(st.SndNxt - st.SndUna))
-	v[FeatRetransmissions] = float64(retx)
-	v[FeatLastRTT] = ms(st.LatestRTT)
-	v[FeatMinRTT] = ms(minRTT)
-	v[FeatMaxRTT] = ms(maxRTT)
-	v[FeatSRTT] = ms(st.SRTT)
-	v[FeatRTTVar] = ms(st.RTTVar)
-	v[FeatAcked] = kb(acked)
-	if dt > 0 {
-		v[FeatThroughput] = kb(sent) / dt
-		v[FeatGoodput] = kb(acked) / dt
-	}
-	v[FeatPackets] = float64(segs)
-	for i := range NumFeatures {
-		e.feat[i].add(v[i])
-		e.feat[i].write(e.obs[i*NumStats : (i+1)*NumStats])
-	}
 
 	// Reward (equation 1): loss_c is the loss in force during the step.
 	e.targetBytes += e.linkLeft(now)

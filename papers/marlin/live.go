@@ -17,77 +17,29 @@ import (
 // measurements enter the observation; the reward's link target is not
 // observable on a real path and is not computed.
 type LiveObserver struct {
-	feat  [NumFeatures]stats
+	meter stepMeter
 	one   []float32
 	stack []float32
-
-	lastT                  clock.Time
-	lastSent, lastGood     units.Bytes
-	lastAcked              units.Bytes
-	lastRetx, lastSegs     int64
-	stepMinRTT, stepMaxRTT time.Duration
 }
 
 // NewLiveObserver returns an observer whose first step starts at start.
 func NewLiveObserver(start clock.Time) *LiveObserver {
-	return &LiveObserver{
+	o := &LiveObserver{
 		one:   make([]float32, NumFeatures*NumStats),
 		stack: make([]float32, ObservationSize),
-		lastT: start,
 	}
+	o.meter.reset(start)
+	return o
 }
 
 // OnRTT records an RTT sample (hook it to the sender's OnRTT).
-func (o *LiveObserver) OnRTT(rtt time.Duration) {
-	if o.stepMinRTT == 0 || rtt < o.stepMinRTT {
-		o.stepMinRTT = rtt
-	}
-	o.stepMaxRTT = max(o.stepMaxRTT, rtt)
-}
+func (o *LiveObserver) OnRTT(rtt time.Duration) { o.meter.onRTT(rtt) }
 
 // Observe closes the step ending at now and returns the stacked
 // observation (owned by o, valid until the next call) and the step's raw
 // feature values by name.
 func (o *LiveObserver) Observe(now clock.Time, st tcp.FlowState) ([]float32, [NumFeatures]float64) {
-	dt := now.Sub(o.lastT).Seconds()
-	sent := st.Stats.BytesSent - o.lastSent
-	good := units.Bytes(st.SndNxt) - o.lastGood
-	acked := st.Stats.BytesAcked - o.lastAcked
-	retx := st.Stats.Retransmissions - o.lastRetx
-	segs := st.Stats.SegmentsSent - o.lastSegs
-	o.lastT, o.lastSent, o.lastGood, o.lastAcked, o.lastRetx, o.lastSegs = now, st.Stats.BytesSent, units.Bytes(st.SndNxt), st.Stats.BytesAcked, st.Stats.Retransmissions, st.Stats.SegmentsSent
-	minRTT, maxRTT := o.stepMinRTT, o.stepMaxRTT
-	if minRTT == 0 {
-		minRTT = st.MinRTT
-	}
-	if maxRTT == 0 {
-		maxRTT = st.LatestRTT
-	}
-	o.stepMinRTT, o.stepMaxRTT = 0, 0
-
-	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	kb := func(b units.Bytes) float64 { return float64(b) / 1000 }
-	var v [NumFeatures]float64
-	v[FeatCwnd] = kb(st.Cwnd)
-	v[FeatSent] = kb(sent)
-	v[FeatSentGood] = kb(good)
-	v[FeatUnacked] = kb(units.Bytes(st.SndNxt - st.SndUna))
-	v[FeatRetransmissions] = float64(retx)
-	v[FeatLastRTT] = ms(st.LatestRTT)
-	v[FeatMinRTT] = ms(minRTT)
-	v[FeatMaxRTT] = ms(maxRTT)
-	v[FeatSRTT] = ms(st.SRTT)
-	v[FeatRTTVar] = ms(st.RTTVar)
-	v[FeatAcked] = kb(acked)
-	if dt > 0 {
-		v[FeatThroughput] = kb(sent) / dt
-		v[FeatGoodput] = kb(acked) / dt
-	}
-	v[FeatPackets] = float64(segs)
-	for i := range NumFeatures {
-		o.feat[i].add(v[i])
-		o.feat[i].write(o.one[i*NumStats : (i+1)*NumStats])
-	}
+	v, _ := o.meter.measure(now, st, o.one)
 	d := len(o.one)
 	copy(o.stack, o.stack[d:])
 	copy(o.stack[(History-1)*d:], o.one)

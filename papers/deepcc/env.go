@@ -121,20 +121,14 @@ type Env struct {
 	goal Goal
 	end  clock.Time
 
-	bw                 *maxFilter
-	bwEst, prevBw      float64 // bits/s
-	prevDelivery       float64 // bits/s
-	prevAction         float64
-	lastQ              time.Duration
-	capPayloadBps      float64 // reference capacity in payload bits/s
-	rttSum             time.Duration
-	rttN               int
-	rttLatest          time.Duration
-	recording          bool
-	delays             []time.Duration
-	lastT              clock.Time
-	lastDeliv, lastSnt units.Bytes
-	lastSegs, lastLost int64
+	bw            *maxFilter
+	bwEst, prevBw float64 // bits/s
+	prevDelivery  float64 // bits/s
+	prevAction    float64
+	capPayloadBps float64 // reference capacity in payload bits/s
+	recording     bool
+	delays        []time.Duration
+	stepCounters
 
 	hist  []float32 // History x NumFeatures, oldest first
 	obs   []float32
@@ -259,9 +253,7 @@ func (e *Env) attach(n *network.Network, flow *network.Flow, link Link, goal Goa
 		if prev != nil {
 			prev(now, rtt)
 		}
-		e.rttSum += rtt
-		e.rttN++
-		e.rttLatest = rtt
+		e.addRTT(rtt)
 		if e.recording {
 			e.delays = append(e.delays, rtt-e.flow.Sender.RTT().Min())
 		}
@@ -276,8 +268,7 @@ func (e *Env) begin() {
 	e.delays = e.delays[:0]
 	e.prevAction, e.steps = 0, 0
 	st := e.flow.Sender.State()
-	e.lastT = e.net.Now()
-	e.lastDeliv, e.lastSnt, e.lastSegs, e.lastLost = st.Delivered, st.Stats.BytesSent, st.Stats.SegmentsSent, st.Stats.MarkedLost
+	e.baseline(e.net.Now(), st)
 	// Before any delivery sample the bandwidth estimate is the initial
 	// window per minimum RTT.
 	e.bwEst = float64(st.Cwnd) * 8 / e.minRTT().Seconds()
@@ -410,29 +401,7 @@ func selfLimited(gain, delivery, bwEst float64, raw stepRaw) bool {
 // collect reads the transport's counters for the step that just ended and
 // updates the queueing-delay estimate.
 func (e *Env) collect() stepRaw {
-	now := e.net.Now()
-	st := e.flow.Sender.State()
-	raw := stepRaw{
-		dt:        now.Sub(e.lastT),
-		delivered: st.Delivered - e.lastDeliv,
-		sent:      st.Stats.BytesSent - e.lastSnt,
-		segsSent:  st.Stats.SegmentsSent - e.lastSegs,
-		segsLost:  st.Stats.MarkedLost - e.lastLost,
-		minRTT:    e.minRTT(),
-		cwnd:      st.Cwnd,
-		inflight:  st.InFlight,
-	}
-	e.lastT, e.lastDeliv, e.lastSnt, e.lastSegs, e.lastLost = now, st.Delivered, st.Stats.BytesSent, st.Stats.SegmentsSent, st.Stats.MarkedLost
-	if e.rttN > 0 {
-		raw.rttMean = e.rttSum / time.Duration(e.rttN)
-		raw.rttLatest = e.rttLatest
-		// Queueing delay is RTT minus the minimum RTT (the paper's
-		// definition, section II). A step without samples (an outage)
-		// keeps the previous estimate.
-		e.lastQ = max(raw.rttMean-raw.minRTT, 0)
-	}
-	e.rttSum, e.rttN = 0, 0
-	return raw
+	return e.step(e.net.Now(), e.flow.Sender.State(), e.minRTT())
 }
 
 // writeObs shifts the history and writes the newest features, the

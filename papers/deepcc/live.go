@@ -27,20 +27,14 @@ type LiveAgent struct {
 	pace cc.PacingSetter
 	mss  units.Bytes
 
-	bw                 *maxFilter
-	bwEst, prevBw      float64
-	prevDelivery       float64
-	prevAction, gain   float64
-	lastQ              time.Duration
-	rttSum             time.Duration
-	rttN               int
-	rttLatest          time.Duration
-	lastT              clock.Time
-	lastDeliv, lastSnt units.Bytes
-	lastSegs, lastLost int64
-	hist, obs          []float32
-	started            bool
-	tune               *liveTune // the online goal tuner (livetune.go), or nil
+	bw               *maxFilter
+	bwEst, prevBw    float64
+	prevDelivery     float64
+	prevAction, gain float64
+	stepCounters
+	hist, obs []float32
+	started   bool
+	tune      *liveTune // the online goal tuner (livetune.go), or nil
 
 	// Steps counts decisions.
 	Steps int
@@ -112,9 +106,7 @@ func (a *LiveAgent) onRTT(rtt time.Duration) {
 	if a.tune != nil {
 		a.tune.queueSample(rtt, a.minRTT())
 	}
-	a.rttSum += rtt
-	a.rttN++
-	a.rttLatest = rtt
+	a.addRTT(rtt)
 }
 
 func (a *LiveAgent) minRTT() time.Duration {
@@ -130,8 +122,7 @@ func (a *LiveAgent) bdp() units.Bytes {
 func (a *LiveAgent) start(now clock.Time) {
 	a.started = true
 	st := a.snd.State()
-	a.lastT = now
-	a.lastDeliv, a.lastSnt, a.lastSegs, a.lastLost = st.Delivered, st.Stats.BytesSent, st.Stats.SegmentsSent, st.Stats.MarkedLost
+	a.baseline(now, st)
 	a.bwEst = float64(st.Cwnd) * 8 / a.minRTT().Seconds()
 	a.prevBw, a.prevDelivery = a.bwEst, 0
 	raw := stepRaw{minRTT: a.minRTT(), cwnd: st.Cwnd, inflight: st.InFlight}
@@ -161,23 +152,7 @@ func (a *LiveAgent) decide(now clock.Time) time.Duration {
 // observe measures the step that ended at now (Env.Step's second half).
 func (a *LiveAgent) observe(now clock.Time) {
 	st := a.snd.State()
-	raw := stepRaw{
-		dt:        now.Sub(a.lastT),
-		delivered: st.Delivered - a.lastDeliv,
-		sent:      st.Stats.BytesSent - a.lastSnt,
-		segsSent:  st.Stats.SegmentsSent - a.lastSegs,
-		segsLost:  st.Stats.MarkedLost - a.lastLost,
-		minRTT:    a.minRTT(),
-		cwnd:      st.Cwnd,
-		inflight:  st.InFlight,
-	}
-	a.lastT, a.lastDeliv, a.lastSnt, a.lastSegs, a.lastLost = now, st.Delivered, st.Stats.BytesSent, st.Stats.SegmentsSent, st.Stats.MarkedLost
-	if a.rttN > 0 {
-		raw.rttMean = a.rttSum / time.Duration(a.rttN)
-		raw.rttLatest = a.rttLatest
-		a.lastQ = max(raw.rttMean-raw.minRTT, 0)
-	}
-	a.rttSum, a.rttN = 0, 0
+	raw := a.step(now, st, a.minRTT())
 	delivery, sending := raw.rates()
 	if !selfLimited(a.gain, delivery, a.bwEst, raw) {
 		a.bw.add(delivery)

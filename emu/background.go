@@ -62,24 +62,7 @@ type spawner struct {
 func (e *emulation) addBackground() error {
 	for i := range e.s.Background {
 		b := &e.s.Background[i]
-		var err error
-		if b.Type == "sequence" {
-			for _, part := range b.Sequence {
-				w := traffic.Window{Start: clock.Time(b.Start.V), Period: b.Period.V, From: part.Start.V, To: part.Stop.V}
-				if b.Stop.IsSet() {
-					w.Stop = clock.Time(b.Stop.V)
-				}
-				if err = e.addSource(part, b.Name, w); err != nil {
-					break
-				}
-			}
-		} else {
-			w := traffic.Window{Start: clock.Time(b.Start.V)}
-			if b.Stop.IsSet() {
-				w.Stop = clock.Time(b.Stop.V)
-			}
-			err = e.addSource(*b, b.Name, w)
-		}
+		err := b.Sources(func(src scenario.Background, w traffic.Window) error { return e.addSource(src, b.Name, w) })
 		if err != nil {
 			return fmt.Errorf("background %s: %w", b.Name, err)
 		}

@@ -61,24 +61,7 @@ type spawner struct {
 func (n *Network) addBackground() error {
 	for i := range n.scn.Background {
 		b := &n.scn.Background[i]
-		var err error
-		if b.Type == "sequence" {
-			for _, part := range b.Sequence {
-				w := traffic.Window{Start: clock.Time(b.Start.V), Period: b.Period.V, From: part.Start.V, To: part.Stop.V}
-				if b.Stop.IsSet() {
-					w.Stop = clock.Time(b.Stop.V)
-				}
-				if err = n.addSource(part, b.Name, w); err != nil {
-					break
-				}
-			}
-		} else {
-			w := traffic.Window{Start: clock.Time(b.Start.V)}
-			if b.Stop.IsSet() {
-				w.Stop = clock.Time(b.Stop.V)
-			}
-			err = n.addSource(*b, b.Name, w)
-		}
+		err := b.Sources(func(src scenario.Background, w traffic.Window) error { return n.addSource(src, b.Name, w) })
 		if err != nil {
 			return fmt.Errorf("background %s: %w", b.Name, err)
 		}

@@ -2,7 +2,6 @@ package emu
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -46,20 +45,7 @@ func (e *emulation) summarize(now clock.Time, wall time.Duration, inFlight int64
 		goodputs = append(goodputs, fr.GoodputMbps)
 		r.Flows = append(r.Flows, fr)
 	}
-	// As in experiment.Summarize: undefined (absent) when no flow
-	// delivered a byte.
-	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
-		j := round(metrics.Jain(goodputs), 6)
-		r.Jain = &j
-	}
-	if scheduled && len(rtis) > 0 {
-		var m float64
-		for _, x := range rtis {
-			m += x
-		}
-		v := round(m/float64(len(rtis)), 6)
-		r.RTI = &v
-	}
+	r.SetAggregates(goodputs, rtis, scheduled)
 	r.Background = e.backgroundResults(now)
 	l := f.Link
 	capacity := l.Capacity(now)

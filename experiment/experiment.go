@@ -125,18 +125,7 @@ func Summarize(n *network.Network, wall time.Duration) *Result {
 		}
 		r.Flows = append(r.Flows, fr)
 	}
-	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
-		j := round(metrics.Jain(goodputs), 6)
-		r.Jain = &j
-	}
-	if scheduled && len(rtis) > 0 {
-		var m float64
-		for _, x := range rtis {
-			m += x
-		}
-		v := round(m/float64(len(rtis)), 6)
-		r.RTI = &v
-	}
+	r.SetAggregates(goodputs, rtis, scheduled)
 	r.Background = backgroundResults(n, now)
 	l := n.Bottleneck
 	capacity := l.Capacity(now)
@@ -264,4 +253,23 @@ func (r *Result) JainOrZero() float64 {
 		return 0
 	}
 	return *r.Jain
+}
+
+// SetAggregates sets the run's Jain index over the measured flows' goodputs
+// (absent when no flow delivered a byte) and, for a scheduled link, the
+// mean of the flows' RTIs. The simulator and the emulator summarise through
+// it.
+func (r *Result) SetAggregates(goodputs, rtis []float64, scheduled bool) {
+	if slices.ContainsFunc(goodputs, func(g float64) bool { return g > 0 }) {
+		j := round(metrics.Jain(goodputs), 6)
+		r.Jain = &j
+	}
+	if scheduled && len(rtis) > 0 {
+		var m float64
+		for _, x := range rtis {
+			m += x
+		}
+		v := round(m/float64(len(rtis)), 6)
+		r.RTI = &v
+	}
 }

@@ -257,19 +257,9 @@ func ftoa(x float64) string {
 	return strconv.FormatFloat(x, 'g', 10, 64)
 }
 
+// writeCSV writes header and rows to path.
 func writeCSV(path string, header []string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write(header)
-	w.WriteAll(rows)
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return report.WriteCSV(path, header, func(w *csv.Writer) error { return w.WriteAll(rows) })
 }
 
 // WriteDir writes the result into dir (created if needed):

@@ -10,6 +10,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/cclab/cclab/analysis/report"
 	"math"
 	"os"
 	"path/filepath"
@@ -333,19 +334,5 @@ func writeGridCSV(out string, prob *tune.Problem, xs [][]float64, train, test []
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(out, "grid.csv"))
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write(header)
-	w.WriteAll(rows)
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return nil
+	return report.WriteCSV(filepath.Join(out, "grid.csv"), header, func(w *csv.Writer) error { return w.WriteAll(rows) })
 }

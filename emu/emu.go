@@ -253,6 +253,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 		return nil, nil, err
 	}
 	defer pair.Close()
+	if t := s.Transport.SACK; t != nil && !*t {
+		// tcp_sack is per network namespace, so this reaches only the
+		// emulation's own kernels; both ends, as the simulator's option.
+		for _, ns := range []*netns.NS{pair.Snd, pair.Rcv} {
+			if err := ns.Sysctl("net.ipv4.tcp_sack", "0"); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	e := &emulation{s: s, opt: opt, pair: pair, rnd: rng.New(s.Seed), end: clock.Time(s.Duration.V), bgScale: 1}
 	f, err := link.New(pair.SndTUN, pair.RcvTUN, e.buildBottleneck)
 	if err != nil {

@@ -19,6 +19,9 @@ func init() {
 	register(&command{name: "nc study", summary: "reproduce the TCP/NC throughput study (simulation next to the models)", run: runNCStudy})
 }
 
+// noSACKUsage is the help of every nc command's --no-sack flag.
+const noSACKUsage = "TCP without selective acknowledgements (Reno-style, as ns-2's TCP and the paper's analysis), for TCP and TCP/NC alike"
+
 func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("nc study", stderr)
 	seeds := fs.Int("seeds", 10, "runs per point (the original study averages 100)")
@@ -27,6 +30,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write study.json, plots and report.html to this directory")
 	quick := fs.Bool("quick", false, "3 seeds of 100 s and fewer points (about a second)")
+	noSACK := fs.Bool("no-sack", false, noSACKUsage)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -34,7 +38,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("nc study takes no arguments, got %q", pos)
 	}
-	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs}
+	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, NoSACK: *noSACK}
 	if *quick {
 		cfg.Seeds = 3
 		cfg.Duration = 100e9

@@ -35,6 +35,7 @@ func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write window.json and window.png/svg to this directory")
+	noSACK := fs.Bool("no-sack", false, noSACKUsage)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -46,7 +47,7 @@ func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("--seeds and --duration must be positive")
 	}
 	bar := progress.NewRuns(stderr, "nc window")
-	rows, err := tcpnc.WindowStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, Progress: bar.Update})
+	rows, err := tcpnc.WindowStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, NoSACK: *noSACK, Progress: bar.Update})
 	bar.Finish()
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "Window against throughput: 0.5 Mbit/s, 50 ms one-way, 20-packet window, %d runs of %v per point\n", *seeds, *dur)
+		fmt.Fprintf(w, "Window against throughput: 0.5 Mbit/s, 50 ms one-way, 20-packet window%s, %d runs of %v per point\n", noSACKHeader(*noSACK), *seeds, *dur)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "p\tscheme\tR\tmean cwnd pkts\tthroughput Mbit/s\tRTT ms\tused pkts\tused/cwnd\t")
 		for _, r := range rows {
@@ -94,6 +95,7 @@ func runNCSharing(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	interval := fs.Duration("interval", time.Second, "throughput sample interval")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write sharing.json and sharing.png/svg to this directory")
+	noSACK := fs.Bool("no-sack", false, noSACKUsage)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -104,7 +106,7 @@ func runNCSharing(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *dur <= 0 || *interval <= 0 || *seed < 1 {
 		return usagef("--duration and --interval must be positive, --seed at least 1")
 	}
-	res, err := tcpnc.SharingOverTime(tcpnc.Config{Duration: *dur}, *seed, *interval)
+	res, err := tcpnc.SharingOverTime(tcpnc.Config{Duration: *dur, NoSACK: *noSACK}, *seed, *interval)
 	if err != nil {
 		return err
 	}
@@ -147,6 +149,7 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write hops.json and hops.png/svg to this directory")
+	noSACK := fs.Bool("no-sack", false, noSACKUsage)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -162,7 +165,7 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--seeds and --duration must be positive, --hops in [1, 64]")
 	}
 	bar := progress.NewRuns(stderr, "nc hops")
-	rows, err := tcpnc.HopsStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, Progress: bar.Update}, q, *hops)
+	rows, err := tcpnc.HopsStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, NoSACK: *noSACK, Progress: bar.Update}, q, *hops)
 	bar.Finish()
 	if err != nil {
 		return err
@@ -191,7 +194,7 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding), %d runs of %v per point; Mbit/s\n", *hops, *seeds, *dur)
+		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding)%s, %d runs of %v per point; Mbit/s\n", *hops, noSACKHeader(*noSACK), *seeds, *dur)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "q\tp = 1-(1-q)^n\tp measured\tR\tTCP chain\tTCP 1 hop\tTCP/NC chain\tTCP/NC 1 hop\t")
 		for _, r := range rows {
@@ -199,4 +202,12 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		tw.Flush()
 	})
+}
+
+// noSACKHeader marks a Reno-style run in a table's heading.
+func noSACKHeader(noSACK bool) string {
+	if noSACK {
+		return ", TCP without SACK"
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -79,5 +80,27 @@ func TestNCHops(t *testing.T) {
 		if code, _, _ := deepccCmd(t, bad...); code != 2 {
 			t.Errorf("%q: exit %d, want 2", bad, code)
 		}
+	}
+}
+
+// TestNCNoSACK: --no-sack reaches the studies and their headings, so a
+// Reno-style table cannot be mistaken for the default's.
+func TestNCNoSACK(t *testing.T) {
+	code, out, errs := deepccCmd(t, "nc", "hops", "--no-sack", "--seeds", "1", "--duration", "10s", "--q", "0.02")
+	if code != 0 {
+		t.Fatalf("nc hops --no-sack: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "TCP without SACK") {
+		t.Errorf("nc hops --no-sack heading does not say so:\n%s", out)
+	}
+	code, out, errs = deepccCmd(t, "nc", "study", "--quick", "--no-sack", "--json")
+	if code != 0 {
+		t.Fatalf("nc study --no-sack: exit %d: %s", code, errs)
+	}
+	var res struct {
+		NoSACK bool `json:"no_sack"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.NoSACK {
+		t.Errorf("nc study --no-sack --json: no_sack = %v (%v)", res.NoSACK, err)
 	}
 }

@@ -39,6 +39,19 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
   die "timed out after ${secs}s waiting for $what"
 }
 
+# free_port prints a TCP port nothing listens on, picked at random so two
+# test clusters on one machine (CI beside a developer's run) do not collide.
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 40000))
+    if ! ss -Hltn "sport = :$p" | grep -q . && [ "$p" != "${1:-}" ]; then
+      echo "$p"; return 0
+    fi
+  done
+  die "no free TCP port found for the test cluster"
+}
+
 start() {
   local dir=$1
   [ "$(id -u)" = 0 ] || die "a test cluster needs root"
@@ -49,6 +62,9 @@ start() {
   host=$(hostname -s)
   cpus=$(nproc)
   mem=$(( $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) / 4 ))
+  local ctld_port slurmd_port
+  ctld_port=$(free_port)
+  slurmd_port=$(free_port "$ctld_port")
 
   # munge: a key of our own and a socket of our own, so a munged the
   # machine may already run is left alone.
@@ -74,8 +90,8 @@ TaskPlugin=task/none
 ReturnToService=2
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldLogFile=$dir/log/slurmctld.log

@@ -39,6 +39,11 @@ type Config struct {
 	Window int
 	// CC is TCP's controller [newreno].
 	CC string
+	// NoSACK runs TCP without selective acknowledgements, as ns-2's TCP
+	// and the paper's Reno-style analysis have it: loss is repaired by
+	// duplicate ACKs and NewReno partial ACKs, one hole per RTT. The coded
+	// flows get the same TCP so the comparison stays like for like.
+	NoSACK bool
 	// Duration is each run's length [200 s]; Seeds the runs per point [10].
 	Duration time.Duration
 	Seeds    int
@@ -193,6 +198,7 @@ type Result struct {
 	Sharing         Sharing     `json:"sharing"`
 	Agreement       []Agreement `json:"agreement"`
 	Runs            int         `json:"runs"`
+	NoSACK          bool        `json:"no_sack"`
 	WallSeconds     float64     `json:"wall_seconds"`
 }
 
@@ -216,6 +222,10 @@ func (c *Config) scenario(name string, rate units.Bandwidth, flows int, loss, r 
 			Queue: scenario.Queue{Discipline: "droptail", Limit: scenario.Size{Raw: fmt.Sprint(c.Queue)}},
 		},
 		Transport: scenario.Transport{RecvWindow: scenario.SizeOf(units.Bytes(c.Window) * 1448)},
+	}
+	if c.NoSACK {
+		sack := false
+		s.Transport.SACK = &sack
 	}
 	for i := range flows {
 		f := scenario.Flow{Name: fmt.Sprintf("flow%d", i), CC: scenario.CC{Name: c.CC}}
@@ -277,6 +287,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.Runs = len(pts)
+	res.NoSACK = cfg.NoSACK
 
 	window := float64(cfg.Window)
 	mss := units.Bytes(1448)

@@ -9,8 +9,8 @@ import (
 // WriteText writes the study as the tables cclab nc study prints.
 func (r *Result) WriteText(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
-		c.Rate, c.Delay, c.Queue, c.CC, c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
+	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s%s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
+		c.Rate, c.Delay, c.Queue, c.CC, sackNote(c.NoSACK), c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "p\tTCP Mbit/s\tPadhye\tMathis\tR\tTCP/NC Mbit/s\tTCP/NC model\t")
 	for _, x := range r.LossSweep {
@@ -31,4 +31,13 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, a := range r.Agreement {
 		fmt.Fprintf(w, "  %-7s mean %.1f%%, worst %.1f%% at p = %.4g (%d points)\n", a.Model, 100*a.Mean, 100*a.Max, a.WorstAt, a.Points)
 	}
+}
+
+// sackNote names the TCP variant in headers, so a Reno-style run's output
+// cannot be mistaken for the SACK default's.
+func sackNote(noSACK bool) string {
+	if noSACK {
+		return " without SACK (Reno-style)"
+	}
+	return ""
 }

@@ -5,32 +5,50 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/rpc/agent"
 	"github.com/cclab/cclab/transport/udp"
 )
 
-// attachAgent wires an agent into a live send: --agent ADDR (a policy
-// served by `cclab agent serve`) or --cc marlin (the shipped MARLIN policy,
-// or --policy FILE, in process). The returned function adds the agent's
-// counters to the result and closes the session.
-func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string) (func(*live.Result), error) {
-	return attachAgentTuned(ctx, o, agentAddr, policyFile, nil)
+// agentOptions are the agent flags of `cclab send` (and the keys of a
+// `stack: cclab` flow under `cclab emu`).
+type agentOptions struct {
+	// addr is --agent: a policy served by `cclab agent serve`.
+	addr string
+	// policy is --policy: a policy file instead of the shipped one.
+	policy string
+	// tune is DeepCC's online goal tuner (--target, --mode), nil for a
+	// fixed goal.
+	tune *deepcc.LiveTuning
+	// linkRate is the bottleneck's nominal rate (--link-rate), which the
+	// data-centre tuner's observation needs.
+	linkRate units.Bandwidth
 }
 
-// attachAgentTuned is attachAgent with DeepCC's online goal tuner (tune,
-// nil for a fixed goal).
-func attachAgentTuned(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string, tune *deepcc.LiveTuning) (func(*live.Result), error) {
+// attachAgent wires an agent into a live send: --agent ADDR (a policy
+// served by `cclab agent serve`), --cc marlin (the shipped MARLIN policy,
+// or --policy FILE, in process), --cc deepcc[:GOAL] or --cc dc-bbr. The
+// returned function adds the agent's counters to the result and closes
+// the session.
+func attachAgent(ctx context.Context, o *live.SendOptions, a agentOptions) (func(*live.Result), error) {
+	agentAddr, policyFile := a.addr, a.policy
 	if agentAddr == "" && strings.HasPrefix(o.CC, "deepcc") {
-		return attachDeepCC(o, policyFile, tune)
+		return attachDeepCC(o, policyFile, a.tune)
 	}
-	if tune != nil {
+	if a.tune != nil {
 		return nil, usagef("--target and --mode need --cc deepcc")
+	}
+	if agentAddr == "" && o.CC == dcBBR {
+		return attachDCBBR(o, policyFile, a.linkRate)
+	}
+	if a.linkRate > 0 && agentAddr == "" {
+		return nil, usagef("--link-rate needs --cc %s or --agent", dcBBR)
 	}
 	if agentAddr == "" && o.CC != "marlin" {
 		if policyFile != "" {
-			return nil, usagef("--policy needs --cc marlin")
+			return nil, usagef("--policy needs --cc marlin, deepcc or %s", dcBBR)
 		}
 		return func(*live.Result) {}, nil
 	}

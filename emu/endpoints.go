@@ -58,6 +58,9 @@ type FlowStats struct {
 	Retransmissions, RTOs int64
 	// Samples are the sender's periodic readings (may be empty).
 	Samples []endpoint.Sample
+	// Agent holds what the flow's agent reported (steps, misses, a
+	// tuner's counters), if it has one.
+	Agent map[string]float64
 }
 
 // Endpoints runs the two ends of one measured flow. Kernel TCP is the

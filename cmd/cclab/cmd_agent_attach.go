@@ -40,7 +40,7 @@ func attachAgent(ctx context.Context, o *live.SendOptions, a agentOptions) (func
 	if a.tune != nil {
 		return nil, usagef("--target and --mode need --cc deepcc")
 	}
-	if agentAddr == "" && o.CC == dcBBR {
+	if agentAddr == "" && isDCBBR(o.CC) {
 		return attachDCBBR(o, policyFile, a.linkRate)
 	}
 	if a.linkRate > 0 && agentAddr == "" {
@@ -78,20 +78,24 @@ func attachAgent(ctx context.Context, o *live.SendOptions, a agentOptions) (func
 	if mss == 0 {
 		mss = udp.DefaultMSS
 	}
-	alg, err := h.Controller(mss)
+	if h.Kind() == agent.KindDCBBR && a.linkRate <= 0 {
+		h.Close()
+		return nil, usagef("the agent at %s serves a %s policy: give --link-rate RATE, the bottleneck's nominal rate", agentAddr, dcBBR)
+	}
+	alg, err := h.Controller(mss, agent.FlowConfig{Params: o.Params, LinkRate: a.linkRate})
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
 	o.Alg, o.CCLabel = alg, label
-	if o.TCP.AckInterval == 0 {
+	if o.TCP.AckInterval == 0 && h.Kind() == agent.KindMarlin {
 		o.TCP.AckInterval = agent.MarlinAckInterval
 	}
 	o.Attach = h.Attach
 	return func(r *live.Result) {
 		h.Close()
 		if r != nil {
-			r.Extra = h.Stats.Map()
+			r.Extra = h.Summary()
 		}
 	}, nil
 }

@@ -199,6 +199,7 @@ func (e *Endpoints) Stop() (emu.FlowStats, error) {
 	st.Received = e.rres.Delivered
 	if r := e.sres; r != nil {
 		st.Retransmissions, st.RTOs = r.Flow.Retransmissions, r.Flow.RTOs
+		st.Agent = r.Extra
 	}
 	if e.serr != nil && !errors.Is(e.serr, context.Canceled) {
 		errs = append(errs, fmt.Errorf("cclab sender: %w", e.serr))

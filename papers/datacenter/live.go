@@ -43,6 +43,13 @@ type LiveObserver struct {
 	obs     []float32
 	frame   []float32
 	first   bool
+
+	// Measured counts the intervals after the first (the warm-up, which
+	// the simulator's episode statistics also leave out); UtilSum,
+	// DelaySum and RewardSum sum their reward terms (EpisodeStats'
+	// sums: an interval without an RTT sample has a delay term of 0).
+	Measured                     int
+	UtilSum, DelaySum, RewardSum float64
 }
 
 // LiveStep is one interval's measurement on a live flow: the reward's
@@ -139,20 +146,53 @@ func (o *LiveObserver) Observe(now clock.Time) ([]float32, LiveStep) {
 	if o.first {
 		fillHistory(o.obs)
 		o.first = false
+	} else {
+		o.Measured++
+		o.UtilSum += step.Util
+		o.DelaySum += step.DelayTerm
+		o.RewardSum += step.Reward
 	}
 	return o.obs, step
+}
+
+// Summary returns the windows in force and the mean reward terms over
+// the measured intervals, by name (dc_*), for a live result.
+func (o *LiveObserver) Summary() map[string]float64 {
+	m := map[string]float64{"dc_min_rtt_window": o.params.MinRTTWindow, "dc_bw_window_rounds": float64(o.params.BwWindowRounds)}
+	if o.Measured > 0 {
+		n := float64(o.Measured)
+		m["dc_intervals"] = n
+		m["dc_util_mean"], m["dc_delay_term_mean"], m["dc_reward_mean"] = o.UtilSum/n, o.DelaySum/n, o.RewardSum/n
+	}
+	return m
 }
 
 // LiveSettings are the settings a live tuner takes from its policy (those
 // Train records): action space, history, interval and reward weights.
 func LiveSettings(p *policy.Policy) (Config, error) {
-	cfg, err := ConfigFromPolicy(Config{}, p)
+	cfg, err := LiveSettingsFrom(p.Meta.Extra)
+	if err != nil {
+		return cfg, err
+	}
+	if err := p.Check(observationSpace(NumFeatures*cfg.History), cfg.Action.Space()); err != nil {
+		return cfg, fmt.Errorf("datacenter: not a data-centre policy: %w", err)
+	}
+	return cfg, nil
+}
+
+// LiveSettingsFrom reads a policy's recorded settings (Meta.Extra) with
+// the defaults filled in, for a host whose policy runs elsewhere.
+func LiveSettingsFrom(x map[string]string) (Config, error) {
+	cfg, err := ConfigFromSettings(Config{}, x)
 	if err != nil {
 		return cfg, err
 	}
 	cfg.defaults()
-	if err := p.Check(observationSpace(NumFeatures*cfg.History), cfg.Action.Space()); err != nil {
-		return cfg, fmt.Errorf("datacenter: not a data-centre policy: %w", err)
+	if err := cfg.Reward.validate(); err != nil {
+		return cfg, err
+	}
+	if cfg.History < 1 || cfg.History > 16 || cfg.Interval < time.Millisecond {
+		return cfg, fmt.Errorf("datacenter: policy settings: history %d (want 1 to 16), interval %v (want at least 1ms)", cfg.History, cfg.Interval)
 	}
 	return cfg, nil
 }
@@ -174,15 +214,10 @@ type LiveTuner struct {
 	initial  Params
 	interval time.Duration
 
-	// Steps counts the policy's decisions (one per interval); Changes
-	// those that changed the windows.
+	// Steps counts the intervals observed, one decision of the policy
+	// each (none for a static tuner); Changes the decisions that changed
+	// the windows.
 	Steps, Changes int
-	// Measured counts the intervals after the first (the warm-up, which
-	// the simulator's episode statistics also leave out); UtilSum,
-	// DelaySum and RewardSum sum their reward terms (EpisodeStats'
-	// sums: an interval without an RTT sample has a delay term of 0).
-	Measured                     int
-	UtilSum, DelaySum, RewardSum float64
 	// Err is the error that stopped the tuner, if any (the flow goes on
 	// with the last windows).
 	Err error
@@ -201,6 +236,19 @@ func NewLiveTuner(p *policy.Policy, lineRate units.Bandwidth, initial Params) (*
 		return nil, err
 	}
 	return &LiveTuner{p: p.Clone(), cfg: cfg, o: o, initial: initial, interval: cfg.Interval}, nil
+}
+
+// NewStaticTuner returns a tuner that keeps the windows at initial and
+// only measures the reward's terms every DefaultInterval, with the
+// default reward weights: the static baseline of a live comparison.
+func NewStaticTuner(lineRate units.Bandwidth, initial Params) (*LiveTuner, error) {
+	cfg := Config{}
+	cfg.defaults()
+	o, err := NewLiveObserver(cfg.History, cfg.Reward, lineRate, initial)
+	if err != nil {
+		return nil, err
+	}
+	return &LiveTuner{cfg: cfg, o: o, initial: initial, interval: cfg.Interval}, nil
 }
 
 // Interval returns the tuner's step T2.
@@ -241,16 +289,12 @@ func (l *LiveTuner) step(now clock.Time) {
 	if l.Err != nil {
 		return
 	}
-	first := l.o.first
-	obs, m := l.o.Observe(now)
-	if !first {
-		l.Measured++
-		l.UtilSum += m.Util
-		l.RewardSum += m.Reward
-		l.DelaySum += m.DelayTerm
+	obs, _ := l.o.Observe(now)
+	l.Steps++
+	if l.p == nil {
+		return // static
 	}
 	p := l.cfg.Action.Decode(l.p.ActInto(obs))
-	l.Steps++
 	if p == l.o.Params() {
 		return
 	}
@@ -264,17 +308,8 @@ func (l *LiveTuner) step(now clock.Time) {
 
 // Summary returns the tuner's counters by name, for a live result.
 func (l *LiveTuner) Summary() map[string]float64 {
-	p := l.Params()
-	m := map[string]float64{
-		"dc_steps": float64(l.Steps), "dc_changes": float64(l.Changes),
-		"dc_min_rtt_window": p.MinRTTWindow, "dc_bw_window_rounds": float64(p.BwWindowRounds),
-	}
-	if l.Measured > 0 {
-		n := float64(l.Measured)
-		m["dc_util_mean"] = l.UtilSum / n
-		m["dc_reward_mean"] = l.RewardSum / n
-		m["dc_delay_term_mean"] = l.DelaySum / n
-	}
+	m := l.o.Summary()
+	m["dc_steps"], m["dc_changes"] = float64(l.Steps), float64(l.Changes)
 	if l.Err != nil {
 		m["dc_stopped"] = 1
 	}

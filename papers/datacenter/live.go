@@ -2,6 +2,7 @@ package datacenter
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/cc/bbr"
@@ -170,6 +171,9 @@ func (o *LiveObserver) Summary() map[string]float64 {
 // LiveSettings are the settings a live tuner takes from its policy (those
 // Train records): action space, history, interval and reward weights.
 func LiveSettings(p *policy.Policy) (Config, error) {
+	if !strings.HasPrefix(p.Meta.Env, "dcrl-") {
+		return Config{}, fmt.Errorf("datacenter: not a data-centre policy: trained on %q (cclab dc train writes dcrl-SCENARIO)", p.Meta.Env)
+	}
 	cfg, err := LiveSettingsFrom(p.Meta.Extra)
 	if err != nil {
 		return cfg, err

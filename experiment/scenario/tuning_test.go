@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,23 @@ func TestFlowTuningKeys(t *testing.T) {
 	if err := s.Validate(); err != nil || s.Flows[0].Mode != "high-throughput" {
 		t.Fatalf("--set flows.0.mode: %v, mode %q", err, s.Flows[0].Mode)
 	}
+}
+
+// FuzzParseTarget: any string is refused with an error or read as three
+// finite, non-negative numbers; never a panic.
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"8,70,0.01", "0,0,0", ",,", "1e308,1e309,0", "-0,0,0", "NaN,1,1", " 1 , 2 ,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseTarget(s)
+		if err != nil {
+			return
+		}
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				t.Fatalf("ParseTarget(%q) = %v", s, v)
+			}
+		}
+	})
 }

@@ -68,6 +68,9 @@ type Result struct {
 	Kernel string `json:"kernel"`
 	// Emulator is the forwarder's own accounting.
 	Emulator Accounting `json:"emulator"`
+	// Agents holds, by flow, what the agents driving `stack: cclab` flows
+	// reported (papers' live agents: steps, misses, tuner counters).
+	Agents map[string]map[string]float64 `json:"agents,omitempty"`
 }
 
 // Accounting is what the forwarder saw: every packet that entered the
@@ -312,6 +315,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	var errs []error
 	for _, fl := range e.flows {
 		run.Samples[fl.name] = fl.stats.Samples
+		if fl.stats.Agent != nil {
+			if res.Agents == nil {
+				res.Agents = map[string]map[string]float64{}
+			}
+			res.Agents[fl.name] = fl.stats.Agent
+		}
 		if fl.err != nil {
 			errs = append(errs, fmt.Errorf("flow %s: %w", fl.name, fl.err))
 		}
@@ -356,7 +365,7 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		if len(e.flows) >= maxPerKind {
 			return fmt.Errorf("the emulator runs at most %d measured flows", maxPerKind)
 		}
-		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf}
+		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf, LinkRate: e.s.Bottleneck.Rate.V}
 		var ep Endpoints
 		if sf.Stack != "" && sf.Stack != "kernel" {
 			mk, err := lookupStack(sf.Stack)

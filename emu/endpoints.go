@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/emu/netns"
@@ -43,6 +44,10 @@ type FlowSpec struct {
 	// Flow is the scenario's entry (stack, agent, parameters, protocol,
 	// coding), for stacks other than kernel.
 	Flow *scenario.Flow
+	// LinkRate is the bottleneck's nominal rate at the start (0 for a
+	// trace-driven bottleneck): what an agent that observes rates as
+	// fractions of the link's (the data-centre tuner) is told.
+	LinkRate units.Bandwidth
 }
 
 // FlowStats is what endpoints report when stopped.
@@ -53,6 +58,9 @@ type FlowStats struct {
 	Retransmissions, RTOs int64
 	// Samples are the sender's periodic readings (may be empty).
 	Samples []endpoint.Sample
+	// Agent holds what the flow's agent reported (steps, misses, a
+	// tuner's counters), if it has one.
+	Agent map[string]float64
 }
 
 // Endpoints runs the two ends of one measured flow. Kernel TCP is the

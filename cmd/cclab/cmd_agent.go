@@ -15,8 +15,8 @@ func init() {
 
 func runAgentServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("agent serve", stderr)
-	pol := fs.String("policy", "marlin", "policy file, or marlin for the shipped MARLIN policy")
-	kind := fs.String("kind", "", "policy kind: marlin or generic (default: from the policy's training environment)")
+	pol := fs.String("policy", "marlin", "policy file, or marlin / dc-bbr for the shipped MARLIN / data-centre policy")
+	kind := fs.String("kind", "", "policy kind: marlin, dc-bbr or generic (default: from the policy's training environment)")
 	listen := fs.String("listen", "127.0.0.1:50061", "address: loopback host:port, or unix:PATH")
 	remote := fs.Bool("allow-remote", false, "allow a non-loopback listen address")
 	pos, err := parseFlags(fs, args)

@@ -5,32 +5,50 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/rpc/agent"
 	"github.com/cclab/cclab/transport/udp"
 )
 
-// attachAgent wires an agent into a live send: --agent ADDR (a policy
-// served by `cclab agent serve`) or --cc marlin (the shipped MARLIN policy,
-// or --policy FILE, in process). The returned function adds the agent's
-// counters to the result and closes the session.
-func attachAgent(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string) (func(*live.Result), error) {
-	return attachAgentTuned(ctx, o, agentAddr, policyFile, nil)
+// agentOptions are the agent flags of `cclab send` (and the keys of a
+// `stack: cclab` flow under `cclab emu`).
+type agentOptions struct {
+	// addr is --agent: a policy served by `cclab agent serve`.
+	addr string
+	// policy is --policy: a policy file instead of the shipped one.
+	policy string
+	// tune is DeepCC's online goal tuner (--target, --mode), nil for a
+	// fixed goal.
+	tune *deepcc.LiveTuning
+	// linkRate is the bottleneck's nominal rate (--link-rate), which the
+	// data-centre tuner's observation needs.
+	linkRate units.Bandwidth
 }
 
-// attachAgentTuned is attachAgent with DeepCC's online goal tuner (tune,
-// nil for a fixed goal).
-func attachAgentTuned(ctx context.Context, o *live.SendOptions, agentAddr, policyFile string, tune *deepcc.LiveTuning) (func(*live.Result), error) {
+// attachAgent wires an agent into a live send: --agent ADDR (a policy
+// served by `cclab agent serve`), --cc marlin (the shipped MARLIN policy,
+// or --policy FILE, in process), --cc deepcc[:GOAL] or --cc dc-bbr. The
+// returned function adds the agent's counters to the result and closes
+// the session.
+func attachAgent(ctx context.Context, o *live.SendOptions, a agentOptions) (func(*live.Result), error) {
+	agentAddr, policyFile := a.addr, a.policy
 	if agentAddr == "" && strings.HasPrefix(o.CC, "deepcc") {
-		return attachDeepCC(o, policyFile, tune)
+		return attachDeepCC(o, policyFile, a.tune)
 	}
-	if tune != nil {
+	if a.tune != nil {
 		return nil, usagef("--target and --mode need --cc deepcc")
+	}
+	if agentAddr == "" && isDCBBR(o.CC) {
+		return attachDCBBR(o, policyFile, a.linkRate)
+	}
+	if a.linkRate > 0 && agentAddr == "" {
+		return nil, usagef("--link-rate needs --cc %s or --agent", dcBBR)
 	}
 	if agentAddr == "" && o.CC != "marlin" {
 		if policyFile != "" {
-			return nil, usagef("--policy needs --cc marlin")
+			return nil, usagef("--policy needs --cc marlin, deepcc or %s", dcBBR)
 		}
 		return func(*live.Result) {}, nil
 	}
@@ -60,20 +78,24 @@ func attachAgentTuned(ctx context.Context, o *live.SendOptions, agentAddr, polic
 	if mss == 0 {
 		mss = udp.DefaultMSS
 	}
-	alg, err := h.Controller(mss)
+	if h.Kind() == agent.KindDCBBR && a.linkRate <= 0 {
+		h.Close()
+		return nil, usagef("the agent at %s serves a %s policy: give --link-rate RATE, the bottleneck's nominal rate", agentAddr, dcBBR)
+	}
+	alg, err := h.Controller(mss, agent.FlowConfig{Params: o.Params, LinkRate: a.linkRate})
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
 	o.Alg, o.CCLabel = alg, label
-	if o.TCP.AckInterval == 0 {
+	if o.TCP.AckInterval == 0 && h.Kind() == agent.KindMarlin {
 		o.TCP.AckInterval = agent.MarlinAckInterval
 	}
 	o.Attach = h.Attach
 	return func(r *live.Result) {
 		h.Close()
 		if r != nil {
-			r.Extra = h.Stats.Map()
+			r.Extra = h.Summary()
 		}
 	}, nil
 }

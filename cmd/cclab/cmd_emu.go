@@ -99,6 +99,15 @@ func printEmuResult(w io.Writer, r *emu.Result) {
 	a := r.Emulator
 	fmt.Fprintf(w, "emulator (Linux %s): %d packets at the bottleneck: %d delivered, %d queue drops, %d lost, %d in flight; forwarding lateness p50 %.0f µs, p99 %.0f µs, max %.0f µs (realtime %v)\n",
 		r.Kernel, a.Packets, a.Delivered, a.QueueDrops, a.Lost, a.InFlight, a.LatenessP50Us, a.LatenessP99Us, a.LatenessMaxUs, a.Realtime)
+	for _, f := range r.Flows {
+		if ag := r.Agents[f.Name]; len(ag) > 0 {
+			fmt.Fprintf(w, "agent of %s:", f.Name)
+			for _, k := range sortedKeys(ag) {
+				fmt.Fprintf(w, " %s %g", k, ag[k])
+			}
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 // writeEmuOutputs writes summary.json and the TCP_INFO samples.

@@ -46,7 +46,7 @@ func (p liveParams) Set(v string) error {
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("send", stderr)
-	ccName := fs.String("cc", "cubic", "congestion controller (any of cclab list), marlin (the MARLIN policy) or deepcc[:g1..g5|:T,D,L] (the DeepCC policy from that goal; fixed unless --target or --mode tunes it)")
+	ccName := fs.String("cc", "cubic", "congestion controller (any of cclab list), marlin (the MARLIN policy) deepcc[:g1..g5|:T,D,L] (the DeepCC policy from that goal; fixed unless --target or --mode tunes it) or dc-bbr[:static] (BBR with the data-centre policy setting its windows every 100 ms, or static: measured only; needs --link-rate)")
 	params := liveParams{}
 	fs.Var(params, "param", "controller parameter NAME=VALUE (repeatable)")
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
@@ -58,7 +58,8 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	agentAddr := fs.String("agent", "", "drive the flow from the agent served at `ADDR` (cclab agent serve; host:port or unix:PATH)")
-	policy := fs.String("policy", "", "with --cc marlin or deepcc: a policy file instead of the shipped one")
+	policy := fs.String("policy", "", "with --cc marlin, deepcc or dc-bbr: a policy file instead of the shipped one (dc-bbr: static keeps the windows)")
+	linkRate := fs.String("link-rate", "", "with --cc dc-bbr (or a dc-bbr --agent): the bottleneck's nominal `RATE`, e.g. 1Gbps")
 	tuneFlags := addDeepCCTuneFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -91,7 +92,13 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	finish, err := attachAgentTuned(ctx, &o, *agentAddr, *policy, tune)
+	ao := agentOptions{addr: *agentAddr, policy: *policy, tune: tune}
+	if *linkRate != "" {
+		if ao.linkRate, err = units.ParseBandwidth(*linkRate); err != nil || ao.linkRate <= 0 {
+			return usagef("--link-rate %q: want a positive rate such as 1Gbps or 100Mbps", *linkRate)
+		}
+	}
+	finish, err := attachAgent(ctx, &o, ao)
 	if err != nil {
 		return err
 	}

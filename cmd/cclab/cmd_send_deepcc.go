@@ -2,12 +2,9 @@ package main
 
 import (
 	"flag"
-	"strconv"
-	"strings"
 
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/papers/deepcc"
-	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
 // deepccTuneFlags are `cclab send`'s options for DeepCC's online goal
@@ -25,36 +22,14 @@ func addDeepCCTuneFlags(fs *flag.FlagSet) deepccTuneFlags {
 
 // tuning returns the tuner settings the flags ask for, nil for none.
 func (f deepccTuneFlags) tuning() (*deepcc.LiveTuning, error) {
-	if f.target == nil || (*f.target == "" && *f.mode == "") {
+	if f.target == nil {
 		return nil, nil
 	}
-	if *f.target != "" && *f.mode != "" {
-		return nil, usagef("give --target or --mode, not both")
+	t, err := deepcc.ParseTuning(*f.target, *f.mode)
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
-	if *f.mode != "" {
-		m, err := deepcc.ParseMode(*f.mode)
-		if err != nil {
-			return nil, usagef("--mode: %v", err)
-		}
-		return &deepcc.LiveTuning{Mode: m}, nil
-	}
-	parts := strings.Split(*f.target, ",")
-	if len(parts) != 3 {
-		return nil, usagef("--target %q: want MBPS,DELAY_MS,LOSS, e.g. 8,70,0.01 (0 = no bound)", *f.target)
-	}
-	var v [3]float64
-	for i, s := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return nil, usagef("--target %q: %q is not a number", *f.target, s)
-		}
-		v[i] = x
-	}
-	t := tuner.Target{MinThroughputMbps: v[0], MaxDelayMs: v[1], MaxLoss: v[2]}
-	if err := t.Validate(); err != nil {
-		return nil, usagef("--target %q: %v", *f.target, err)
-	}
-	return &deepcc.LiveTuning{Target: &t}, nil
+	return t, nil
 }
 
 // tunedExtra adds the tuner's outcome to a live result's counters.

@@ -22,9 +22,10 @@ import (
 	"github.com/cclab/cclab/transport/udp"
 )
 
-// AgentHook configures o for the named agent (the scenario's `agent:`)
-// and returns a function to call with the result when the flow ends.
-type AgentHook func(agent string, o *live.SendOptions) (finish func(*live.Result), err error)
+// AgentHook configures o for the agent of spec's flow (the scenario's
+// `agent:`, with its `target:` or `mode:`) and returns a function to call
+// with the result when the flow ends.
+type AgentHook func(spec emu.FlowSpec, o *live.SendOptions) (finish func(*live.Result), err error)
 
 // Register makes `stack: cclab` available to emu, with agents resolved
 // by hook (nil: flows with an agent are refused).
@@ -88,7 +89,7 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 		if hook == nil {
 			return nil, fmt.Errorf("agent %q: this program cannot run agents", f.Agent)
 		}
-		fin, err := hook(f.Agent, &o)
+		fin, err := hook(spec, &o)
 		if err != nil {
 			return nil, err
 		}
@@ -198,6 +199,7 @@ func (e *Endpoints) Stop() (emu.FlowStats, error) {
 	st.Received = e.rres.Delivered
 	if r := e.sres; r != nil {
 		st.Retransmissions, st.RTOs = r.Flow.Retransmissions, r.Flow.RTOs
+		st.Agent = r.Extra
 	}
 	if e.serr != nil && !errors.Is(e.serr, context.Canceled) {
 		errs = append(errs, fmt.Errorf("cclab sender: %w", e.serr))

@@ -229,6 +229,14 @@ type Flow struct {
 	// (the shipped MARLIN policy in process) or the address of `cclab
 	// agent serve` (host:port or unix:PATH). The simulator ignores it.
 	Agent string `yaml:"agent"`
+	// Target and Mode, with agent deepcc[:GOAL], run DeepCC's online goal
+	// tuner, as `cclab send --target/--mode` do: Target is the
+	// requirement "MBPS,DELAY_MS,LOSS" (minimum throughput, maximum
+	// queueing delay p95, maximum loss fraction; 0 = no bound), Mode a
+	// preference, low-delay or high-throughput (one of the two). The
+	// simulator ignores them.
+	Target string `yaml:"target"`
+	Mode   string `yaml:"mode"`
 }
 
 // Coding configures the TCP/NC layer.

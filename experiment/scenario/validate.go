@@ -470,6 +470,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	if f.Agent != "" && f.Stack != "cclab" {
 		return errf(p+".agent", "an agent drives a flow only with stack: cclab, got stack %q", f.Stack)
 	}
+	if err := validateTuning(f, p); err != nil {
+		return err
+	}
 	if c := f.Coding; c != nil {
 		if math.IsNaN(c.Redundancy) || c.Redundancy < 1 || c.Redundancy > 10 {
 			return errf(p+".coding.redundancy", "R must be in [1, 10], got %g", c.Redundancy)
@@ -564,4 +567,48 @@ func parseSize(s *Size, path string, packets bool) error {
 	}
 	s.V = v
 	return nil
+}
+
+// validateTuning checks a flow's DeepCC tuner keys (target, mode): the
+// agent must be DeepCC, one key at most, a target of three numbers. The
+// agent checks the values' meaning when it starts (papers/deepcc).
+func validateTuning(f *Flow, p string) error {
+	key, val := "target", f.Target
+	if val == "" {
+		key, val = "mode", f.Mode
+	}
+	if val == "" {
+		return nil
+	}
+	if name, _, _ := strings.Cut(f.Agent, ":"); name != "deepcc" {
+		return errf(p+"."+key, "%s tunes DeepCC's goal online: it needs agent: deepcc or deepcc:GOAL (with stack: cclab), got agent %q", key, f.Agent)
+	}
+	if f.Target != "" && f.Mode != "" {
+		return errf(p+".mode", "give target or mode, not both")
+	}
+	if f.Target != "" {
+		if _, err := ParseTarget(f.Target); err != nil {
+			return errf(p+".target", "%v", err)
+		}
+	}
+	return nil
+}
+
+// ParseTarget reads a DeepCC tuner requirement "MBPS,DELAY_MS,LOSS" (the
+// form of `cclab send --target` and of a flow's target key): three
+// finite, non-negative numbers.
+func ParseTarget(s string) ([3]float64, error) {
+	var v [3]float64
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return v, fmt.Errorf("target %q: want MBPS,DELAY_MS,LOSS, e.g. 8,70,0.01 (0 = no bound)", s)
+	}
+	for i, part := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return v, fmt.Errorf("target %q: %q is not a finite non-negative number", s, part)
+		}
+		v[i] = x
+	}
+	return v, nil
 }

@@ -37,8 +37,11 @@ func NewEnv(cfg Config) (*Env, error) {
 func (e *Env) Sim() *Sim { return e.sim }
 
 // ObservationSpace implements env.Env: unbounded features.
-func (e *Env) ObservationSpace() space.Space {
-	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), e.sim.ObsDim())
+func (e *Env) ObservationSpace() space.Space { return observationSpace(e.sim.ObsDim()) }
+
+// observationSpace is the agents' observation space of dim features.
+func observationSpace(dim int) space.Space {
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), dim)
 }
 
 // ActionSpace implements env.Env.

@@ -68,7 +68,12 @@ func CheckPolicies(cfg Config, pols []*policy.Policy) error {
 // length, reward weights, number of agents), so evaluation observes and
 // acts as training did.
 func ConfigFromPolicy(base Config, p *policy.Policy) (Config, error) {
-	x := p.Meta.Extra
+	return ConfigFromSettings(base, p.Meta.Extra)
+}
+
+// ConfigFromSettings is ConfigFromPolicy from a policy's recorded settings
+// (its Meta.Extra, which the host-agent RPC's Describe also carries).
+func ConfigFromSettings(base Config, x map[string]string) (Config, error) {
 	if x == nil {
 		return base, fmt.Errorf("datacenter: policy has no data-centre settings (trained by another command?)")
 	}

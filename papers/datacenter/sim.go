@@ -64,14 +64,7 @@ type ctlFlow struct {
 	bbr    *bbr.BBR
 	agent  int
 	params Params // the windows last applied to this flow
-
-	rttSum   float64 // ns
-	rttN     int
-	rttMin   time.Duration
-	lastGood units.Bytes
-	lastRetx int64
-	lastSegs int64
-	lastRTOs int64
+	flowMeter
 }
 
 // pathEvent changes one rack's extra path delay at a time.
@@ -289,11 +282,7 @@ func (m *Sim) Reset(seed uint64) {
 			prev := nf.Sender.OnRTT
 			nf.Sender.OnRTT = func(now clock.Time, rtt time.Duration) {
 				prev(now, rtt)
-				c.rttSum += float64(rtt)
-				if c.rttN == 0 || rtt < c.rttMin {
-					c.rttMin = rtt
-				}
-				c.rttN++
+				c.onRTT(rtt)
 				if m.measuring {
 					m.rttHist.Add(rtt)
 				}
@@ -321,9 +310,7 @@ func (m *Sim) Reset(seed uint64) {
 	n.Sched.RunUntil(end)
 	m.observe(end)
 	for i := range m.obs {
-		for h := 1; h < m.cfg.History; h++ {
-			copy(m.obs[i][h*NumFeatures:(h+1)*NumFeatures], m.obs[i][:NumFeatures])
-		}
+		fillHistory(m.obs[i])
 	}
 	m.measuring = true
 }
@@ -331,21 +318,14 @@ func (m *Sim) Reset(seed uint64) {
 // flowParams returns the BBR windows the scenario gives controlled flow
 // idx (BBR's defaults where it gives none).
 func flowParams(s *scenario.Scenario, idx int) Params {
-	p := DefaultParams
 	for _, f := range s.Flows {
 		n := max(f.Count, 1)
 		if idx < n {
-			if v, ok := f.CC.Params["min_rtt_window"]; ok {
-				p.MinRTTWindow = v
-			}
-			if v, ok := f.CC.Params["bw_window_rounds"]; ok {
-				p.BwWindowRounds = int(v)
-			}
-			return p
+			return ParamsFrom(f.CC.Params)
 		}
 		idx -= n
 	}
-	return p
+	return DefaultParams
 }
 
 // Flow returns controlled flow j (scenario order), the agent that controls
@@ -368,10 +348,7 @@ func (m *Sim) Apply(i int, p Params) error {
 		if c.params == p {
 			continue
 		}
-		if err := c.bbr.SetParam("min_rtt_window", p.MinRTTWindow); err != nil {
-			return fmt.Errorf("datacenter: agent %d: %w", i, err)
-		}
-		if err := c.bbr.SetParam("bw_window_rounds", float64(p.BwWindowRounds)); err != nil {
+		if err := applyParams(c.bbr, p); err != nil {
 			return fmt.Errorf("datacenter: agent %d: %w", i, err)
 		}
 		c.params = p
@@ -458,10 +435,7 @@ func (m *Sim) observe(now clock.Time) {
 			activeBg++
 		}
 	}
-	m.util = 0
-	if payloadCap > 0 {
-		m.util = math.Min(1, float64(allGood-m.lastAllGood)/payloadCap)
-	}
+	m.util = utilization(allGood-m.lastAllGood, payloadCap)
 	m.lastAllGood = allGood
 
 	if cap(m.last) < len(m.flows) {
@@ -477,58 +451,26 @@ func (m *Sim) observe(now clock.Time) {
 	sTeam := team.delayTerm
 	m.sTeam = sTeam
 	m.team = 0
+	link := linkSample{payloadCap: payloadCap, util: m.util, activeBg: activeBg, lineRate: m.lineRate}
 	for i := range m.k {
 		a := aggregate(st, m.agentLo[i], m.agentHi[i])
-		s := a.delayTerm
-		if a.active == 0 {
-			// No flow of this agent is running: its partial reward is
-			// the team's delay term, so idling is neither punished nor
-			// rewarded.
-			s = sTeam
-		}
-		m.partial[i] = m.cfg.Reward.Reward(m.util, s)
+		m.partial[i] = partialReward(m.cfg.Reward, m.util, a, sTeam)
 		m.team += m.partial[i] / float64(m.k)
-		m.fillFrame(a, team, i, payloadCap, activeBg)
-		o := m.obs[i]
-		copy(o[NumFeatures:], o[:len(o)-NumFeatures]) // shift history
-		copy(o[:NumFeatures], m.frame)
+		fillFrame(m.frame, a, team, m.params[i], link)
+		pushFrame(m.obs[i], m.frame)
 	}
 	m.intervalStart = now
 }
 
 func (m *Sim) flowStats(c *ctlFlow, now clock.Time) flowStats {
 	f := c.f
-	var s flowStats
-	s.active = f.Start < now && f.Stop > m.intervalStart
-	sst := f.Sender.Stats()
-	good := f.Receiver.DeliveredBytes
-	s.goodput = good - c.lastGood
-	s.retx = sst.Retransmissions - c.lastRetx
-	s.segs = sst.SegmentsSent - c.lastSegs
-	s.rto = sst.RTOs - c.lastRTOs
-	c.lastGood, c.lastRetx, c.lastSegs, c.lastRTOs = good, sst.Retransmissions, sst.SegmentsSent, sst.RTOs
-	snap := c.bbr.Snapshot()
-	s.rtprop = snap.MinRTT
-	s.btlbw = snap.BtlBw
-	s.pacingGain, s.cwndGain = snap.PacingGain, snap.CwndGain
-	s.probeRTT = snap.Mode == bbr.ProbeRTT
-	if s.rtprop > 0 {
-		s.age = math.Min(10, now.Sub(snap.MinRTTStamp).Seconds())
-		s.bdpSeg = float64(s.btlbw) / 8 * s.rtprop.Seconds() / float64(m.mss)
-	}
-	if s.bdpSeg > 0 {
-		s.inflight = math.Log1p(float64(f.Sender.InFlight()) / (s.bdpSeg * float64(m.mss)))
-	}
-	if c.rttN > 0 && s.rtprop > 0 {
-		s.hasRTT = true
-		s.rttMean = time.Duration(c.rttSum / float64(c.rttN))
-		rp := float64(s.rtprop)
-		s.queue = math.Log1p(math.Max(0, float64(s.rttMean)-rp) / rp)
-		s.stale = math.Log1p(math.Max(0, float64(c.rttMin)-rp) / rp)
-		s.delayTerm = DelayTerm(s.rtprop, s.rttMean, m.cfg.Reward.Tau)
-	}
-	c.rttSum, c.rttN, c.rttMin = 0, 0, 0
-	return s
+	return c.measure(now, flowSample{
+		active:   f.Start < now && f.Stop > m.intervalStart,
+		good:     f.Receiver.DeliveredBytes,
+		sender:   f.Sender.Stats(),
+		inflight: f.Sender.InFlight(),
+		snap:     c.bbr.Snapshot(),
+	}, m.mss, m.cfg.Reward.Tau)
 }
 
 // agg summarises the flows [lo, hi).
@@ -601,42 +543,4 @@ func frac(x, y int64) float64 {
 		return 0
 	}
 	return float64(x) / float64(y)
-}
-
-// fillFrame writes agent i's newest observation frame.
-func (m *Sim) fillFrame(a, team agg, i int, payloadCap float64, activeBg int) {
-	v := m.frame
-	clear(v)
-	share := func(b units.Bytes) float32 {
-		if payloadCap <= 0 {
-			return 0
-		}
-		return float32(float64(b) / payloadCap)
-	}
-	v[FeatActive] = float32(a.active) / float32(max(a.n, 1))
-	v[FeatGoodput] = share(a.goodput)
-	v[FeatQueue] = float32(a.queue)
-	v[FeatQueueMax] = float32(a.queueMax)
-	v[FeatStale] = float32(a.stale)
-	v[FeatRTprop] = float32(a.rtprop)
-	v[FeatRTT] = float32(a.rtt)
-	v[FeatRetx] = float32(frac(a.retx, a.segs))
-	v[FeatRTO] = float32(math.Log1p(float64(a.rto)))
-	v[FeatBDP] = float32(a.bdp)
-	v[FeatBtlBw] = float32(float64(a.btlbw) / float64(m.lineRate))
-	v[FeatInflight] = float32(a.inflight)
-	v[FeatPacingGain] = float32(a.pacingGain)
-	v[FeatCwndGain] = float32(a.cwndGain)
-	v[FeatProbeRTT] = float32(a.probeRTT)
-	v[FeatRTpropAge] = float32(a.age)
-	p := m.params[i]
-	v[FeatParamMinRTT] = float32(math.Log(p.MinRTTWindow/MinRTTWindowLo) / math.Log(100))
-	v[FeatParamBw] = float32(math.Log(float64(p.BwWindowRounds)) / math.Log(100))
-	v[FeatTeamActive] = float32(team.active) / float32(max(team.n, 1))
-	v[FeatTeamGoodput] = share(team.goodput)
-	v[FeatLinkGoodput] = float32(m.util)
-	v[FeatTeamQueue] = float32(team.queue)
-	v[FeatTeamRetx] = float32(frac(team.retx, team.segs))
-	v[FeatTeamDelayTerm] = float32(team.delayTerm)
-	v[FeatBackground] = float32(math.Log1p(float64(activeBg)))
 }

@@ -2,11 +2,13 @@ package deepcc
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
 
@@ -141,4 +143,32 @@ func modeTargetFor(mode Mode, minRTT time.Duration, maxBwMbps float64) tuner.Tar
 		return tuner.Target{MaxDelayMs: math.Max(bound, 0.1), MaxLoss: ZeroLoss}
 	}
 	return tuner.Target{MinThroughputMbps: math.Max(maxBwMbps, 0.01), MaxLoss: ZeroLoss}
+}
+
+// ParseTuning reads the tuner's settings as `cclab send --target/--mode`
+// and a scenario flow's target and mode keys give them: a target
+// "MBPS,DELAY_MS,LOSS" (0 = no bound) or a preference mode, not both;
+// nil when neither is given. Errors start with the key's name.
+func ParseTuning(target, mode string) (*LiveTuning, error) {
+	switch {
+	case target == "" && mode == "":
+		return nil, nil
+	case target != "" && mode != "":
+		return nil, errors.New("target: give target or mode, not both")
+	case mode != "":
+		m, err := ParseMode(mode)
+		if err != nil {
+			return nil, fmt.Errorf("mode: %w", err)
+		}
+		return &LiveTuning{Mode: m}, nil
+	}
+	v, err := scenario.ParseTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	t := tuner.Target{MinThroughputMbps: v[0], MaxDelayMs: v[1], MaxLoss: v[2]}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("target %q: %w", target, err)
+	}
+	return &LiveTuning{Target: &t}, nil
 }

@@ -150,7 +150,7 @@ func runWithHost(t *testing.T, h *Host, bytes int64) (*live.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	go func() { _, _ = l.Accept(ctx) }()
-	alg, err := h.Controller(1448)
+	alg, err := h.Controller(1448, FlowConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +223,16 @@ func TestShippedPolicyRemote(t *testing.T) {
 
 func unitsBytes(n int64) units.Bytes { return units.Bytes(n) }
 
-// TestGenericPolicies: the shipped DeepCC and data-centre policies are
-// served as generic policies: the right shape gets an action of the
-// policy's action size, a wrong one INVALID_ARGUMENT.
+// TestGenericPolicies: the shipped DeepCC policy, and the data-centre
+// policy when asked, are served as generic policies: the right shape gets
+// an action of the policy's action size, a wrong one INVALID_ARGUMENT.
 func TestGenericPolicies(t *testing.T) {
 	for _, spec := range []string{"papers/deepcc/policy/deepcc.policy", "papers/datacenter/policy/ppo.policy"} {
-		s, err := LoadPolicy(spec, "")
+		kind := ""
+		if strings.Contains(spec, "datacenter") {
+			kind = KindGeneric
+		}
+		s, err := LoadPolicy(spec, kind)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,4 +248,64 @@ func TestGenericPolicies(t *testing.T) {
 			t.Errorf("%s: wrong shape: %v", spec, err)
 		}
 	}
+}
+
+// TestDCBBRRemote: the shipped data-centre policy served over gRPC (kind
+// dc-bbr, guessed from its training environment) tunes a live BBR flow:
+// the host builds the 25-feature observation, the agent answers with
+// BBR's two windows, the host sets them, and the transfer completes with
+// every byte delivered.
+func TestDCBBRRemote(t *testing.T) {
+	s, err := LoadPolicy("dc-bbr", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != KindDCBBR || s.Step != 100*time.Millisecond {
+		t.Fatalf("dc-bbr policy: kind %s step %v", s.Kind, s.Step)
+	}
+	addr := serve(t, NewServer(s))
+	h, err := DialHost(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Kind() != KindDCBBR || h.dc.History != 1 {
+		t.Fatalf("host: kind %s history %d", h.Kind(), h.dc.History)
+	}
+	if _, err := h.Controller(1448, FlowConfig{}); err == nil {
+		t.Fatal("a dc-bbr host without the link's rate was accepted")
+	}
+	l, err := udp.Listen("127.0.0.1:0", udp.ListenConfig{Linger: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	relay, err := udptest.New(l.Addr().String(), udptest.Path{Delay: time.Millisecond, Rate: 20e6, Loss: 0.005}, udptest.Path{Delay: time.Millisecond}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	recv := make(chan udp.ReceiverResult, 1)
+	go func() { r, _ := l.Accept(ctx); recv <- r }()
+	alg, err := h.Controller(1448, FlowConfig{LinkRate: 20 * units.Mbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := live.Send(ctx, live.SendOptions{Addr: relay.Addr(), Alg: alg, CCLabel: "dc-bbr", Bytes: 2_000_000, Attach: h.Attach})
+	h.Close()
+	if err != nil || !res.Complete {
+		t.Fatalf("flow: %v %+v", err, res)
+	}
+	if r := <-recv; r.Delivered != 2_000_000 || r.Corrupt != 0 {
+		t.Fatalf("receiver: delivered %d, corrupt %d", r.Delivered, r.Corrupt)
+	}
+	sum := h.Summary()
+	if h.Stats.Applied == 0 || h.Stats.Disconnected || sum["dc_intervals"] == 0 {
+		t.Fatalf("stats %+v, summary %v", h.Stats, sum)
+	}
+	if sum["dc_changes"] == 0 {
+		t.Errorf("no action changed the windows in %d actions: %v", h.Stats.Applied, sum)
+	}
+	t.Logf("%+v %v", h.Stats, sum)
 }

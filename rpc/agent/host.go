@@ -11,9 +11,11 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/cclab/cclab/cc"
-	_ "github.com/cclab/cclab/cc/external" // the controller a host drives
+	"github.com/cclab/cclab/cc/bbr"
+	_ "github.com/cclab/cclab/cc/external" // the controller a MARLIN host drives
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/papers/datacenter"
 	"github.com/cclab/cclab/papers/marlin"
 	"github.com/cclab/cclab/rpc/agent/agentpb"
 	"github.com/cclab/cclab/transport/tcp"
@@ -60,12 +62,36 @@ type Host struct {
 	step  time.Duration
 	act   actor
 	Stats HostStats
+	// dc holds a dc-bbr policy's settings (from Describe).
+	dc datacenter.Config
 
 	s        *udp.Sender
-	obs      *marlin.LiveObserver
+	view     view
 	stepNo   uint64
 	answered bool
-	mss      units.Bytes
+}
+
+// view is how a host of one policy kind observes its flow.
+type view interface {
+	// attach hooks into s before it runs.
+	attach(s *udp.Sender) error
+	// observe closes the step ending at now: the observation vector (owned
+	// by the view) and the step's raw statistics.
+	observe(now clock.Time, t *tcp.Sender) ([]float32, map[string]float64)
+	// applied tells the view that action a took effect.
+	applied(a *agentpb.Action)
+	// summary is what the view measured over the flow, for the result.
+	summary() map[string]float64
+}
+
+// FlowConfig is what a host needs to know of its flow beyond the policy.
+type FlowConfig struct {
+	// Params are the controller's parameters (dc-bbr: BBR's, whose two
+	// windows are the tuner's starting point).
+	Params map[string]float64
+	// LinkRate is the bottleneck's nominal rate (dc-bbr observes rates
+	// as fractions of it).
+	LinkRate units.Bandwidth
 }
 
 // Kind returns the served policy's kind.
@@ -77,7 +103,7 @@ func (h *Host) Step() time.Duration { return h.step }
 // NewLocalHost drives a flow from a policy in process (`--cc marlin`):
 // actions are computed on the event loop, so none is ever missed.
 func NewLocalHost(s *Served) *Host {
-	h := &Host{kind: s.Kind, step: s.Step}
+	h := &Host{kind: s.Kind, step: s.Step, dc: s.dc}
 	h.act = &localActor{h: h, sess: newSession(s)}
 	return h
 }
@@ -116,16 +142,27 @@ func DialHost(ctx context.Context, addr string) (*Host, error) {
 		conn.Close()
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
-	if desc.Kind != KindMarlin {
+	if desc.Kind != KindMarlin && desc.Kind != KindDCBBR {
 		conn.Close()
-		return nil, fmt.Errorf("agent %s serves a %q policy; a live flow can be driven by: %s", addr, desc.Kind, KindMarlin)
+		return nil, fmt.Errorf("agent %s serves a %q policy; a live flow can be driven by: %s, %s", addr, desc.Kind, KindMarlin, KindDCBBR)
+	}
+	var dc datacenter.Config
+	if desc.Kind == KindDCBBR {
+		if dc, err = datacenter.LiveSettingsFrom(desc.Settings); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("agent %s: %w", addr, err)
+		}
+		if n := obsDim(desc.Observation); n != datacenter.NumFeatures*dc.History {
+			conn.Close()
+			return nil, fmt.Errorf("agent %s: observation space of %d values, a dc-bbr policy with history %d takes %d", addr, n, dc.History, datacenter.NumFeatures*dc.History)
+		}
 	}
 	step := time.Duration(desc.StepUs) * time.Microsecond
 	if step < time.Millisecond || step > time.Minute {
 		conn.Close()
 		return nil, fmt.Errorf("agent %s: step interval %v out of range [1ms, 1min]", addr, step)
 	}
-	h := &Host{kind: desc.Kind, step: step}
+	h := &Host{kind: desc.Kind, step: step, dc: dc}
 	sctx, scancel := context.WithCancel(context.Background())
 	stream, err := client.Control(sctx)
 	if err != nil {
@@ -228,40 +265,59 @@ func (r *remoteActor) close() {
 // Close ends the session with the agent; call it after the flow ended.
 func (h *Host) Close() { h.act.close() }
 
-// Controller returns the controller a host drives: the external one,
-// with MARLIN's initial window of 10 segments and its window cap.
-func (h *Host) Controller(mss units.Bytes) (cc.Algorithm, error) {
-	spec, err := cc.Lookup("external")
+// Controller returns the controller a host drives and prepares the
+// host's observation of it: for MARLIN the external controller, with
+// MARLIN's initial window of 10 segments and its window cap; for dc-bbr
+// BBR with f.Params, observed on a link of f.LinkRate.
+func (h *Host) Controller(mss units.Bytes, f FlowConfig) (cc.Algorithm, error) {
+	name, given := "external", map[string]float64{"iw": 10, "max_window": float64(marlin.WindowCap)}
+	if h.kind == KindDCBBR {
+		o, err := datacenter.NewLiveObserver(h.dc.History, h.dc.Reward, f.LinkRate, datacenter.ParamsFrom(f.Params))
+		if err != nil {
+			return nil, err
+		}
+		h.view = &dcView{o: o}
+		name, given = "bbr", f.Params
+	} else {
+		h.view = &marlinView{}
+	}
+	spec, err := cc.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	params, err := spec.Resolve(map[string]float64{"iw": 10, "max_window": float64(marlin.WindowCap)})
+	params, err := spec.Resolve(given)
 	if err != nil {
 		return nil, err
 	}
 	return spec.New(cc.Config{MSS: mss, Params: params})
 }
 
+// obsDim is the size of a described space.
+func obsDim(s *agentpb.Space) int {
+	if s == nil {
+		return 0
+	}
+	n := 1
+	for _, d := range s.Shape {
+		n *= int(d)
+	}
+	return n
+}
+
 // Attach hooks the host into a sender before it runs: an observation
 // every step, actions applied when they arrive.
 func (h *Host) Attach(s *udp.Sender) error {
-	if _, ok := s.Transport().CC().(cc.WindowSetter); !ok {
-		return fmt.Errorf("agent: the flow's controller cannot take a window from outside (use the external controller)")
+	if h.view == nil {
+		return fmt.Errorf("agent: the host has no controller (call Controller first)")
+	}
+	if err := h.view.attach(s); err != nil {
+		return err
 	}
 	h.s = s
-	h.mss = s.Transport().Config().MSS
 	if r, ok := h.act.(*remoteActor); ok {
 		r.mu.Lock()
 		r.poster = s
 		r.mu.Unlock()
-	}
-	h.obs = marlin.NewLiveObserver(s.Clock().Now())
-	prev := s.Transport().OnRTT
-	s.Transport().OnRTT = func(now clock.Time, rtt time.Duration) {
-		if prev != nil {
-			prev(now, rtt)
-		}
-		h.obs.OnRTT(rtt)
 	}
 	h.answered = true
 	s.Every(h.step, h.tick)
@@ -273,18 +329,13 @@ func (h *Host) tick(now clock.Time, t *tcp.Sender) {
 	if !h.answered && h.Stats.Steps > 0 {
 		h.Stats.Misses++
 	}
-	st := t.State()
-	vec, raw := h.obs.Observe(now, st)
+	vec, stats := h.view.observe(now, t)
 	obs := &agentpb.Observation{
 		Step:      h.stepNo,
 		Obs:       append([]float32(nil), vec...),
-		CwndBytes: int64(st.Cwnd),
-		Stats:     make(map[string]float64, len(raw)+1),
+		CwndBytes: int64(t.CC().CongestionWindow()),
+		Stats:     stats,
 	}
-	for i, name := range marlin.FeatureNames {
-		obs.Stats[name] = raw[i]
-	}
-	obs.Stats["mss_bytes"] = float64(h.mss)
 	h.answered = false
 	h.Stats.Steps++
 	h.stepNo++
@@ -315,10 +366,113 @@ func (h *Host) apply(a *agentpb.Action) {
 	if len(a.Params) > 0 {
 		if tu, ok := alg.(cc.Tunable); ok {
 			for k, v := range a.Params {
-				_ = tu.SetParam(k, v)
+				if err := tu.SetParam(k, v); err != nil {
+					delete(a.Params, k) // not in force
+					h.Stats.Err = err.Error()
+				}
 			}
 		}
 	}
+	h.view.applied(a)
+}
+
+// Summary returns the host's counters and what its view measured, for
+// live.Result.Extra; call it after the flow has ended.
+func (h *Host) Summary() map[string]float64 {
+	m := h.Stats.Map()
+	if h.view != nil {
+		for k, v := range h.view.summary() {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// marlinView builds MARLIN's observation (marlin.LiveObserver).
+type marlinView struct {
+	obs *marlin.LiveObserver
+	mss units.Bytes
+}
+
+func (v *marlinView) attach(s *udp.Sender) error {
+	if _, ok := s.Transport().CC().(cc.WindowSetter); !ok {
+		return fmt.Errorf("agent: the flow's controller cannot take a window from outside (use the external controller)")
+	}
+	v.mss = s.Transport().Config().MSS
+	v.obs = marlin.NewLiveObserver(s.Clock().Now())
+	prev := s.Transport().OnRTT
+	s.Transport().OnRTT = func(now clock.Time, rtt time.Duration) {
+		if prev != nil {
+			prev(now, rtt)
+		}
+		v.obs.OnRTT(rtt)
+	}
+	return nil
+}
+
+func (v *marlinView) observe(now clock.Time, t *tcp.Sender) ([]float32, map[string]float64) {
+	vec, raw := v.obs.Observe(now, t.State())
+	stats := make(map[string]float64, len(raw)+1)
+	for i, name := range marlin.FeatureNames {
+		stats[name] = raw[i]
+	}
+	stats["mss_bytes"] = float64(v.mss)
+	return vec, stats
+}
+
+func (v *marlinView) applied(*agentpb.Action)     {}
+func (v *marlinView) summary() map[string]float64 { return nil }
+
+// dcView builds the data-centre tuner's observation
+// (datacenter.LiveObserver) and keeps its windows in step with the
+// parameters the agent sets.
+type dcView struct {
+	o       *datacenter.LiveObserver
+	changes int // actions that changed the windows
+}
+
+func (v *dcView) attach(s *udp.Sender) error {
+	t := s.Transport()
+	b, ok := t.CC().(*bbr.BBR)
+	if !ok {
+		return fmt.Errorf("agent: a dc-bbr policy sets BBR's windows; the flow runs %T", t.CC())
+	}
+	prev := t.OnRTT
+	t.OnRTT = func(now clock.Time, rtt time.Duration) {
+		if prev != nil {
+			prev(now, rtt)
+		}
+		v.o.OnRTT(rtt)
+	}
+	s.Post(func(now clock.Time) { v.o.Start(now, t, b) })
+	return nil
+}
+
+func (v *dcView) observe(now clock.Time, _ *tcp.Sender) ([]float32, map[string]float64) {
+	vec, m := v.o.Observe(now)
+	p := v.o.Params()
+	return vec, map[string]float64{"util": m.Util, "delay_term": m.DelayTerm, "reward": m.Reward,
+		"goodput_bytes": float64(m.GoodputBytes), "min_rtt_window": p.MinRTTWindow, "bw_window_rounds": float64(p.BwWindowRounds)}
+}
+
+func (v *dcView) applied(a *agentpb.Action) {
+	p := v.o.Params()
+	if x, ok := a.Params["min_rtt_window"]; ok {
+		p.MinRTTWindow = x
+	}
+	if x, ok := a.Params["bw_window_rounds"]; ok {
+		p.BwWindowRounds = int(x)
+	}
+	if p != v.o.Params() {
+		v.changes++
+	}
+	v.o.SetParams(p)
+}
+
+func (v *dcView) summary() map[string]float64 {
+	m := v.o.Summary()
+	m["dc_changes"] = float64(v.changes)
+	return m
 }
 
 // MarlinAckInterval is the acknowledgement timer of MARLIN's Mockets-style

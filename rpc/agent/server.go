@@ -37,6 +37,10 @@ const (
 	// KindMarlin: the MARLIN observation (marlin.LiveObserver) and window
 	// scaling (marlin.WindowFor) every marlin.StepInterval.
 	KindMarlin = "marlin"
+	// KindDCBBR: the data-centre BBR tuner's observation
+	// (datacenter.LiveObserver) every policy interval (T2); the agent
+	// answers with BBR's two windows in Action.params.
+	KindDCBBR = "dc-bbr"
 	// KindGeneric: the agent only runs the policy; the host applies the
 	// raw action.
 	KindGeneric = "generic"
@@ -47,20 +51,25 @@ type Served struct {
 	Kind   string
 	Policy *policy.Policy
 	Step   time.Duration
+	// dc holds a dc-bbr policy's settings.
+	dc datacenter.Config
 }
 
-// LoadPolicy reads a policy: "marlin" is the shipped MARLIN policy, the
-// repository paths of the shipped DeepCC and data-centre policies
+// LoadPolicy reads a policy: "marlin" is the shipped MARLIN policy,
+// "dc-bbr" the shipped data-centre policy, the repository paths of the
+// shipped DeepCC and data-centre policies
 // (papers/deepcc/policy/deepcc.policy, papers/datacenter/policy/*.policy)
 // load their built-in copies, any other value is a policy file. kind ""
 // guesses from the policy's training environment (marlin-* policies are
-// KindMarlin, others KindGeneric).
+// KindMarlin, dcrl-* KindDCBBR, others KindGeneric).
 func LoadPolicy(spec, kind string) (*Served, error) {
 	var p *policy.Policy
 	var err error
 	switch {
 	case spec == "marlin":
 		p, err = marlin.ShippedPolicy()
+	case spec == KindDCBBR:
+		p, err = datacenter.LoadPolicy(datacenter.ShippedPolicyPath)
 	case strings.HasPrefix(path.Clean(spec), "papers/deepcc/"):
 		// The shipped DeepCC and data-centre policies load from the
 		// binary when the repository is not at hand.
@@ -75,8 +84,11 @@ func LoadPolicy(spec, kind string) (*Served, error) {
 	}
 	if kind == "" {
 		kind = KindGeneric
-		if spec == "marlin" || strings.HasPrefix(p.Meta.Env, "marlin") {
+		switch {
+		case spec == "marlin" || strings.HasPrefix(p.Meta.Env, "marlin"):
 			kind = KindMarlin
+		case strings.HasPrefix(p.Meta.Env, "dcrl"):
+			kind = KindDCBBR
 		}
 	}
 	s := &Served{Kind: kind, Policy: p, Step: 100 * time.Millisecond}
@@ -87,9 +99,14 @@ func LoadPolicy(spec, kind string) (*Served, error) {
 			return nil, fmt.Errorf("%s: not a MARLIN policy: %w", spec, err)
 		}
 		s.Step = marlin.StepInterval
+	case KindDCBBR:
+		if s.dc, err = datacenter.LiveSettings(p); err != nil {
+			return nil, fmt.Errorf("%s: %w", spec, err)
+		}
+		s.Step = s.dc.Interval
 	case KindGeneric:
 	default:
-		return nil, fmt.Errorf("policy kind %q: accepted kinds are %s, %s", kind, KindMarlin, KindGeneric)
+		return nil, fmt.Errorf("policy kind %q: accepted kinds are %s, %s, %s", kind, KindMarlin, KindDCBBR, KindGeneric)
 	}
 	return s, nil
 }
@@ -114,7 +131,12 @@ func pbSpace(s space.Space) *agentpb.Space {
 // Describe implements agentpb.AgentServer.
 func (srv *Server) Describe(context.Context, *agentpb.DescribeRequest) (*agentpb.DescribeResponse, error) {
 	p := srv.s.Policy
+	var settings map[string]string
+	if srv.s.Kind == KindDCBBR {
+		settings = p.Meta.Extra
+	}
 	return &agentpb.DescribeResponse{
+		Settings:    settings,
 		Kind:        srv.s.Kind,
 		Observation: pbSpace(p.Obs),
 		Action:      pbSpace(p.Act),
@@ -166,7 +188,8 @@ func (ss *session) act(obs *agentpb.Observation) (*agentpb.Action, error) {
 	}
 	raw := ss.p.ActInto(obs.Obs)
 	a := &agentpb.Action{Step: obs.Step, Raw: append([]float32(nil), raw...)}
-	if ss.s.Kind == KindMarlin {
+	switch ss.s.Kind {
+	case KindMarlin:
 		if obs.CwndBytes <= 0 {
 			return nil, status.Errorf(codes.InvalidArgument, "cwnd_bytes is %d: a window-scaling policy needs the current window", obs.CwndBytes)
 		}
@@ -175,6 +198,8 @@ func (ss *session) act(obs *agentpb.Observation) (*agentpb.Action, error) {
 			mss = units.Bytes(m)
 		}
 		a.CwndBytes = int64(marlin.WindowFor(raw[0], units.Bytes(obs.CwndBytes), mss))
+	case KindDCBBR:
+		a.Params = ss.s.dc.Action.Decode(raw).ParamMap()
 	}
 	return a, nil
 }

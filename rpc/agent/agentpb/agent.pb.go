@@ -138,7 +138,9 @@ func (x *Space) GetN() int32 {
 type DescribeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind says how the host builds observations and applies actions:
-	// "marlin" (window scaling, 14 features x 7 statistics x 10 steps) or
+	// "marlin" (window scaling, 14 features x 7 statistics x 10 steps),
+	// "dc-bbr" (the data-centre BBR tuner: 25 features per stacked frame,
+	// BBR's min_rtt_window and bw_window_rounds in Action.params) or
 	// "generic" (the host applies the raw action itself).
 	Kind        string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	Observation *Space `protobuf:"bytes,2,opt,name=observation,proto3" json:"observation,omitempty"`
@@ -146,7 +148,11 @@ type DescribeResponse struct {
 	// step_us is the control interval in microseconds.
 	StepUs int64 `protobuf:"varint,4,opt,name=step_us,json=stepUs,proto3" json:"step_us,omitempty"`
 	// policy describes the policy (algorithm, training steps).
-	Policy        string `protobuf:"bytes,5,opt,name=policy,proto3" json:"policy,omitempty"`
+	Policy string `protobuf:"bytes,5,opt,name=policy,proto3" json:"policy,omitempty"`
+	// settings are the policy's recorded environment settings (for dc-bbr:
+	// action space, history, interval, reward weights), which the host's
+	// observation depends on.
+	Settings      map[string]string `protobuf:"bytes,6,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -214,6 +220,13 @@ func (x *DescribeResponse) GetPolicy() string {
 		return x.Policy
 	}
 	return ""
+}
+
+func (x *DescribeResponse) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
 }
 
 type Observation struct {
@@ -380,13 +393,17 @@ const file_agent_proto_rawDesc = "" +
 	"\x05shape\x18\x01 \x03(\x05R\x05shape\x12\x10\n" +
 	"\x03low\x18\x02 \x03(\x02R\x03low\x12\x12\n" +
 	"\x04high\x18\x03 \x03(\x02R\x04high\x12\f\n" +
-	"\x01n\x18\x04 \x01(\x05R\x01n\"\xbf\x01\n" +
+	"\x01n\x18\x04 \x01(\x05R\x01n\"\xc8\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x127\n" +
 	"\vobservation\x18\x02 \x01(\v2\x15.cclab.agent.v1.SpaceR\vobservation\x12-\n" +
 	"\x06action\x18\x03 \x01(\v2\x15.cclab.agent.v1.SpaceR\x06action\x12\x17\n" +
 	"\astep_us\x18\x04 \x01(\x03R\x06stepUs\x12\x16\n" +
-	"\x06policy\x18\x05 \x01(\tR\x06policy\"\xca\x01\n" +
+	"\x06policy\x18\x05 \x01(\tR\x06policy\x12J\n" +
+	"\bsettings\x18\x06 \x03(\v2..cclab.agent.v1.DescribeResponse.SettingsEntryR\bsettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xca\x01\n" +
 	"\vObservation\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
 	"\x03obs\x18\x02 \x03(\x02R\x03obs\x12\x1d\n" +
@@ -424,30 +441,32 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_agent_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: cclab.agent.v1.DescribeRequest
 	(*Space)(nil),            // 1: cclab.agent.v1.Space
 	(*DescribeResponse)(nil), // 2: cclab.agent.v1.DescribeResponse
 	(*Observation)(nil),      // 3: cclab.agent.v1.Observation
 	(*Action)(nil),           // 4: cclab.agent.v1.Action
-	nil,                      // 5: cclab.agent.v1.Observation.StatsEntry
-	nil,                      // 6: cclab.agent.v1.Action.ParamsEntry
+	nil,                      // 5: cclab.agent.v1.DescribeResponse.SettingsEntry
+	nil,                      // 6: cclab.agent.v1.Observation.StatsEntry
+	nil,                      // 7: cclab.agent.v1.Action.ParamsEntry
 }
 var file_agent_proto_depIdxs = []int32{
 	1, // 0: cclab.agent.v1.DescribeResponse.observation:type_name -> cclab.agent.v1.Space
 	1, // 1: cclab.agent.v1.DescribeResponse.action:type_name -> cclab.agent.v1.Space
-	5, // 2: cclab.agent.v1.Observation.stats:type_name -> cclab.agent.v1.Observation.StatsEntry
-	6, // 3: cclab.agent.v1.Action.params:type_name -> cclab.agent.v1.Action.ParamsEntry
-	0, // 4: cclab.agent.v1.Agent.Describe:input_type -> cclab.agent.v1.DescribeRequest
-	3, // 5: cclab.agent.v1.Agent.Control:input_type -> cclab.agent.v1.Observation
-	2, // 6: cclab.agent.v1.Agent.Describe:output_type -> cclab.agent.v1.DescribeResponse
-	4, // 7: cclab.agent.v1.Agent.Control:output_type -> cclab.agent.v1.Action
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	5, // 2: cclab.agent.v1.DescribeResponse.settings:type_name -> cclab.agent.v1.DescribeResponse.SettingsEntry
+	6, // 3: cclab.agent.v1.Observation.stats:type_name -> cclab.agent.v1.Observation.StatsEntry
+	7, // 4: cclab.agent.v1.Action.params:type_name -> cclab.agent.v1.Action.ParamsEntry
+	0, // 5: cclab.agent.v1.Agent.Describe:input_type -> cclab.agent.v1.DescribeRequest
+	3, // 6: cclab.agent.v1.Agent.Control:input_type -> cclab.agent.v1.Observation
+	2, // 7: cclab.agent.v1.Agent.Describe:output_type -> cclab.agent.v1.DescribeResponse
+	4, // 8: cclab.agent.v1.Agent.Control:output_type -> cclab.agent.v1.Action
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -461,7 +480,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -69,46 +70,83 @@ func BenchmarkInProcess(b *testing.B) {
 }
 
 // BenchmarkMarlinService steps the same environments through the gRPC
-// service on loopback from a Go client, separating the service's own cost
-// from the Python client's.
+// service from a Go client, with unary Step calls or over one StepStream,
+// on loopback TCP or a Unix-domain socket, separating the service's own
+// cost from the Python client's.
 func BenchmarkMarlinService(b *testing.B) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	for _, network := range []string{"tcp", "unix"} {
+		addr := "127.0.0.1:0"
+		if network == "unix" {
+			addr = filepath.Join(b.TempDir(), "gym.sock")
+		}
+		lis, err := net.Listen(network, addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { Serve(ctx, lis, Config{}, time.Second); close(done) }()
+		target := lis.Addr().String()
+		if network == "unix" {
+			target = "unix:" + target
+		}
+		conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := gympb.NewGymClient(conn)
+		for _, rpc := range []string{"unary", "stream"} {
+			for _, n := range benchSizes {
+				b.Run(fmt.Sprintf("net=%s/rpc=%s/envs=%d", network, rpc, n), func(b *testing.B) {
+					benchService(ctx, b, c, rpc == "stream", n)
+				})
+			}
+		}
+		conn.Close()
+		cancel()
+		<-done
+	}
+}
+
+func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+	mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go Serve(ctx, lis, Config{}, time.Second)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
+	defer c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
+	if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close()
-	c := gympb.NewGymClient(conn)
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("envs=%d", n), func(b *testing.B) {
-			mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
-				b.Fatal(err)
-			}
-			act := make([]float32, n)
-			b.ResetTimer()
-			start := time.Now()
-			steps := 0
-			for k := 0; steps < b.N; k++ {
-				for i := range act {
-					act[i] = benchAction(k, i)
-				}
-				if _, err := c.Step(ctx, &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...), Autoreset: true}); err != nil {
-					b.Fatal(err)
-				}
-				steps += n
-			}
-			b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
-			c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
-		})
+	var st gympb.Gym_StepStreamClient
+	if stream {
+		if st, err = c.StepStream(ctx); err != nil {
+			b.Fatal(err)
+		}
+		defer st.CloseSend()
 	}
+	act := make([]float32, n)
+	var batch gympb.StepBatch
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	steps := 0
+	for k := 0; steps < b.N; k++ {
+		for i := range act {
+			act[i] = benchAction(k, i)
+		}
+		req := &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...), Autoreset: true}
+		if stream {
+			err = st.Send(req)
+			if err == nil {
+				err = st.RecvMsg(&batch)
+			}
+		} else {
+			_, err = c.Step(ctx, req)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += n
+	}
+	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
 }

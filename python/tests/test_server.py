@@ -126,3 +126,35 @@ def test_server_dies_with_its_client(cclab_binary: str) -> None:
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
     pytest.fail(f"server {pid} outlived its killed client")
+
+
+def test_refused_stream_step_is_request_error_then_recovers(server: cclab.Server) -> None:
+    env = cclab.CclabVectorEnv("cclab/Scenario-v0", num_envs=2, server=server, scenario="dumbbell")
+    try:
+        env.reset(seed=0)
+        with pytest.raises(cclab.RequestError, match="environment 1") as err:
+            env.step(np.float32([[0.0], [np.nan]]))
+        assert err.value.code == "INVALID_ARGUMENT"
+        obs, r, term, trunc, _ = env.step(np.zeros((2, 1), dtype=np.float32))  # a new stream
+        assert obs.shape[0] == 2 and np.all(np.isfinite(obs)) and np.all(np.isfinite(r))
+    finally:
+        env.close()
+
+
+def test_hung_server_times_out_naming_it(cclab_binary: str) -> None:
+    s = cclab.Server(cclab_binary, call_timeout=2.0)
+    env = cclab.CclabEnv("cclab/Marlin-v0", server=s)
+    env.reset(seed=1)
+    env.step(np.zeros(1, dtype=np.float32))
+    assert s.process is not None
+    os.kill(s.process.pid, signal.SIGSTOP)  # alive, holding its socket, answering nothing
+    try:
+        start = time.monotonic()
+        with pytest.raises(cclab.ServerError, match="no answer within 2.0 s") as err:
+            env.step(np.zeros(1, dtype=np.float32))
+        assert time.monotonic() - start < 10
+        assert str(s.process.pid) in str(err.value)
+    finally:
+        os.kill(s.process.pid, signal.SIGCONT)
+        env.close()
+        s.close()

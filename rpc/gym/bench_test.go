@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,6 +55,7 @@ func BenchmarkInProcess(b *testing.B) {
 				v.Reset(1)
 				act := make([]float32, n*v.ActionSpace().Dim())
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				start := time.Now()
 				steps := 0
 				for k := 0; steps < b.N; k++ {
@@ -64,9 +66,22 @@ func BenchmarkInProcess(b *testing.B) {
 					steps += n
 				}
 				b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
 			})
 		}
 	}
+}
+
+// cpuTime is the process's user plus system CPU time: on a loaded machine
+// CPU per step is steadier than wall time, and it is what the service's
+// client, transport and server add up to (python/bench/steps.py reports
+// the same for the Python client plus the server process).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkMarlinService steps the same environments through the gRPC
@@ -128,6 +143,7 @@ func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream b
 	var batch gympb.StepBatch
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	start := time.Now()
 	steps := 0
 	for k := 0; steps < b.N; k++ {
@@ -149,4 +165,5 @@ func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream b
 		steps += n
 	}
 	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
 }

@@ -65,7 +65,8 @@ def _info(info: gym_pb2.Info) -> dict[str, Any]:
 
 
 class Batch:
-    """One step of a vector, decoded from a StepBatch with bulk copies."""
+    """One step of a vector, decoded from a StepBatch with a few bulk copies
+    (one per field, whatever the number of environments and info keys)."""
 
     __slots__ = ("obs", "rewards", "terminated", "truncated", "info_keys", "info_values", "info_present")
 
@@ -78,16 +79,26 @@ class Batch:
         t = b.infos
         self.info_keys: list[str] = list(t.keys)
         nk = len(self.info_keys)
-        self.info_values = np.frombuffer(t.values, dtype="<f8").reshape(n, nk)
+        # Key-major copies, so that each key's column is a contiguous,
+        # writable array of num_envs values.
+        self.info_values = np.frombuffer(t.values, dtype="<f8").reshape(n, nk).T.astype(np.float64, order="C")
         if t.present:
-            self.info_present = np.frombuffer(t.present, dtype=np.bool_).reshape(n, nk)
+            self.info_present = np.frombuffer(t.present, dtype=np.bool_).reshape(n, nk).T.copy()
         else:
-            self.info_present = np.ones((n, nk), dtype=np.bool_)
+            self.info_present = np.ones((nk, n), dtype=np.bool_)
 
     def info(self, i: int) -> dict[str, Any]:
         """Environment i's info dict."""
-        vals, present = self.info_values[i], self.info_present[i]
-        return {k: float(vals[j]) for j, k in enumerate(self.info_keys) if present[j]}
+        return {k: float(self.info_values[j, i]) for j, k in enumerate(self.info_keys) if self.info_present[j, i]}
+
+    def vector_info(self) -> dict[str, Any]:
+        """The infos as a vector environment returns them: per key, an
+        array of num_envs values and a ``_key`` mask of which have it."""
+        out: dict[str, Any] = {}
+        for j, k in enumerate(self.info_keys):
+            out[k] = self.info_values[j]
+            out["_" + k] = self.info_present[j]
+        return out
 
 
 class _Remote:
@@ -240,11 +251,7 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
         self, actions: Any
     ) -> tuple[Obs, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
         b = self._remote.step(actions, autoreset=True)
-        infos: dict[str, Any] = {}
-        for j, k in enumerate(b.info_keys):
-            infos[k] = b.info_values[:, j].copy()
-            infos["_" + k] = b.info_present[:, j].copy()
-        return b.obs, b.rewards, b.terminated, b.truncated, infos
+        return b.obs, b.rewards, b.terminated, b.truncated, b.vector_info()
 
     def _infos(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}

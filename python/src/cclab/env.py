@@ -18,8 +18,9 @@ Obs = NDArray[np.float32]
 
 ServerArg = Server | str | None
 """Where an environment runs: a :class:`Server`, ``"own"`` (a server
-process of its own, stopped on ``close``), an address ``"host:port"`` of a
-running server, or ``None`` (this process's shared server)."""
+process of its own, stopped on ``close``), an address (``"host:port"`` or
+``"unix:PATH"``) of a running server, or ``None`` (this process's shared
+server)."""
 
 
 def _server(arg: ServerArg) -> tuple[Server, bool]:

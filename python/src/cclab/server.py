@@ -86,23 +86,23 @@ class Server:
             self.binary = find_binary(binary)
             address = self._start(max_envs, startup_timeout, listen)
         self.address = address
-        self._channel = grpc.insecure_channel(
+        channel = grpc.insecure_channel(
             address,
             options=[
                 ("grpc.max_receive_message_length", 64 << 20),
                 ("grpc.max_send_message_length", 64 << 20),
-                # Retries buffer every message of a call for a replay that
-                # a Step (not idempotent) must never get; streams skip the
-                # retry machinery's per-message work.
+                # No call here has a retry policy; without the retry
+                # filter a step's messages skip its replay buffering.
                 ("grpc.enable_retries", 0),
             ],
         )
+        self._channel: grpc.Channel | None = channel
         try:
-            grpc.channel_ready_future(self._channel).result(timeout=startup_timeout)
+            grpc.channel_ready_future(channel).result(timeout=startup_timeout)
         except grpc.FutureTimeoutError:
             self.close()
             raise ServerError(f"{self.describe()} did not accept connections within {startup_timeout} s") from None
-        self.stub = gym_pb2_grpc.GymStub(self._channel)  # type: ignore[no-untyped-call]
+        self.stub = gym_pb2_grpc.GymStub(channel)  # type: ignore[no-untyped-call]
         atexit.register(self.close)
 
     def _start(self, max_envs: int, timeout: float, listen: str | None) -> str:

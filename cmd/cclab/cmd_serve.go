@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"time"
 
+	"github.com/cclab/cclab/rpc"
 	"github.com/cclab/cclab/rpc/gym"
 )
 
@@ -17,7 +17,7 @@ func init() {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
-	listen := fs.String("listen", "127.0.0.1:7411", "address to listen on (port 0 picks a free one); loopback unless you name another interface")
+	listen := fs.String("listen", "127.0.0.1:7411", "address to listen on: host:port (port 0 picks a free one; loopback unless you name another interface) or unix:PATH (a Unix-domain socket, removed on exit)")
 	envs := fs.Int("envs", 256, "most environments alive at once, over all clients")
 	workers := fs.Int("workers", 0, "goroutines stepping environments at once (default: all cores)")
 	grace := fs.Duration("grace", 5*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
@@ -32,13 +32,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *envs < 1 || *workers < 0 || *grace < 0 {
 		return usagef("--envs must be positive, --workers and --grace not negative")
 	}
-	lis, err := net.Listen("tcp", *listen)
+	// Any interface the user names is allowed: serving other machines is
+	// what --listen is for (the default stays loopback).
+	lis, err := rpc.Listen(*listen, true)
 	if err != nil {
 		return usagef("--listen: %v", err)
 	}
+	addr := lis.Addr().String()
+	if lis.Addr().Network() == "unix" {
+		addr = "unix:" + addr
+	}
 	// The first line of stdout is the address, for clients that start the
 	// server with port 0 (python/cclab does).
-	fmt.Fprintf(stdout, "cclab serve: listening on %s\n", lis.Addr())
+	fmt.Fprintf(stdout, "cclab serve: listening on %s\n", addr)
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}

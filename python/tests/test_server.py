@@ -14,13 +14,40 @@ import cclab
 from cclab._proto import gym_pb2
 
 
-def test_binds_loopback_and_is_healthy(server: cclab.Server) -> None:
-    assert server.address.startswith("127.0.0.1:")
-    check = grpc.insecure_channel(server.address).unary_unary("/grpc.health.v1.Health/Check")
+def _healthy(address: str) -> bool:
+    check = grpc.insecure_channel(address).unary_unary("/grpc.health.v1.Health/Check")
     # HealthCheckRequest{service} encoded by hand; response status SERVING = 1.
     name = b"cclab.gym.v1.Gym"
     resp = check(b"\x0a" + bytes([len(name)]) + name, timeout=10)
-    assert resp == b"\x08\x01"
+    return bool(resp == b"\x08\x01")
+
+
+def test_private_unix_socket_by_default_and_healthy(server: cclab.Server) -> None:
+    assert server.address.startswith("unix:/")
+    path = server.address[len("unix:") :]
+    assert os.stat(os.path.dirname(path)).st_mode & 0o077 == 0  # only this user can connect
+    assert _healthy(server.address)
+
+
+def test_tcp_binds_loopback(cclab_binary: str) -> None:
+    with cclab.Server(cclab_binary, listen="127.0.0.1:0") as s:
+        assert s.address.startswith("127.0.0.1:")
+        assert _healthy(s.address)
+        env = cclab.CclabVectorEnv("cclab/Marlin-v0", num_envs=2, server=s)
+        env.reset(seed=3)
+        obs, *_ = env.step(np.zeros((2, 1), dtype=np.float32))
+        assert obs.shape[0] == 2 and np.all(np.isfinite(obs))
+        env.close()
+
+
+def test_socket_removed_after_kill(cclab_binary: str) -> None:
+    s = cclab.Server(cclab_binary)
+    path = s.address[len("unix:") :]
+    assert s.process is not None and os.path.exists(path)
+    s.process.kill()
+    s.process.wait()
+    s.close()
+    assert not os.path.exists(os.path.dirname(path))
 
 
 def test_killed_server_raises_naming_it(cclab_binary: str) -> None:
@@ -99,3 +126,35 @@ def test_server_dies_with_its_client(cclab_binary: str) -> None:
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
     pytest.fail(f"server {pid} outlived its killed client")
+
+
+def test_refused_stream_step_is_request_error_then_recovers(server: cclab.Server) -> None:
+    env = cclab.CclabVectorEnv("cclab/Scenario-v0", num_envs=2, server=server, scenario="dumbbell")
+    try:
+        env.reset(seed=0)
+        with pytest.raises(cclab.RequestError, match="environment 1") as err:
+            env.step(np.float32([[0.0], [np.nan]]))
+        assert err.value.code == "INVALID_ARGUMENT"
+        obs, r, term, trunc, _ = env.step(np.zeros((2, 1), dtype=np.float32))  # a new stream
+        assert obs.shape[0] == 2 and np.all(np.isfinite(obs)) and np.all(np.isfinite(r))
+    finally:
+        env.close()
+
+
+def test_hung_server_times_out_naming_it(cclab_binary: str) -> None:
+    s = cclab.Server(cclab_binary, call_timeout=2.0)
+    env = cclab.CclabEnv("cclab/Marlin-v0", server=s)
+    env.reset(seed=1)
+    env.step(np.zeros(1, dtype=np.float32))
+    assert s.process is not None
+    os.kill(s.process.pid, signal.SIGSTOP)  # alive, holding its socket, answering nothing
+    try:
+        start = time.monotonic()
+        with pytest.raises(cclab.ServerError, match="no answer within 2.0 s") as err:
+            env.step(np.zeros(1, dtype=np.float32))
+        assert time.monotonic() - start < 10
+        assert str(s.process.pid) in str(err.value)
+    finally:
+        os.kill(s.process.pid, signal.SIGCONT)
+        env.close()
+        s.close()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +55,7 @@ func BenchmarkInProcess(b *testing.B) {
 				v.Reset(1)
 				act := make([]float32, n*v.ActionSpace().Dim())
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				start := time.Now()
 				steps := 0
 				for k := 0; steps < b.N; k++ {
@@ -63,52 +66,104 @@ func BenchmarkInProcess(b *testing.B) {
 					steps += n
 				}
 				b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
 			})
 		}
 	}
 }
 
+// cpuTime is the process's user plus system CPU time: on a loaded machine
+// CPU per step is steadier than wall time, and it is what the service's
+// client, transport and server add up to (python/bench/steps.py reports
+// the same for the Python client plus the server process).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkMarlinService steps the same environments through the gRPC
-// service on loopback from a Go client, separating the service's own cost
-// from the Python client's.
+// service from a Go client, with unary Step calls or over one StepStream,
+// on loopback TCP or a Unix-domain socket, separating the service's own
+// cost from the Python client's.
 func BenchmarkMarlinService(b *testing.B) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	for _, network := range []string{"tcp", "unix"} {
+		addr := "127.0.0.1:0"
+		if network == "unix" {
+			addr = filepath.Join(b.TempDir(), "gym.sock")
+		}
+		lis, err := net.Listen(network, addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { Serve(ctx, lis, Config{}, time.Second); close(done) }()
+		target := lis.Addr().String()
+		if network == "unix" {
+			target = "unix:" + target
+		}
+		conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := gympb.NewGymClient(conn)
+		for _, rpc := range []string{"unary", "stream"} {
+			for _, n := range benchSizes {
+				b.Run(fmt.Sprintf("net=%s/rpc=%s/envs=%d", network, rpc, n), func(b *testing.B) {
+					benchService(ctx, b, c, rpc == "stream", n)
+				})
+			}
+		}
+		conn.Close()
+		cancel()
+		<-done
+	}
+}
+
+func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+	mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go Serve(ctx, lis, Config{}, time.Second)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
+	defer c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
+	if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close()
-	c := gympb.NewGymClient(conn)
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("envs=%d", n), func(b *testing.B) {
-			mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
-				b.Fatal(err)
-			}
-			act := make([]float32, n)
-			b.ResetTimer()
-			start := time.Now()
-			steps := 0
-			for k := 0; steps < b.N; k++ {
-				for i := range act {
-					act[i] = benchAction(k, i)
-				}
-				if _, err := c.Step(ctx, &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...), Autoreset: true}); err != nil {
-					b.Fatal(err)
-				}
-				steps += n
-			}
-			b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
-			c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
-		})
+	var st gympb.Gym_StepStreamClient
+	if stream {
+		if st, err = c.StepStream(ctx); err != nil {
+			b.Fatal(err)
+		}
+		defer st.CloseSend()
 	}
+	act := make([]float32, n)
+	var batch gympb.StepBatch
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	start := time.Now()
+	steps := 0
+	for k := 0; steps < b.N; k++ {
+		for i := range act {
+			act[i] = benchAction(k, i)
+		}
+		req := &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...), Autoreset: true}
+		if stream {
+			err = st.Send(req)
+			if err == nil {
+				err = st.RecvMsg(&batch)
+			}
+		} else {
+			_, err = c.Step(ctx, req)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += n
+	}
+	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
 }

@@ -3,6 +3,8 @@ package gym
 import (
 	"context"
 	"encoding/binary"
+	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -13,8 +15,9 @@ import (
 )
 
 // FuzzRequests feeds arbitrary Make options, seeds and action bytes, and
-// whole encoded requests, to a server: it must answer each with a response
-// or a status error, never panic, and stay usable.
+// whole encoded requests, to a server, by unary calls and over StepStream:
+// it must answer each with a well-formed response or a status error, never
+// panic, and stay usable.
 func FuzzRequests(f *testing.F) {
 	f.Add("step", "20ms", []byte{}, pack(0.5, -0.5), false, []byte{})
 	f.Add("episode_steps", "1", []byte{1, 2, 3, 4, 5, 6, 7, 8}, pack(1, 1), true, []byte{})
@@ -55,6 +58,25 @@ func FuzzRequests(f *testing.F) {
 			sr.Handle = h
 			if _, err := s.Step(ctx, &sr); err != nil && status.Code(err) == codes.Internal {
 				t.Fatalf("Step(%v): %v", &sr, err)
+			}
+		}
+		// The same requests over a stream (raw with the handle appended:
+		// a later field wins): each answered by a well-formed batch until
+		// one ends the stream with a status.
+		enc, _ := proto.Marshal(&gympb.StepRequest{Handle: h, Actions: actions, Autoreset: auto})
+		hb, _ := proto.Marshal(&gympb.StepRequest{Handle: h})
+		st := &fakeStream{reqs: [][]byte{enc, append(slices.Clip(raw), hb...), enc}, keep: true}
+		if err := s.StepStream(st); err != nil {
+			c := status.Code(err)
+			if c != codes.InvalidArgument && c != codes.FailedPrecondition && c != codes.NotFound && !(c == codes.Internal && strings.Contains(err.Error(), "unmarshal")) {
+				t.Fatalf("StepStream: %v", err)
+			}
+		}
+		for _, b := range st.sent {
+			nk := len(b.Infos.GetKeys())
+			if len(b.Rewards) != 16 || len(b.Terminated) != 2 || len(b.Truncated) != 2 || len(b.Observations)%8 != 0 ||
+				len(b.Infos.GetValues()) != 16*nk || (len(b.Infos.GetPresent()) != 0 && len(b.Infos.GetPresent()) != 2*nk) {
+				t.Fatalf("malformed batch for 2 environments: %v", b)
 			}
 		}
 		var mr gympb.MakeRequest

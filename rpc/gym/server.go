@@ -15,9 +15,11 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"google.golang.org/grpc/codes"
@@ -104,6 +106,15 @@ type vector struct {
 	actBuf   []float32
 	broken   error
 	maxSteps int
+
+	// The step in progress: its destination, and v.stepOne bound once
+	// (a closure per step would be an allocation per step).
+	out    *stepOut
+	stepFn func(i int)
+	// parallel's join and first failure, reused from call to call.
+	wg    sync.WaitGroup
+	errMu sync.Mutex
+	first error
 }
 
 func invalid(format string, args ...any) error {
@@ -152,6 +163,7 @@ func (s *Server) Make(_ context.Context, req *gympb.MakeRequest) (*gympb.MakeRes
 	obs, act := envs[0].ObservationSpace(), envs[0].ActionSpace()
 	v.obsDim, v.act = obs.Dim(), act
 	v.actBuf = make([]float32, n*act.Dim())
+	v.stepFn = v.stepOne
 	s.mu.Lock()
 	s.next++
 	h := s.next
@@ -234,53 +246,181 @@ func (s *Server) Reset(_ context.Context, req *gympb.ResetRequest) (*gympb.Reset
 	return resp, nil
 }
 
-// Step implements gympb.GymServer.
-func (s *Server) Step(_ context.Context, req *gympb.StepRequest) (*gympb.StepResponse, error) {
+// stepOut is one step's results for a vector, before encoding.
+type stepOut struct {
+	obs    []byte // packed float32, num_envs x observation dim
+	reward []float64
+	term   []bool
+	trunc  []bool
+	info   []env.Info // the environments' own maps: read before their next step
+}
+
+// resize makes o hold n environments of observation dimension d, reusing
+// its storage.
+func (o *stepOut) resize(n, d int) {
+	o.obs = grow(o.obs, 4*n*d)
+	o.reward = grow(o.reward, n)
+	o.term = grow(o.term, n)
+	o.trunc = grow(o.trunc, n)
+	o.info = grow(o.info, n)
+}
+
+// grow returns b resliced to n elements, reallocated only if too short.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// step runs req on its vector into out (resized to fit) and returns the
+// vector still locked, so that out.info stays valid until the caller has
+// encoded it and unlocks.
+func (s *Server) step(req *gympb.StepRequest, out *stepOut) (*vector, error) {
 	v, err := s.vec(req.GetHandle())
 	if err != nil {
 		return nil, err
 	}
-	defer v.mu.Unlock()
 	n := len(v.envs)
-	if err := decodeActions(v.actBuf, req.GetActions(), n, v.act); err != nil {
+	fail := func(err error) (*vector, error) {
+		v.mu.Unlock()
 		return nil, err
+	}
+	if err := decodeActions(v.actBuf, req.GetActions(), n, v.act); err != nil {
+		return fail(err)
 	}
 	for i := range v.slots {
 		sl := &v.slots[i]
 		switch {
 		case !sl.started:
-			return nil, status.Errorf(codes.FailedPrecondition, "handle %d: environment %d was never reset; call Reset first", req.GetHandle(), i)
+			return fail(status.Errorf(codes.FailedPrecondition, "handle %d: environment %d was never reset; call Reset first", req.GetHandle(), i))
 		case sl.ended && !req.GetAutoreset():
-			return nil, status.Errorf(codes.FailedPrecondition, "handle %d: environment %d ended its episode; call Reset or step with autoreset", req.GetHandle(), i)
+			return fail(status.Errorf(codes.FailedPrecondition, "handle %d: environment %d ended its episode; call Reset or step with autoreset", req.GetHandle(), i))
 		}
+	}
+	out.resize(n, v.obsDim)
+	v.out = out
+	err = s.parallel(v, v.stepFn)
+	v.out = nil
+	if err != nil {
+		return fail(err)
+	}
+	return v, nil
+}
+
+// stepOne steps (or autoresets) environment i into v.out.
+func (v *vector) stepOne(i int) {
+	sl, out := &v.slots[i], v.out
+	if sl.ended {
+		obs, info := v.envs[i].Reset(sl.seeds.Next(-1))
+		sl.ended = false
+		v.put(out.obs, i, obs)
+		out.reward[i], out.term[i], out.trunc[i], out.info[i] = 0, false, false, info
+		return
 	}
 	ad := v.act.Dim()
-	resp := &gympb.StepResponse{
-		Observations: make([]byte, 4*n*v.obsDim),
-		Rewards:      make([]float64, n),
-		Terminated:   make([]bool, n),
-		Truncated:    make([]bool, n),
-		Infos:        make([]*gympb.Info, n),
-	}
-	err = s.parallel(v, func(i int) {
-		sl := &v.slots[i]
-		if sl.ended {
-			obs, info := v.envs[i].Reset(sl.seeds.Next(-1))
-			sl.ended = false
-			v.put(resp.Observations, i, obs)
-			resp.Infos[i] = infoProto(info)
-			return
-		}
-		obs, r, term, trunc, info := v.envs[i].Step(v.actBuf[i*ad : (i+1)*ad])
-		sl.ended = term || trunc
-		v.put(resp.Observations, i, obs)
-		resp.Rewards[i], resp.Terminated[i], resp.Truncated[i] = r, term, trunc
-		resp.Infos[i] = infoProto(info)
-	})
+	obs, r, term, trunc, info := v.envs[i].Step(v.actBuf[i*ad : (i+1)*ad])
+	sl.ended = term || trunc
+	v.put(out.obs, i, obs)
+	out.reward[i], out.term[i], out.trunc[i], out.info[i] = r, term, trunc, info
+}
+
+// Step implements gympb.GymServer.
+func (s *Server) Step(_ context.Context, req *gympb.StepRequest) (*gympb.StepResponse, error) {
+	var out stepOut
+	v, err := s.step(req, &out)
 	if err != nil {
 		return nil, err
 	}
+	defer v.mu.Unlock()
+	resp := &gympb.StepResponse{Observations: out.obs, Rewards: out.reward, Terminated: out.term, Truncated: out.trunc, Infos: make([]*gympb.Info, len(out.info))}
+	for i, info := range out.info {
+		resp.Infos[i] = infoProto(info)
+	}
 	return resp, nil
+}
+
+// StepStream implements gympb.GymServer: Step for every request message of
+// the stream, in order, answered with packed StepBatch messages. The
+// stream's buffers are reused from step to step (gRPC has encoded a message
+// when Send returns), so a step allocates little beyond gRPC's own needs.
+func (s *Server) StepStream(stream gympb.Gym_StepStreamServer) error {
+	var (
+		req   gympb.StepRequest
+		out   stepOut
+		batch = &gympb.StepBatch{Infos: &gympb.InfoTable{}}
+		keys  []string
+	)
+	for {
+		if err := stream.RecvMsg(&req); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		v, err := s.step(&req, &out)
+		if err != nil {
+			return err
+		}
+		keys = encodeBatch(batch, &out, keys)
+		v.mu.Unlock()
+		if err := stream.Send(batch); err != nil {
+			return err
+		}
+	}
+}
+
+// encodeBatch packs o into b, reusing b's buffers and its info keys while
+// they stay the same; keys is scratch space, returned for reuse.
+func encodeBatch(b *gympb.StepBatch, o *stepOut, keys []string) []string {
+	n := len(o.reward)
+	b.Observations = o.obs
+	b.Rewards = grow(b.Rewards, 8*n)
+	b.Terminated = grow(b.Terminated, n)
+	b.Truncated = grow(b.Truncated, n)
+	for i := range n {
+		binary.LittleEndian.PutUint64(b.Rewards[8*i:], math.Float64bits(o.reward[i]))
+		b.Terminated[i] = boolByte(o.term[i])
+		b.Truncated[i] = boolByte(o.trunc[i])
+	}
+	// The union of the keys, sorted (maps have no order); usually the
+	// same as the last step's.
+	keys = keys[:0]
+	for _, info := range o.info {
+		for k := range info {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	t := b.Infos
+	if !slices.Equal(t.Keys, keys) {
+		t.Keys = slices.Clone(keys)
+	}
+	nk := len(keys)
+	t.Values = grow(t.Values, 8*n*nk)
+	t.Present = grow(t.Present, n*nk)
+	all := true
+	for i, info := range o.info {
+		for j, k := range keys {
+			x, ok := info[k]
+			binary.LittleEndian.PutUint64(t.Values[8*(i*nk+j):], math.Float64bits(x))
+			t.Present[i*nk+j] = boolByte(ok)
+			all = all && ok
+		}
+	}
+	if all {
+		t.Present = t.Present[:0]
+	}
+	return keys
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Close implements gympb.GymServer.
@@ -303,45 +443,49 @@ func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.Close
 // goroutine being one of them): a MARLIN step is ~10 us, so one goroutine
 // per environment would cost more in hand-offs than it gains. A panic in
 // an environment breaks the vector (its state is unknown) and becomes
-// codes.Internal.
+// codes.Internal. The caller holds v.mu.
 func (s *Server) parallel(v *vector, f func(i int)) error {
-	n := len(v.envs)
-	w := min(s.cfg.Workers, n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	work := func(j int) {
-		s.sem <- struct{}{}
-		defer func() { <-s.sem }()
-		for i := j; i < n; i += w {
-			func() {
-				defer func() {
-					if p := recover(); p != nil {
-						mu.Lock()
-						if first == nil {
-							first = fmt.Errorf("environment %d of %s failed: %v", i, v.id, p)
-						}
-						mu.Unlock()
-					}
-				}()
-				f(i)
-			}()
-		}
-	}
+	w := min(s.cfg.Workers, len(v.envs))
+	v.first = nil
 	for j := 1; j < w; j++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(j)
-		}()
+		v.wg.Add(1)
+		go s.work(v, f, j, w)
 	}
-	work(0)
-	wg.Wait()
-	if first != nil {
-		v.broken = first
-		return status.Error(codes.Internal, first.Error())
+	s.share(v, f, 0, w)
+	v.wg.Wait()
+	if v.first != nil {
+		v.broken = v.first
+		return status.Error(codes.Internal, v.first.Error())
 	}
 	return nil
+}
+
+func (s *Server) work(v *vector, f func(i int), j, w int) {
+	defer v.wg.Done()
+	s.share(v, f, j, w)
+}
+
+// share runs worker j's share of the environments, once a worker slot is
+// free.
+func (s *Server) share(v *vector, f func(i int), j, w int) {
+	s.sem <- struct{}{}
+	defer func() { <-s.sem }()
+	for i := j; i < len(v.envs); i += w {
+		s.runOne(v, f, i)
+	}
+}
+
+func (s *Server) runOne(v *vector, f func(i int), i int) {
+	defer func() {
+		if p := recover(); p != nil {
+			v.errMu.Lock()
+			if v.first == nil {
+				v.first = fmt.Errorf("environment %d of %s failed: %v", i, v.id, p)
+			}
+			v.errMu.Unlock()
+		}
+	}()
+	f(i)
 }
 
 // put writes environment i's observation into the packed buffer.

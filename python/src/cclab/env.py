@@ -12,14 +12,15 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from cclab._proto import gym_pb2
-from cclab.server import Server, default_server
+from cclab.server import Server, StepStream, default_server
 
 Obs = NDArray[np.float32]
 
 ServerArg = Server | str | None
 """Where an environment runs: a :class:`Server`, ``"own"`` (a server
-process of its own, stopped on ``close``), an address ``"host:port"`` of a
-running server, or ``None`` (this process's shared server)."""
+process of its own, stopped on ``close``), an address (``"host:port"`` or
+``"unix:PATH"``) of a running server, or ``None`` (this process's shared
+server)."""
 
 
 def _server(arg: ServerArg) -> tuple[Server, bool]:
@@ -64,12 +65,50 @@ def _info(info: gym_pb2.Info) -> dict[str, Any]:
     return dict(info.values)
 
 
+class Batch:
+    """One step of a vector, decoded from a StepBatch with a few bulk copies
+    (one per field, whatever the number of environments and info keys)."""
+
+    __slots__ = ("obs", "rewards", "terminated", "truncated", "info_keys", "info_values", "info_present")
+
+    def __init__(self, b: gym_pb2.StepBatch, obs_shape: tuple[int, ...]) -> None:
+        n = obs_shape[0]
+        self.obs = _unpack(b.observations, obs_shape)
+        self.rewards = np.frombuffer(b.rewards, dtype="<f8").astype(np.float64)
+        self.terminated = np.frombuffer(b.terminated, dtype=np.bool_).copy()
+        self.truncated = np.frombuffer(b.truncated, dtype=np.bool_).copy()
+        t = b.infos
+        self.info_keys: list[str] = list(t.keys)
+        nk = len(self.info_keys)
+        # Key-major copies, so that each key's column is a contiguous,
+        # writable array of num_envs values.
+        self.info_values = np.frombuffer(t.values, dtype="<f8").reshape(n, nk).T.astype(np.float64, order="C")
+        if t.present:
+            self.info_present = np.frombuffer(t.present, dtype=np.bool_).reshape(n, nk).T.copy()
+        else:
+            self.info_present = np.ones((nk, n), dtype=np.bool_)
+
+    def info(self, i: int) -> dict[str, Any]:
+        """Environment i's info dict."""
+        return {k: float(self.info_values[j, i]) for j, k in enumerate(self.info_keys) if self.info_present[j, i]}
+
+    def vector_info(self) -> dict[str, Any]:
+        """The infos as a vector environment returns them: per key, an
+        array of num_envs values and a ``_key`` mask of which have it."""
+        out: dict[str, Any] = {}
+        for j, k in enumerate(self.info_keys):
+            out[k] = self.info_values[j]
+            out["_" + k] = self.info_present[j]
+        return out
+
+
 class _Remote:
     """A vector of environments on a server (shared by both classes)."""
 
     def __init__(self, env_id: str, num_envs: int, server: ServerArg, options: Mapping[str, Any]) -> None:
         self.server, self._owns = _server(server)
         self.handle = 0
+        self._stream: StepStream | None = None
         resp = self.server.call(
             "Make", gym_pb2.MakeRequest(env_id=env_id, num_envs=num_envs, options=_options(options))
         )
@@ -94,13 +133,16 @@ class _Remote:
         resp = self.server.call("Reset", gym_pb2.ResetRequest(handle=self.handle, seeds=list(seeds)))
         return _unpack(resp.observations, self.obs_shape), [_info(i) for i in resp.infos]
 
-    def step(self, actions: Any, autoreset: bool) -> gym_pb2.StepResponse:
-        resp: gym_pb2.StepResponse = self.server.call(
-            "Step", gym_pb2.StepRequest(handle=self.handle, actions=self.pack(actions), autoreset=autoreset)
-        )
-        return resp
+    def step(self, actions: Any, autoreset: bool) -> Batch:
+        if self._stream is None:
+            self._stream = self.server.step_stream()
+        req = gym_pb2.StepRequest(handle=self.handle, actions=self.pack(actions), autoreset=autoreset)
+        return Batch(self._stream.step(req), self.obs_shape)
 
     def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
         if self.handle and self.server.alive():
             try:
                 self.server.call("Close", gym_pb2.CloseRequest(handle=self.handle), timeout=10)
@@ -149,9 +191,9 @@ class CclabEnv(gymnasium.Env[Obs, Any]):
         return obs.reshape(self._obs_shape), infos[0]
 
     def step(self, action: Any) -> tuple[Obs, SupportsFloat, bool, bool, dict[str, Any]]:
-        resp = self._remote.step([action], autoreset=False)
-        obs = _unpack(resp.observations, self._obs_shape)
-        return obs, float(resp.rewards[0]), bool(resp.terminated[0]), bool(resp.truncated[0]), _info(resp.infos[0])
+        b = self._remote.step([action], autoreset=False)
+        obs = b.obs.reshape(self._obs_shape)
+        return obs, float(b.rewards[0]), bool(b.terminated[0]), bool(b.truncated[0]), b.info(0)
 
     def close(self) -> None:
         self._remote.close()
@@ -209,15 +251,8 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
     def step(
         self, actions: Any
     ) -> tuple[Obs, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
-        resp = self._remote.step(actions, autoreset=True)
-        obs = _unpack(resp.observations, self._remote.obs_shape)
-        return (
-            obs,
-            np.asarray(resp.rewards, dtype=np.float64),
-            np.asarray(resp.terminated, dtype=np.bool_),
-            np.asarray(resp.truncated, dtype=np.bool_),
-            self._infos([_info(i) for i in resp.infos]),
-        )
+        b = self._remote.step(actions, autoreset=True)
+        return b.obs, b.rewards, b.terminated, b.truncated, b.vector_info()
 
     def _infos(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}

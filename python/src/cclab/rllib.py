@@ -9,8 +9,8 @@ scales over processes and machines without a shared server).
 
 ``env_config`` keys: ``env_id`` (default ``cclab/Marlin-v0``), ``binary``
 (the cclab binary, default ``$CCLAB_BINARY`` or PATH), ``server``
-(``"own"`` by default, or an address ``host:port`` of a running server),
-and any other key is a Make option of the environment.
+(``"own"`` by default, or an address ``host:port`` or ``unix:PATH`` of a
+running server), and any other key is a Make option of the environment.
 """
 
 from __future__ import annotations

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import atexit
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+import time
+import weakref
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
 
-from cclab._proto import gym_pb2_grpc
+from cclab._proto import gym_pb2, gym_pb2_grpc
 from cclab.errors import RequestError, ServerError
 
 BINARY_ENV = "CCLAB_BINARY"
@@ -50,11 +54,15 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
 class Server:
     """A ``cclab serve`` process started by this client, or one already running.
 
-    With ``address`` the client connects to a running server and never stops
-    it; otherwise it starts ``binary serve --listen 127.0.0.1:0`` and stops it
-    on :meth:`close` (also at interpreter exit). Every call carries a deadline
-    (``call_timeout`` seconds), so a server that dies or hangs raises
-    :class:`ServerError` naming it instead of blocking.
+    With ``address`` (``host:port`` or ``unix:PATH``) the client connects to
+    a running server and never stops it; otherwise it starts ``binary serve``
+    and stops it on :meth:`close` (also at interpreter exit). A started
+    server listens on ``listen``: by default a Unix-domain socket in a
+    private temporary directory (cheaper per step than loopback TCP, and
+    reachable by this user only), or e.g. ``"127.0.0.1:0"`` for TCP. Every
+    call and every step carries a deadline (``call_timeout`` seconds), so a
+    server that dies or hangs raises :class:`ServerError` naming it instead
+    of blocking.
     """
 
     def __init__(
@@ -65,36 +73,47 @@ class Server:
         max_envs: int = 256,
         startup_timeout: float = 30.0,
         call_timeout: float = 120.0,
+        listen: str | None = None,
     ) -> None:
         self.call_timeout = call_timeout
         self.binary: str | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self._stderr: Any = None
+        self._sockdir: str | None = None
         self._lock = threading.Lock()
+        self._watchdog: _Watchdog | None = None
         if address is None:
             self.binary = find_binary(binary)
-            address = self._start(max_envs, startup_timeout)
+            address = self._start(max_envs, startup_timeout, listen)
         self.address = address
-        self._channel = grpc.insecure_channel(
+        channel = grpc.insecure_channel(
             address,
             options=[
                 ("grpc.max_receive_message_length", 64 << 20),
                 ("grpc.max_send_message_length", 64 << 20),
+                # No call here has a retry policy; without the retry
+                # filter a step's messages skip its replay buffering.
+                ("grpc.enable_retries", 0),
             ],
         )
+        self._channel: grpc.Channel | None = channel
         try:
-            grpc.channel_ready_future(self._channel).result(timeout=startup_timeout)
+            grpc.channel_ready_future(channel).result(timeout=startup_timeout)
         except grpc.FutureTimeoutError:
             self.close()
             raise ServerError(f"{self.describe()} did not accept connections within {startup_timeout} s") from None
-        self.stub = gym_pb2_grpc.GymStub(self._channel)  # type: ignore[no-untyped-call]
+        self.stub = gym_pb2_grpc.GymStub(channel)  # type: ignore[no-untyped-call]
         atexit.register(self.close)
 
-    def _start(self, max_envs: int, timeout: float) -> str:
+    def _start(self, max_envs: int, timeout: float, listen: str | None) -> str:
         assert self.binary is not None
+        if listen is None:
+            # mkdtemp's directory is private (0700), so is the socket.
+            self._sockdir = tempfile.mkdtemp(prefix="cclab-")
+            listen = "unix:" + os.path.join(self._sockdir, "gym.sock")
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--listen", "127.0.0.1:0", "--envs", str(max_envs), "--exit-on-stdin-eof"],
+            [self.binary, "serve", "--listen", listen, "--envs", str(max_envs), "--exit-on-stdin-eof"],
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             # Never written: when this process dies, even by SIGKILL, the
@@ -146,8 +165,20 @@ class Server:
             code: grpc.StatusCode = err.code()
             details: str = err.details() or ""
             if code in _GONE:
-                raise ServerError(f"{self.describe()}: {method} failed: {code.name}: {details}{self._tail()}") from None
+                raise self.gone(method, err) from None
             raise RequestError(f"{method}: {details}", code.name) from None
+
+    def step_stream(self) -> StepStream:
+        """Open a :class:`StepStream` on this server."""
+        with self._lock:
+            if self._watchdog is None:
+                self._watchdog = _Watchdog()
+            return StepStream(self, self._watchdog)
+
+    def gone(self, what: str, err: grpc.RpcError) -> ServerError:
+        """The error for a call that failed because the server is gone."""
+        code: grpc.StatusCode = err.code()
+        return ServerError(f"{self.describe()}: {what} failed: {code.name}: {err.details() or ''}{self._tail()}")
 
     def alive(self) -> bool:
         """Report whether a started server's process still runs."""
@@ -175,6 +206,11 @@ class Server:
             if self._stderr is not None and p is not None and p.poll() is not None:
                 self._stderr.close()
                 self._stderr = None
+            if self._sockdir is not None and (p is None or p.poll() is not None):
+                # The server removes its socket when it stops cleanly; not
+                # when it was killed.
+                shutil.rmtree(self._sockdir, ignore_errors=True)
+                self._sockdir = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Server:
         # A server is a shared resource: copies of environment specs (which
@@ -186,6 +222,117 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StepStream:
+    """Steps over one long-lived ``StepStream`` call: a step is one message
+    each way on an open HTTP/2 stream, instead of a whole unary call.
+
+    Not thread-safe (one per environment vector). A request the server
+    refuses ends the call with :class:`RequestError`, and the next step
+    opens a new one; a server that dies raises :class:`ServerError`, and
+    one that does not answer within the server's ``call_timeout`` too (a
+    watchdog thread cancels the step).
+    """
+
+    def __init__(self, server: Server, watchdog: _Watchdog) -> None:
+        self._server = server
+        self._watchdog = watchdog
+        self._requests: queue.SimpleQueue[gym_pb2.StepRequest | None] | None = None
+        self._call: Any = None
+        # Monotonic deadline of the step in flight, 0 when idle; read by the
+        # watchdog, so setting it costs a step nothing more.
+        self.deadline = 0.0
+        self.timed_out = False
+        watchdog.add(self)
+
+    @staticmethod
+    def _iterate(q: queue.SimpleQueue[gym_pb2.StepRequest | None]) -> Iterator[gym_pb2.StepRequest]:
+        while (req := q.get()) is not None:
+            yield req
+
+    def step(self, request: gym_pb2.StepRequest) -> gym_pb2.StepBatch:
+        """Send one StepRequest and return its StepBatch."""
+        if self._call is None:
+            self._requests = queue.SimpleQueue()
+            self._call = self._server.stub.StepStream(self._iterate(self._requests))
+        assert self._requests is not None
+        self.timed_out = False
+        self.deadline = time.monotonic() + self._server.call_timeout
+        self._requests.put(request)
+        try:
+            batch: gym_pb2.StepBatch = next(self._call)
+            return batch
+        except grpc.RpcError as err:
+            self._drop()
+            code: grpc.StatusCode = err.code()
+            if self.timed_out:
+                raise ServerError(
+                    f"{self._server.describe()}: step got no answer within {self._server.call_timeout} s"
+                ) from None
+            if code in _GONE:
+                raise self._server.gone("StepStream", err) from None
+            raise RequestError(f"Step: {err.details() or ''}", code.name) from None
+        except StopIteration:
+            self._drop()
+            raise ServerError(f"{self._server.describe()}: StepStream ended without an answer") from None
+        finally:
+            self.deadline = 0.0
+
+    def _drop(self) -> None:
+        if self._call is not None:
+            assert self._requests is not None
+            self._requests.put(None)
+            self._call.cancel()
+            self._call = None
+            self._requests = None
+
+    def cancel(self) -> None:
+        """Cancel the step in flight (the watchdog's way to end a hang)."""
+        call = self._call
+        if call is not None:
+            self.timed_out = True
+            call.cancel()
+
+    def close(self) -> None:
+        """End the stream."""
+        self._watchdog.remove(self)
+        self._drop()
+
+
+class _Watchdog:
+    """One daemon thread per server that cancels steps past their deadline.
+
+    It looks once a second, so a step pays no timer of its own.
+    """
+
+    def __init__(self) -> None:
+        self._streams: weakref.WeakSet[StepStream] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, s: StepStream) -> None:
+        with self._lock:
+            self._streams.add(s)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="cclab-step-watchdog", daemon=True)
+                self._thread.start()
+
+    def remove(self, s: StepStream) -> None:
+        with self._lock:
+            self._streams.discard(s)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            now = time.monotonic()
+            with self._lock:
+                late = [s for s in self._streams if 0 < s.deadline < now]
+                if not self._streams:
+                    self._thread = None
+                    return
+            for s in late:
+                s.cancel()
 
 
 _default: Server | None = None

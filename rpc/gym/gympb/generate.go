@@ -1,7 +1,7 @@
 // Package gympb holds the generated protobuf and gRPC code of gym.proto,
 // the cclab Gymnasium environment service. Regenerate after editing
 // gym.proto (protoc from Debian's protobuf-compiler; the plugins with
-// go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.11 and
+// go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 and
 // google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2; the Python side
 // with python/generate.sh):
 //

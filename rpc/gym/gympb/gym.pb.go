@@ -747,6 +747,154 @@ func (x *StepResponse) GetInfos() []*Info {
 	return nil
 }
 
+// StepBatch is StepResponse packed: the same values, in little-endian
+// arrays of num_envs entries each.
+type StepBatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// observations: num_envs x observation dim float32.
+	Observations []byte `protobuf:"bytes,1,opt,name=observations,proto3" json:"observations,omitempty"`
+	// rewards: num_envs float64.
+	Rewards []byte `protobuf:"bytes,2,opt,name=rewards,proto3" json:"rewards,omitempty"`
+	// terminated, truncated: num_envs bytes, 0 or 1.
+	Terminated []byte `protobuf:"bytes,3,opt,name=terminated,proto3" json:"terminated,omitempty"`
+	Truncated  []byte `protobuf:"bytes,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// infos are the environments' info dicts as one table.
+	Infos         *InfoTable `protobuf:"bytes,5,opt,name=infos,proto3" json:"infos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StepBatch) Reset() {
+	*x = StepBatch{}
+	mi := &file_gym_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StepBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StepBatch) ProtoMessage() {}
+
+func (x *StepBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_gym_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StepBatch.ProtoReflect.Descriptor instead.
+func (*StepBatch) Descriptor() ([]byte, []int) {
+	return file_gym_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *StepBatch) GetObservations() []byte {
+	if x != nil {
+		return x.Observations
+	}
+	return nil
+}
+
+func (x *StepBatch) GetRewards() []byte {
+	if x != nil {
+		return x.Rewards
+	}
+	return nil
+}
+
+func (x *StepBatch) GetTerminated() []byte {
+	if x != nil {
+		return x.Terminated
+	}
+	return nil
+}
+
+func (x *StepBatch) GetTruncated() []byte {
+	if x != nil {
+		return x.Truncated
+	}
+	return nil
+}
+
+func (x *StepBatch) GetInfos() *InfoTable {
+	if x != nil {
+		return x.Infos
+	}
+	return nil
+}
+
+// InfoTable holds num_envs info dicts: keys is the sorted union of their
+// keys; environment i's value of keys[j] is values[i*len(keys)+j], present
+// only if present[i*len(keys)+j] is 1 (present is empty when every
+// environment has every key).
+type InfoTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Keys  []string               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	// values: num_envs x len(keys) float64 (0 where absent).
+	Values []byte `protobuf:"bytes,2,opt,name=values,proto3" json:"values,omitempty"`
+	// present: num_envs x len(keys) bytes, 0 or 1, or empty.
+	Present       []byte `protobuf:"bytes,3,opt,name=present,proto3" json:"present,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InfoTable) Reset() {
+	*x = InfoTable{}
+	mi := &file_gym_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InfoTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InfoTable) ProtoMessage() {}
+
+func (x *InfoTable) ProtoReflect() protoreflect.Message {
+	mi := &file_gym_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InfoTable.ProtoReflect.Descriptor instead.
+func (*InfoTable) Descriptor() ([]byte, []int) {
+	return file_gym_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *InfoTable) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *InfoTable) GetValues() []byte {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *InfoTable) GetPresent() []byte {
+	if x != nil {
+		return x.Present
+	}
+	return nil
+}
+
 type CloseRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Handle        uint64                 `protobuf:"varint,1,opt,name=handle,proto3" json:"handle,omitempty"`
@@ -756,7 +904,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_gym_proto_msgTypes[11]
+	mi := &file_gym_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +916,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gym_proto_msgTypes[11]
+	mi := &file_gym_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +929,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_gym_proto_rawDescGZIP(), []int{11}
+	return file_gym_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseRequest) GetHandle() uint64 {
@@ -799,7 +947,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_gym_proto_msgTypes[12]
+	mi := &file_gym_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -811,7 +959,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gym_proto_msgTypes[12]
+	mi := &file_gym_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -824,7 +972,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_gym_proto_rawDescGZIP(), []int{12}
+	return file_gym_proto_rawDescGZIP(), []int{14}
 }
 
 var File_gym_proto protoreflect.FileDescriptor
@@ -888,15 +1036,29 @@ const file_gym_proto_rawDesc = "" +
 	"terminated\x18\x03 \x03(\bR\n" +
 	"terminated\x12\x1c\n" +
 	"\ttruncated\x18\x04 \x03(\bR\ttruncated\x12(\n" +
-	"\x05infos\x18\x05 \x03(\v2\x12.cclab.gym.v1.InfoR\x05infos\"&\n" +
+	"\x05infos\x18\x05 \x03(\v2\x12.cclab.gym.v1.InfoR\x05infos\"\xb6\x01\n" +
+	"\tStepBatch\x12\"\n" +
+	"\fobservations\x18\x01 \x01(\fR\fobservations\x12\x18\n" +
+	"\arewards\x18\x02 \x01(\fR\arewards\x12\x1e\n" +
+	"\n" +
+	"terminated\x18\x03 \x01(\fR\n" +
+	"terminated\x12\x1c\n" +
+	"\ttruncated\x18\x04 \x01(\fR\ttruncated\x12-\n" +
+	"\x05infos\x18\x05 \x01(\v2\x17.cclab.gym.v1.InfoTableR\x05infos\"Q\n" +
+	"\tInfoTable\x12\x12\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\x12\x16\n" +
+	"\x06values\x18\x02 \x01(\fR\x06values\x12\x18\n" +
+	"\apresent\x18\x03 \x01(\fR\apresent\"&\n" +
 	"\fCloseRequest\x12\x16\n" +
 	"\x06handle\x18\x01 \x01(\x04R\x06handle\"\x0f\n" +
-	"\rCloseResponse2\xd2\x02\n" +
+	"\rCloseResponse2\x98\x03\n" +
 	"\x03Gym\x12I\n" +
 	"\bListEnvs\x12\x1d.cclab.gym.v1.ListEnvsRequest\x1a\x1e.cclab.gym.v1.ListEnvsResponse\x12=\n" +
 	"\x04Make\x12\x19.cclab.gym.v1.MakeRequest\x1a\x1a.cclab.gym.v1.MakeResponse\x12@\n" +
 	"\x05Reset\x12\x1a.cclab.gym.v1.ResetRequest\x1a\x1b.cclab.gym.v1.ResetResponse\x12=\n" +
-	"\x04Step\x12\x19.cclab.gym.v1.StepRequest\x1a\x1a.cclab.gym.v1.StepResponse\x12@\n" +
+	"\x04Step\x12\x19.cclab.gym.v1.StepRequest\x1a\x1a.cclab.gym.v1.StepResponse\x12D\n" +
+	"\n" +
+	"StepStream\x12\x19.cclab.gym.v1.StepRequest\x1a\x17.cclab.gym.v1.StepBatch(\x010\x01\x12@\n" +
 	"\x05Close\x12\x1a.cclab.gym.v1.CloseRequest\x1a\x1b.cclab.gym.v1.CloseResponseB&Z$github.com/cclab/cclab/rpc/gym/gympbb\x06proto3"
 
 var (
@@ -912,7 +1074,7 @@ func file_gym_proto_rawDescGZIP() []byte {
 }
 
 var file_gym_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_gym_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_gym_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_gym_proto_goTypes = []any{
 	(Space_Kind)(0),          // 0: cclab.gym.v1.Space.Kind
 	(*Space)(nil),            // 1: cclab.gym.v1.Space
@@ -926,37 +1088,42 @@ var file_gym_proto_goTypes = []any{
 	(*ResetResponse)(nil),    // 9: cclab.gym.v1.ResetResponse
 	(*StepRequest)(nil),      // 10: cclab.gym.v1.StepRequest
 	(*StepResponse)(nil),     // 11: cclab.gym.v1.StepResponse
-	(*CloseRequest)(nil),     // 12: cclab.gym.v1.CloseRequest
-	(*CloseResponse)(nil),    // 13: cclab.gym.v1.CloseResponse
-	nil,                      // 14: cclab.gym.v1.MakeRequest.OptionsEntry
-	nil,                      // 15: cclab.gym.v1.ResetRequest.OptionsEntry
-	nil,                      // 16: cclab.gym.v1.Info.ValuesEntry
+	(*StepBatch)(nil),        // 12: cclab.gym.v1.StepBatch
+	(*InfoTable)(nil),        // 13: cclab.gym.v1.InfoTable
+	(*CloseRequest)(nil),     // 14: cclab.gym.v1.CloseRequest
+	(*CloseResponse)(nil),    // 15: cclab.gym.v1.CloseResponse
+	nil,                      // 16: cclab.gym.v1.MakeRequest.OptionsEntry
+	nil,                      // 17: cclab.gym.v1.ResetRequest.OptionsEntry
+	nil,                      // 18: cclab.gym.v1.Info.ValuesEntry
 }
 var file_gym_proto_depIdxs = []int32{
 	0,  // 0: cclab.gym.v1.Space.kind:type_name -> cclab.gym.v1.Space.Kind
 	2,  // 1: cclab.gym.v1.ListEnvsResponse.envs:type_name -> cclab.gym.v1.EnvSpec
-	14, // 2: cclab.gym.v1.MakeRequest.options:type_name -> cclab.gym.v1.MakeRequest.OptionsEntry
+	16, // 2: cclab.gym.v1.MakeRequest.options:type_name -> cclab.gym.v1.MakeRequest.OptionsEntry
 	1,  // 3: cclab.gym.v1.MakeResponse.observation_space:type_name -> cclab.gym.v1.Space
 	1,  // 4: cclab.gym.v1.MakeResponse.action_space:type_name -> cclab.gym.v1.Space
-	15, // 5: cclab.gym.v1.ResetRequest.options:type_name -> cclab.gym.v1.ResetRequest.OptionsEntry
-	16, // 6: cclab.gym.v1.Info.values:type_name -> cclab.gym.v1.Info.ValuesEntry
+	17, // 5: cclab.gym.v1.ResetRequest.options:type_name -> cclab.gym.v1.ResetRequest.OptionsEntry
+	18, // 6: cclab.gym.v1.Info.values:type_name -> cclab.gym.v1.Info.ValuesEntry
 	8,  // 7: cclab.gym.v1.ResetResponse.infos:type_name -> cclab.gym.v1.Info
 	8,  // 8: cclab.gym.v1.StepResponse.infos:type_name -> cclab.gym.v1.Info
-	3,  // 9: cclab.gym.v1.Gym.ListEnvs:input_type -> cclab.gym.v1.ListEnvsRequest
-	5,  // 10: cclab.gym.v1.Gym.Make:input_type -> cclab.gym.v1.MakeRequest
-	7,  // 11: cclab.gym.v1.Gym.Reset:input_type -> cclab.gym.v1.ResetRequest
-	10, // 12: cclab.gym.v1.Gym.Step:input_type -> cclab.gym.v1.StepRequest
-	12, // 13: cclab.gym.v1.Gym.Close:input_type -> cclab.gym.v1.CloseRequest
-	4,  // 14: cclab.gym.v1.Gym.ListEnvs:output_type -> cclab.gym.v1.ListEnvsResponse
-	6,  // 15: cclab.gym.v1.Gym.Make:output_type -> cclab.gym.v1.MakeResponse
-	9,  // 16: cclab.gym.v1.Gym.Reset:output_type -> cclab.gym.v1.ResetResponse
-	11, // 17: cclab.gym.v1.Gym.Step:output_type -> cclab.gym.v1.StepResponse
-	13, // 18: cclab.gym.v1.Gym.Close:output_type -> cclab.gym.v1.CloseResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	13, // 9: cclab.gym.v1.StepBatch.infos:type_name -> cclab.gym.v1.InfoTable
+	3,  // 10: cclab.gym.v1.Gym.ListEnvs:input_type -> cclab.gym.v1.ListEnvsRequest
+	5,  // 11: cclab.gym.v1.Gym.Make:input_type -> cclab.gym.v1.MakeRequest
+	7,  // 12: cclab.gym.v1.Gym.Reset:input_type -> cclab.gym.v1.ResetRequest
+	10, // 13: cclab.gym.v1.Gym.Step:input_type -> cclab.gym.v1.StepRequest
+	10, // 14: cclab.gym.v1.Gym.StepStream:input_type -> cclab.gym.v1.StepRequest
+	14, // 15: cclab.gym.v1.Gym.Close:input_type -> cclab.gym.v1.CloseRequest
+	4,  // 16: cclab.gym.v1.Gym.ListEnvs:output_type -> cclab.gym.v1.ListEnvsResponse
+	6,  // 17: cclab.gym.v1.Gym.Make:output_type -> cclab.gym.v1.MakeResponse
+	9,  // 18: cclab.gym.v1.Gym.Reset:output_type -> cclab.gym.v1.ResetResponse
+	11, // 19: cclab.gym.v1.Gym.Step:output_type -> cclab.gym.v1.StepResponse
+	12, // 20: cclab.gym.v1.Gym.StepStream:output_type -> cclab.gym.v1.StepBatch
+	15, // 21: cclab.gym.v1.Gym.Close:output_type -> cclab.gym.v1.CloseResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_gym_proto_init() }
@@ -970,7 +1137,7 @@ func file_gym_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gym_proto_rawDesc), len(file_gym_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -28,11 +28,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Gym_ListEnvs_FullMethodName = "/cclab.gym.v1.Gym/ListEnvs"
-	Gym_Make_FullMethodName     = "/cclab.gym.v1.Gym/Make"
-	Gym_Reset_FullMethodName    = "/cclab.gym.v1.Gym/Reset"
-	Gym_Step_FullMethodName     = "/cclab.gym.v1.Gym/Step"
-	Gym_Close_FullMethodName    = "/cclab.gym.v1.Gym/Close"
+	Gym_ListEnvs_FullMethodName   = "/cclab.gym.v1.Gym/ListEnvs"
+	Gym_Make_FullMethodName       = "/cclab.gym.v1.Gym/Make"
+	Gym_Reset_FullMethodName      = "/cclab.gym.v1.Gym/Reset"
+	Gym_Step_FullMethodName       = "/cclab.gym.v1.Gym/Step"
+	Gym_StepStream_FullMethodName = "/cclab.gym.v1.Gym/StepStream"
+	Gym_Close_FullMethodName      = "/cclab.gym.v1.Gym/Close"
 )
 
 // GymClient is the client API for Gym service.
@@ -48,6 +49,15 @@ type GymClient interface {
 	Reset(ctx context.Context, in *ResetRequest, opts ...grpc.CallOption) (*ResetResponse, error)
 	// Step applies one action per environment and advances each by one step.
 	Step(ctx context.Context, in *StepRequest, opts ...grpc.CallOption) (*StepResponse, error)
+	// StepStream is Step over one long-lived stream: each request message is
+	// one Step (of any handle), answered by one StepBatch in order, with
+	// every field packed so that a client decodes it with a few bulk copies.
+	// A step's round trip then costs two HTTP/2 data frames instead of a
+	// call's stream setup, headers and trailers and a map per environment,
+	// which matters for environments whose step costs microseconds (MARLIN).
+	// A request Step would refuse ends the stream with Step's status; the
+	// vector stays usable (open a new stream).
+	StepStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StepRequest, StepBatch], error)
 	// Close releases a vector.
 	Close(ctx context.Context, in *CloseRequest, opts ...grpc.CallOption) (*CloseResponse, error)
 }
@@ -100,6 +110,19 @@ func (c *gymClient) Step(ctx context.Context, in *StepRequest, opts ...grpc.Call
 	return out, nil
 }
 
+func (c *gymClient) StepStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StepRequest, StepBatch], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Gym_ServiceDesc.Streams[0], Gym_StepStream_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[StepRequest, StepBatch]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Gym_StepStreamClient = grpc.BidiStreamingClient[StepRequest, StepBatch]
+
 func (c *gymClient) Close(ctx context.Context, in *CloseRequest, opts ...grpc.CallOption) (*CloseResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CloseResponse)
@@ -123,6 +146,15 @@ type GymServer interface {
 	Reset(context.Context, *ResetRequest) (*ResetResponse, error)
 	// Step applies one action per environment and advances each by one step.
 	Step(context.Context, *StepRequest) (*StepResponse, error)
+	// StepStream is Step over one long-lived stream: each request message is
+	// one Step (of any handle), answered by one StepBatch in order, with
+	// every field packed so that a client decodes it with a few bulk copies.
+	// A step's round trip then costs two HTTP/2 data frames instead of a
+	// call's stream setup, headers and trailers and a map per environment,
+	// which matters for environments whose step costs microseconds (MARLIN).
+	// A request Step would refuse ends the stream with Step's status; the
+	// vector stays usable (open a new stream).
+	StepStream(grpc.BidiStreamingServer[StepRequest, StepBatch]) error
 	// Close releases a vector.
 	Close(context.Context, *CloseRequest) (*CloseResponse, error)
 	mustEmbedUnimplementedGymServer()
@@ -146,6 +178,9 @@ func (UnimplementedGymServer) Reset(context.Context, *ResetRequest) (*ResetRespo
 }
 func (UnimplementedGymServer) Step(context.Context, *StepRequest) (*StepResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Step not implemented")
+}
+func (UnimplementedGymServer) StepStream(grpc.BidiStreamingServer[StepRequest, StepBatch]) error {
+	return status.Error(codes.Unimplemented, "method StepStream not implemented")
 }
 func (UnimplementedGymServer) Close(context.Context, *CloseRequest) (*CloseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Close not implemented")
@@ -243,6 +278,13 @@ func _Gym_Step_Handler(srv interface{}, ctx context.Context, dec func(interface{
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Gym_StepStream_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(GymServer).StepStream(&grpc.GenericServerStream[StepRequest, StepBatch]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Gym_StepStreamServer = grpc.BidiStreamingServer[StepRequest, StepBatch]
+
 func _Gym_Close_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CloseRequest)
 	if err := dec(in); err != nil {
@@ -289,6 +331,13 @@ var Gym_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Gym_Close_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "StepStream",
+			Handler:       _Gym_StepStream_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "gym.proto",
 }

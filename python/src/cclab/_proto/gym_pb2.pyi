@@ -142,6 +142,30 @@ class StepResponse(_message.Message):
     infos: _containers.RepeatedCompositeFieldContainer[Info]
     def __init__(self, observations: _Optional[bytes] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[_Iterable[bool]] = ..., truncated: _Optional[_Iterable[bool]] = ..., infos: _Optional[_Iterable[_Union[Info, _Mapping]]] = ...) -> None: ...
 
+class StepBatch(_message.Message):
+    __slots__ = ("observations", "rewards", "terminated", "truncated", "infos")
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    REWARDS_FIELD_NUMBER: _ClassVar[int]
+    TERMINATED_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    INFOS_FIELD_NUMBER: _ClassVar[int]
+    observations: bytes
+    rewards: bytes
+    terminated: bytes
+    truncated: bytes
+    infos: InfoTable
+    def __init__(self, observations: _Optional[bytes] = ..., rewards: _Optional[bytes] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., infos: _Optional[_Union[InfoTable, _Mapping]] = ...) -> None: ...
+
+class InfoTable(_message.Message):
+    __slots__ = ("keys", "values", "present")
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    PRESENT_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedScalarFieldContainer[str]
+    values: bytes
+    present: bytes
+    def __init__(self, keys: _Optional[_Iterable[str]] = ..., values: _Optional[bytes] = ..., present: _Optional[bytes] = ...) -> None: ...
+
 class CloseRequest(_message.Message):
     __slots__ = ("handle",)
     HANDLE_FIELD_NUMBER: _ClassVar[int]

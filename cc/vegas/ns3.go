@@ -49,7 +49,6 @@ var NS3Spec = cc.Spec{
 		{Name: "srtt", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: feed Vegas the smoothed RTT, starting from the handshake's (ns-3); 0: the raw samples"},
 		{Name: "oldest", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: time the oldest segment an ACK covers (ns-3's timestamp echo); 0: the transport's sample"},
 		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (the send time truncated to the millisecond)"},
-		{Name: "first_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: count the extra ACK ns-3's receiver sends for the first data segment alone (one more slow-start increment)"},
 		{Name: "per_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: ns-3 NewReno growth per ACK; 0: per acknowledged segment"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return NewNS3(c.MSS, c.Params), nil },
@@ -71,8 +70,9 @@ type NS3 struct {
 
 	alpha, beta, gamma      int
 	useSRTT, oldest, perAck bool
-	msTS, firstAck          bool
-	acks                    int64
+	msTS                    bool
+	firstSent               clock.Time // first new segment: the handshake's end
+	started                 bool
 
 	baseRTT, minRTT time.Duration // 0 = none (ns-3: Time::Max)
 	cntRTT          int
@@ -94,7 +94,7 @@ type NS3 struct {
 func NewNS3(mss units.Bytes, params map[string]float64) *NS3 {
 	v := &NS3{mss: mss, ssthresh: units.Bytes(1) << 40, doingVegas: true,
 		alpha: int(params["alpha"]), beta: int(params["beta"]), gamma: int(params["gamma"]),
-		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0, msTS: params["ms_timestamps"] != 0, firstAck: params["first_ack"] != 0}
+		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0, msTS: params["ms_timestamps"] != 0}
 	v.cwnd = units.Bytes(params["iw"]) * mss
 	return v
 }
@@ -103,6 +103,9 @@ func NewNS3(mss units.Bytes, params map[string]float64) *NS3 {
 func (v *NS3) OnPacketSent(now clock.Time, bytes, _ units.Bytes, retransmission bool) {
 	if retransmission {
 		return
+	}
+	if !v.started {
+		v.started, v.firstSent = true, now
 	}
 	v.sent += bytes
 	if v.size == len(v.sendTimes) {
@@ -131,55 +134,75 @@ func (v *NS3) popSegments(n int) clock.Time {
 	return first
 }
 
-// OnAck implements cc.Algorithm: TcpSocketBase's RTT update, then
-// TcpVegas::PktsAcked and IncreaseWindow.
+// OnAck implements cc.Algorithm: TcpSocketBase::EstimateRtt, then
+// TcpVegas::PktsAcked with the smoothed RTT (m_lastRtt) and IncreaseWindow.
 func (v *NS3) OnAck(now clock.Time, a *cc.Ack) {
 	segs := int((a.AckedBytes + v.mss - 1) / v.mss)
 	first := v.popSegments(segs)
 	if a.RTT > 0 {
-		sample := a.RTT
+		// The segment whose timestamp the ACK echoes: ns-3's receiver
+		// echoes the first in-order segment since its last ACK, the
+		// oldest one newly acknowledged; cclab's transport times the
+		// newest.
+		sentAt := now.Add(-a.RTT)
 		if v.oldest && first > 0 && !a.InRecovery {
-			sample = max(sample, now.Sub(first))
+			sentAt = min(sentAt, first)
 		}
-		if v.msTS && first > 0 {
-			// ns-3 timestamps count whole milliseconds: the echo
-			// truncates the send time.
-			sample = max(sample, now.Sub(clock.Time(time.Duration(first).Truncate(time.Millisecond))))
+		sample := now.Sub(sentAt)
+		if v.msTS {
+			// TcpOptionTS counts whole milliseconds of simulated time:
+			// the sample is the difference of two truncated clocks, and
+			// ns-3 skips a zero one.
+			sample = msFloor(now) - msFloor(sentAt)
 		}
-		// RttMeanDeviation: the first measurement (the handshake's) sets
-		// the estimate, later ones move it by 1/8.
 		if v.srtt == 0 {
-			v.srtt = sample
-			if a.MinRTT > 0 && a.MinRTT < sample {
-				v.srtt = a.MinRTT // the SYN's sample came first
-			}
-			if v.useSRTT {
-				v.record(v.srtt)
-			}
+			// The SYN's sample initialises RttMeanDeviation: taken when
+			// the SYN-ACK arrived (the first data segment left at once)
+			// for a SYN sent the handshake's RTT earlier.
+			v.srtt = v.handshakeRTT(a)
 		}
-		v.srtt += (sample - v.srtt) / 8
-		rtt := sample
-		if v.useSRTT {
-			rtt = v.srtt
+		if sample > 0 {
+			// RttMeanDeviation::IntegerUpdate: srtt += delta >> 3 on
+			// nanoseconds (an arithmetic shift rounds toward -inf).
+			v.srtt += time.Duration(int64(sample-v.srtt) >> 3)
 		}
-		v.record(rtt)
+		if !v.useSRTT {
+			v.record(sample)
+		}
+	}
+	if v.useSRTT && v.srtt > 0 {
+		v.record(v.srtt)
 	}
 	if v.inRecovery {
 		return
-	}
-	if v.acks++; v.acks == 1 && v.firstAck && segs > 1 {
-		// ns-3's receiver acknowledges the first data segment at once
-		// (its trace shows ACK 1449 alone), so its sender sees one more
-		// ACK, one more per-ACK increment, in the first round; cclab's
-		// receiver pairs it with the second.
-		v.increaseWindow(1)
-		segs--
 	}
 	if !v.doingVegas && v.recover > 0 && a.TotalDelivered >= v.recover {
 		v.recover = 0
 		v.enable()
 	}
 	v.increaseWindow(max(segs, 1))
+}
+
+// handshakeRTT is the first RTT sample, the SYN's: the transport's
+// handshake sample (the connection's minimum at the first ACK), read from
+// millisecond timestamps if ns-3's are modelled.
+func (v *NS3) handshakeRTT(a *cc.Ack) time.Duration {
+	hs := a.MinRTT
+	if hs <= 0 {
+		hs = a.RTT
+	}
+	if !v.msTS || !v.started {
+		return hs
+	}
+	if ms := msFloor(v.firstSent) - msFloor(v.firstSent.Add(-hs)); ms > 0 {
+		return ms
+	}
+	return hs
+}
+
+// msFloor is t truncated to the millisecond, as TcpOptionTS::NowToTsValue.
+func msFloor(t clock.Time) time.Duration {
+	return time.Duration(t).Truncate(time.Millisecond)
 }
 
 // record is TcpVegas::PktsAcked.
@@ -365,8 +388,6 @@ func (v *NS3) SetParam(name string, val float64) error {
 			v.oldest = val != 0
 		case "ms_timestamps":
 			v.msTS = val != 0
-		case "first_ack":
-			v.firstAck = val != 0
 		case "per_ack":
 			v.perAck = val != 0
 		}

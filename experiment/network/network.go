@@ -322,6 +322,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.QuickAck != nil {
 			c.NoQuickAck = !*t.QuickAck
 		}
+		if t.AckFirst != nil {
+			c.AckFirst = *t.AckFirst
+		}
 		if t.TLP != nil {
 			c.NoTLP = !*t.TLP
 		}

@@ -163,6 +163,9 @@ type Transport struct {
 	// QuickAck false turns off Linux's quick-ACK mode (every segment
 	// acknowledged at a connection's start) [true].
 	QuickAck *bool `yaml:"quick_ack"`
+	// AckFirst true acknowledges a connection's first data segment at
+	// once even with quick_ack false, as ns-3.37's receiver does [false].
+	AckFirst *bool `yaml:"ack_first"`
 	// TLP false turns off Tail Loss Probes (RFC 8985 §7) [true].
 	TLP *bool `yaml:"tlp"`
 	// RTO "rfc6298" floors the whole RTO at min_rto (RFC 6298 §2.4)

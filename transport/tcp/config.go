@@ -47,6 +47,13 @@ type Config struct {
 	// 16 after the connection starts, after an idle gap longer than its
 	// RTO, and after a duplicate segment.
 	NoQuickAck bool
+	// AckFirst acknowledges the connection's first data segment at once
+	// even when quick-ACK mode is off, and delays later ones as usual:
+	// ns-3.37's TcpSocketBase does this ("always respond to first data
+	// packet to speed up the connection", m_delAckCount preset to
+	// m_delAckMaxCount). It sets which segments are paired in every
+	// later delayed ACK, so it moves the RTT samples of ns-3's TcpVegas.
+	AckFirst bool
 	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
 	// MinRTO), and restarts the timer on cumulative ACKs only. The default
 	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts

@@ -64,6 +64,28 @@ func TestQuickAckAtStart(t *testing.T) {
 	}
 }
 
+// TestAckFirst: with quick ACKs off, AckFirst acknowledges the first data
+// segment alone (ns-3.37's receiver), and every later ACK pairs two
+// segments, so the pairing is shifted by one from the plain receiver's.
+func TestAckFirst(t *testing.T) {
+	cfg := Config{Bytes: 41 * 1448, NoQuickAck: true, AckFirst: true}
+	h := newHarness(t, cfg, fixedWindow(41*1448), 100*units.Mbps, 20*time.Millisecond)
+	covered := countAcks(h)
+	h.run(t, 5*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d of %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	c := *covered
+	if len(c) != 21 || c[0] != 1 {
+		t.Fatalf("%d ACKs %v; want 21, the first covering one segment", len(c), c)
+	}
+	for i, n := range c[1:] {
+		if n != 2 {
+			t.Fatalf("ACK %d covers %d segments, want 2 (%v)", i+1, n, c)
+		}
+	}
+}
+
 // TestQuickAckAfterIdle: a data segment after an idle gap longer than the
 // receiver's RTO re-enters quick-ACK mode (tcp_event_data_recv).
 func TestQuickAckAfterIdle(t *testing.T) {

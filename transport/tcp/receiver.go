@@ -102,7 +102,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
 		r.advance(now, end)
-		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() {
+		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() || r.ackFirst() {
 			r.sendAck(now)
 			return
 		}

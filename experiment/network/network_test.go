@@ -1,6 +1,7 @@
 package network
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -310,5 +311,40 @@ flows:
 	}
 	if _, err := parseScenario(base + "transport: {rto: bsd}\n"); err == nil || !strings.Contains(err.Error(), "transport.rto") {
 		t.Errorf("rto: bsd gave %v, want an error naming transport.rto", err)
+	}
+}
+
+// TestNS3WireTiming: with ns-3's wire settings (a 2-byte PPP header on
+// every packet, ACKs serialised on the way back, the handshake's own final
+// ACK) a clean path's smallest RTT is ns-3's: both propagation delays plus
+// one 1502-byte data and one 54-byte ACK transmission (51.2448 ms on 10
+// Mbit/s and 2 x 25 ms); by default ACKs take no transmission time.
+func TestNS3WireTiming(t *testing.T) {
+	const base = `
+name: wire
+duration: 2s
+bottleneck: {rate: 10Mbps, delay: 25ms, queue: {limit: 100}%s}
+transport: {quick_ack: false%s}
+flows:
+  - {name: t, cc: vegas_ns3}
+`
+	for _, c := range []struct {
+		link, tr string
+		want     time.Duration
+	}{
+		{"", "", 50*time.Millisecond + (10 * units.Mbps).TxTime(1500)},
+		{", serialize_acks: true", ", header: 54B, handshake_ack: true, ack_first: true",
+			50*time.Millisecond + (10 * units.Mbps).TxTime(1502) + (10 * units.Mbps).TxTime(54)},
+	} {
+		n := build(t, fmt.Sprintf(base, c.link, c.tr))
+		n.Run()
+		f := n.Flows[0]
+		if got := f.RTT.Min(); got != c.want {
+			t.Errorf("%q %q: min RTT %v, want %v", c.link, c.tr, got, c.want)
+		}
+		if f.Receiver.Duplicates != 0 || f.Receiver.DeliveredBytes == 0 {
+			t.Errorf("%q %q: %d duplicates, %d bytes delivered", c.link, c.tr, f.Receiver.Duplicates, f.Receiver.DeliveredBytes)
+		}
+		conserve(t, n)
 	}
 }

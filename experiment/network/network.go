@@ -572,8 +572,10 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 		c.Sent(now, p)
 	}
 	d := f.net.Bottleneck.Delay() + f.ExtraDelay
-	if f.net.serializeAcks {
-		d += f.net.Bottleneck.Rate().TxTime(p.Size)
+	// A zero rate (a trace in exact mode, or an averaged window without
+	// capacity) adds nothing rather than holding the ACK for ever.
+	if r := f.net.Bottleneck.Rate(); f.net.serializeAcks && r > 0 {
+		d += r.TxTime(p.Size)
 	}
 	f.rev.Push(now, p, d)
 }

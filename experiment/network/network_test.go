@@ -348,3 +348,44 @@ flows:
 		conserve(t, n)
 	}
 }
+
+// TestSerializeAcksWithoutRate: a link without a rate, a trace in exact
+// mode or an averaged window without capacity, adds no time to ACKs (a
+// zero rate would otherwise take for ever to serialise them): exact mode
+// runs as without serialize_acks, and in average mode over a trace with
+// outages no ACK is held past the outage.
+func TestSerializeAcksWithoutRate(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	// 1 s at 1 packet/ms, then 0.5 s without capacity, repeated.
+	for ms := 1; ms <= 1000; ms++ {
+		b.WriteString(itoa(ms))
+		b.WriteByte('\n')
+	}
+	b.WriteString("1500\n")
+	path := dir + "/outage.trace"
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(mode string, on bool) *Flow {
+		n := build(t, fmt.Sprintf(`
+name: tr
+duration: 6s
+bottleneck: {trace: %s, trace_mode: %s, delay: 10ms, queue: {limit: 200}, serialize_acks: %v}
+flows:
+  - {name: f, cc: cubic}
+`, path, mode, on))
+		n.Run()
+		conserve(t, n)
+		return n.Flows[0]
+	}
+	off, on := run("exact", false), run("exact", true)
+	if off.Receiver.DeliveredBytes != on.Receiver.DeliveredBytes || off.RTT.Max() != on.RTT.Max() {
+		t.Errorf("exact mode: serialize_acks changed the run: %d bytes, max RTT %v; without: %d, %v",
+			on.Receiver.DeliveredBytes, on.RTT.Max(), off.Receiver.DeliveredBytes, off.RTT.Max())
+	}
+	avg := run("average", true)
+	if avg.Receiver.DeliveredBytes == 0 || avg.RTT.Max() > time.Second {
+		t.Errorf("average mode with outages: %d bytes delivered, max RTT %v; want data through and no RTT above 1 s", avg.Receiver.DeliveredBytes, avg.RTT.Max())
+	}
+}

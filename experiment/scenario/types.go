@@ -71,7 +71,8 @@ type Link struct {
 	// SerializeAcks gives each ACK its transmission time at the link's
 	// current rate on the way back (no queueing: the reverse direction
 	// stays uncongested), as on ns-3's full-duplex point-to-point link;
-	// a trace in exact mode has no rate, so no time is added [false].
+	// a zero rate (a trace in exact mode, an averaged window without
+	// capacity) adds nothing [false].
 	SerializeAcks bool `yaml:"serialize_acks"`
 
 	// traceModeDefault is the TraceMode Validate filled in, derived again

@@ -170,7 +170,9 @@ func (v *NS3) OnAck(now clock.Time, a *cc.Ack) {
 			v.record(sample)
 		}
 	}
-	if v.useSRTT && v.srtt > 0 {
+	// TcpSocketBase calls PktsAcked with m_lastRtt for every ACK that
+	// acknowledges data, whether or not it gave a sample.
+	if v.useSRTT && v.srtt > 0 && segs > 0 {
 		v.record(v.srtt)
 	}
 	if v.inRecovery {

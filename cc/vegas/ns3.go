@@ -12,20 +12,23 @@ import (
 // (src/internet/model/tcp-vegas.cc with TcpSocketBase and TcpNewReno), so
 // that studies run in ns-3, such as the Vegas NSGA-II paper's, can be
 // reproduced with their simulator's quirks. It differs from "vegas"
-// (Linux) in four ways, each a parameter so their effects can be
-// separated:
+// (Linux) in these ways, the first four parameters so their effects can
+// be separated:
 //
 //   - srtt: the RTT Vegas sees is TcpSocketBase's m_lastRtt, the RFC 6298
-//     smoothed RTT after each measurement, not the raw sample. Its first
-//     value is the handshake's RTT (the SYN's sample initialises the
-//     estimator), so the base RTT, the minimum of these values, is the
-//     handshake's RTT, and the per-round minimum is a minimum of a lagging
+//     smoothed RTT after each measurement, not the raw sample. The SYN's
+//     sample initialises the estimator, and Vegas first sees it after the
+//     first data sample has moved it by 1/8: that value is the base RTT
+//     (the minimum), and each round's minimum is a minimum of a lagging
 //     average.
 //   - oldest: with timestamps (ns-3's default), a delayed ACK echoes the
 //     timestamp of the first segment it covers, so the sample includes the
 //     receiver's hold; cclab's transport times the newest segment. The
 //     controller keeps the send times of its segments to time the oldest
 //     newly acknowledged one, as ns-3 does.
+//   - ms_timestamps: ns-3's timestamps count whole milliseconds, so each
+//     sample (the handshake's too) is the difference of two truncated
+//     clocks, and the estimator moves by RttMeanDeviation's integer shift.
 //   - per_ack: ns-3's TcpNewReno grows per ACK, not per acknowledged
 //     segment: one segment per ACK in slow start, max(1, MSS²/cwnd) bytes
 //     per ACK in congestion avoidance, so delayed ACKs halve the growth.
@@ -34,13 +37,16 @@ import (
 //     limits sending before growing; on loss ssthresh = max(min(ssthresh,
 //     cwnd − 1 MSS), 2 MSS) (TcpVegas::GetSsThresh), not half the window.
 //
-// With delayed ACKs (ns-3's DelAckCount 2 and a 40 ms timer) the inflated,
-// lagging RTT makes diff exceed alpha while nothing is queued, and the
-// window stalls far below the path's BDP: the behaviour bench/ns3 measured
-// (4.95 Mbit/s of a clean 10 Mbit/s, 50 ms path).
+// With delayed ACKs the inflated, lagging RTT makes diff exceed alpha
+// while nothing is queued, and the window stalls far below the path's BDP
+// (4.95 Mbit/s of a clean 10 Mbit/s, 50 ms path). Where it stalls hangs on
+// tens of microseconds, so scenarios pair it with ns-3's receiver and wire
+// (transport quick_ack false, ack_first, header 54B, syn_options 4B,
+// handshake_ack; bottleneck serialize_acks): with them it delivers ns-3's
+// bytes exactly on bench/scenarios/vegas-1flow.yaml.
 var NS3Spec = cc.Spec{
 	Name: "vegas_ns3",
-	Doc:  "TCP Vegas as ns-3.37's TcpVegas behaves (smoothed-RTT input, handshake base RTT, per-ACK NewReno growth)",
+	Doc:  "TCP Vegas as ns-3.37's TcpVegas behaves (millisecond timestamps, smoothed-RTT input, per-ACK NewReno growth)",
 	Params: []cc.ParamSpec{
 		{Name: "iw", Default: 10, Min: 1, Max: 1000, Integer: true, Unit: "segments", Doc: "initial window"},
 		{Name: "alpha", Default: 2, Min: 0, Max: 1000, Integer: true, Unit: "segments", Doc: "add a segment per RTT while diff < alpha (ns-3: 2)"},
@@ -48,7 +54,7 @@ var NS3Spec = cc.Spec{
 		{Name: "gamma", Default: 1, Min: 0, Max: 1000, Integer: true, Unit: "segments", Doc: "leave slow start once diff > gamma (ns-3: 1)"},
 		{Name: "srtt", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: feed Vegas the smoothed RTT, starting from the handshake's (ns-3); 0: the raw samples"},
 		{Name: "oldest", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: time the oldest segment an ACK covers (ns-3's timestamp echo); 0: the transport's sample"},
-		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (the send time truncated to the millisecond)"},
+		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (both clocks truncated to the millisecond)"},
 		{Name: "per_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: ns-3 NewReno growth per ACK; 0: per acknowledged segment"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return NewNS3(c.MSS, c.Params), nil },

@@ -12,20 +12,23 @@ import (
 // (src/internet/model/tcp-vegas.cc with TcpSocketBase and TcpNewReno), so
 // that studies run in ns-3, such as the Vegas NSGA-II paper's, can be
 // reproduced with their simulator's quirks. It differs from "vegas"
-// (Linux) in four ways, each a parameter so their effects can be
-// separated:
+// (Linux) in these ways, the first four parameters so their effects can
+// be separated:
 //
 //   - srtt: the RTT Vegas sees is TcpSocketBase's m_lastRtt, the RFC 6298
-//     smoothed RTT after each measurement, not the raw sample. Its first
-//     value is the handshake's RTT (the SYN's sample initialises the
-//     estimator), so the base RTT, the minimum of these values, is the
-//     handshake's RTT, and the per-round minimum is a minimum of a lagging
+//     smoothed RTT after each measurement, not the raw sample. The SYN's
+//     sample initialises the estimator, and Vegas first sees it after the
+//     first data sample has moved it by 1/8: that value is the base RTT
+//     (the minimum), and each round's minimum is a minimum of a lagging
 //     average.
 //   - oldest: with timestamps (ns-3's default), a delayed ACK echoes the
 //     timestamp of the first segment it covers, so the sample includes the
 //     receiver's hold; cclab's transport times the newest segment. The
 //     controller keeps the send times of its segments to time the oldest
 //     newly acknowledged one, as ns-3 does.
+//   - ms_timestamps: ns-3's timestamps count whole milliseconds, so each
+//     sample (the handshake's too) is the difference of two truncated
+//     clocks, and the estimator moves by RttMeanDeviation's integer shift.
 //   - per_ack: ns-3's TcpNewReno grows per ACK, not per acknowledged
 //     segment: one segment per ACK in slow start, max(1, MSS²/cwnd) bytes
 //     per ACK in congestion avoidance, so delayed ACKs halve the growth.
@@ -34,13 +37,16 @@ import (
 //     limits sending before growing; on loss ssthresh = max(min(ssthresh,
 //     cwnd − 1 MSS), 2 MSS) (TcpVegas::GetSsThresh), not half the window.
 //
-// With delayed ACKs (ns-3's DelAckCount 2 and a 40 ms timer) the inflated,
-// lagging RTT makes diff exceed alpha while nothing is queued, and the
-// window stalls far below the path's BDP: the behaviour bench/ns3 measured
-// (4.95 Mbit/s of a clean 10 Mbit/s, 50 ms path).
+// With delayed ACKs the inflated, lagging RTT makes diff exceed alpha
+// while nothing is queued, and the window stalls far below the path's BDP
+// (4.95 Mbit/s of a clean 10 Mbit/s, 50 ms path). Where it stalls hangs on
+// tens of microseconds, so scenarios pair it with ns-3's receiver and wire
+// (transport quick_ack false, ack_first, header 54B, syn_options 4B,
+// handshake_ack; bottleneck serialize_acks): with them it delivers ns-3's
+// bytes exactly on bench/scenarios/vegas-1flow.yaml.
 var NS3Spec = cc.Spec{
 	Name: "vegas_ns3",
-	Doc:  "TCP Vegas as ns-3.37's TcpVegas behaves (smoothed-RTT input, handshake base RTT, per-ACK NewReno growth)",
+	Doc:  "TCP Vegas as ns-3.37's TcpVegas behaves (millisecond timestamps, smoothed-RTT input, per-ACK NewReno growth)",
 	Params: []cc.ParamSpec{
 		{Name: "iw", Default: 10, Min: 1, Max: 1000, Integer: true, Unit: "segments", Doc: "initial window"},
 		{Name: "alpha", Default: 2, Min: 0, Max: 1000, Integer: true, Unit: "segments", Doc: "add a segment per RTT while diff < alpha (ns-3: 2)"},
@@ -48,8 +54,7 @@ var NS3Spec = cc.Spec{
 		{Name: "gamma", Default: 1, Min: 0, Max: 1000, Integer: true, Unit: "segments", Doc: "leave slow start once diff > gamma (ns-3: 1)"},
 		{Name: "srtt", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: feed Vegas the smoothed RTT, starting from the handshake's (ns-3); 0: the raw samples"},
 		{Name: "oldest", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: time the oldest segment an ACK covers (ns-3's timestamp echo); 0: the transport's sample"},
-		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (the send time truncated to the millisecond)"},
-		{Name: "first_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: count the extra ACK ns-3's receiver sends for the first data segment alone (one more slow-start increment)"},
+		{Name: "ms_timestamps", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: RTT samples from millisecond timestamps, as ns-3's (both clocks truncated to the millisecond)"},
 		{Name: "per_ack", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1: ns-3 NewReno growth per ACK; 0: per acknowledged segment"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return NewNS3(c.MSS, c.Params), nil },
@@ -71,8 +76,9 @@ type NS3 struct {
 
 	alpha, beta, gamma      int
 	useSRTT, oldest, perAck bool
-	msTS, firstAck          bool
-	acks                    int64
+	msTS                    bool
+	firstSent               clock.Time // first new segment: the handshake's end
+	started                 bool
 
 	baseRTT, minRTT time.Duration // 0 = none (ns-3: Time::Max)
 	cntRTT          int
@@ -94,7 +100,7 @@ type NS3 struct {
 func NewNS3(mss units.Bytes, params map[string]float64) *NS3 {
 	v := &NS3{mss: mss, ssthresh: units.Bytes(1) << 40, doingVegas: true,
 		alpha: int(params["alpha"]), beta: int(params["beta"]), gamma: int(params["gamma"]),
-		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0, msTS: params["ms_timestamps"] != 0, firstAck: params["first_ack"] != 0}
+		useSRTT: params["srtt"] != 0, oldest: params["oldest"] != 0, perAck: params["per_ack"] != 0, msTS: params["ms_timestamps"] != 0}
 	v.cwnd = units.Bytes(params["iw"]) * mss
 	return v
 }
@@ -103,6 +109,9 @@ func NewNS3(mss units.Bytes, params map[string]float64) *NS3 {
 func (v *NS3) OnPacketSent(now clock.Time, bytes, _ units.Bytes, retransmission bool) {
 	if retransmission {
 		return
+	}
+	if !v.started {
+		v.started, v.firstSent = true, now
 	}
 	v.sent += bytes
 	if v.size == len(v.sendTimes) {
@@ -131,55 +140,77 @@ func (v *NS3) popSegments(n int) clock.Time {
 	return first
 }
 
-// OnAck implements cc.Algorithm: TcpSocketBase's RTT update, then
-// TcpVegas::PktsAcked and IncreaseWindow.
+// OnAck implements cc.Algorithm: TcpSocketBase::EstimateRtt, then
+// TcpVegas::PktsAcked with the smoothed RTT (m_lastRtt) and IncreaseWindow.
 func (v *NS3) OnAck(now clock.Time, a *cc.Ack) {
 	segs := int((a.AckedBytes + v.mss - 1) / v.mss)
 	first := v.popSegments(segs)
 	if a.RTT > 0 {
-		sample := a.RTT
+		// The segment whose timestamp the ACK echoes: ns-3's receiver
+		// echoes the first in-order segment since its last ACK, the
+		// oldest one newly acknowledged; cclab's transport times the
+		// newest.
+		sentAt := now.Add(-a.RTT)
 		if v.oldest && first > 0 && !a.InRecovery {
-			sample = max(sample, now.Sub(first))
+			sentAt = min(sentAt, first)
 		}
-		if v.msTS && first > 0 {
-			// ns-3 timestamps count whole milliseconds: the echo
-			// truncates the send time.
-			sample = max(sample, now.Sub(clock.Time(time.Duration(first).Truncate(time.Millisecond))))
+		sample := now.Sub(sentAt)
+		if v.msTS {
+			// TcpOptionTS counts whole milliseconds of simulated time:
+			// the sample is the difference of two truncated clocks, and
+			// ns-3 skips a zero one.
+			sample = msFloor(now) - msFloor(sentAt)
 		}
-		// RttMeanDeviation: the first measurement (the handshake's) sets
-		// the estimate, later ones move it by 1/8.
 		if v.srtt == 0 {
-			v.srtt = sample
-			if a.MinRTT > 0 && a.MinRTT < sample {
-				v.srtt = a.MinRTT // the SYN's sample came first
-			}
-			if v.useSRTT {
-				v.record(v.srtt)
-			}
+			// The SYN's sample initialises RttMeanDeviation: taken when
+			// the SYN-ACK arrived (the first data segment left at once)
+			// for a SYN sent the handshake's RTT earlier.
+			v.srtt = v.handshakeRTT(a)
 		}
-		v.srtt += (sample - v.srtt) / 8
-		rtt := sample
-		if v.useSRTT {
-			rtt = v.srtt
+		if sample > 0 {
+			// RttMeanDeviation::IntegerUpdate: srtt += delta >> 3 on
+			// nanoseconds (an arithmetic shift rounds toward -inf).
+			v.srtt += time.Duration(int64(sample-v.srtt) >> 3)
 		}
-		v.record(rtt)
+		if !v.useSRTT {
+			v.record(sample)
+		}
+	}
+	// TcpSocketBase calls PktsAcked with m_lastRtt for every ACK that
+	// acknowledges data, whether or not it gave a sample.
+	if v.useSRTT && v.srtt > 0 && segs > 0 {
+		v.record(v.srtt)
 	}
 	if v.inRecovery {
 		return
-	}
-	if v.acks++; v.acks == 1 && v.firstAck && segs > 1 {
-		// ns-3's receiver acknowledges the first data segment at once
-		// (its trace shows ACK 1449 alone), so its sender sees one more
-		// ACK, one more per-ACK increment, in the first round; cclab's
-		// receiver pairs it with the second.
-		v.increaseWindow(1)
-		segs--
 	}
 	if !v.doingVegas && v.recover > 0 && a.TotalDelivered >= v.recover {
 		v.recover = 0
 		v.enable()
 	}
 	v.increaseWindow(max(segs, 1))
+}
+
+// handshakeRTT is the first RTT sample, the SYN's: the transport's
+// handshake sample (the connection's minimum at the first ACK), read from
+// millisecond timestamps if ns-3's are modelled.
+func (v *NS3) handshakeRTT(a *cc.Ack) time.Duration {
+	hs := a.MinRTT
+	if hs <= 0 {
+		hs = a.RTT
+	}
+	if !v.msTS || !v.started {
+		return hs
+	}
+	if ms := msFloor(v.firstSent) - msFloor(v.firstSent.Add(-hs)); ms > 0 {
+		return ms
+	}
+	return hs
+}
+
+// msFloor is t truncated to the millisecond, as TcpOptionTS::NowToTsValue.
+func msFloor(t clock.Time) time.Duration {
+	return time.Duration(t).Truncate(time.Millisecond)
 }
 
 // record is TcpVegas::PktsAcked.
@@ -365,8 +396,6 @@ func (v *NS3) SetParam(name string, val float64) error {
 			v.oldest = val != 0
 		case "ms_timestamps":
 			v.msTS = val != 0
-		case "first_ack":
-			v.firstAck = val != 0
 		case "per_ack":
 			v.perAck = val != 0
 		}

@@ -66,8 +66,11 @@ type Network struct {
 	trIdx    int
 	trTimer  *sim.Timer
 	bgScale  float64
-	lines    map[time.Duration]lines // shared delay lines by extra delay
-	lineList []lines                 // the same, in creation order
+	// serializeAcks: ACKs take their transmission time on the way back
+	// (scenario bottleneck.serialize_acks).
+	serializeAcks bool
+	lines         map[time.Duration]lines // shared delay lines by extra delay
+	lineList      []lines                 // the same, in creation order
 	// Capture, if set, observes every packet at the bottleneck.
 	Capture link.Observer
 }
@@ -262,6 +265,7 @@ func (n *Network) buildBottleneck() error {
 	l.SetQueue(0, q)
 	l.Output = n.route
 	n.Bottleneck = l
+	n.serializeAcks = b.SerializeAcks
 	if n.trRates != nil {
 		n.trTimer = n.Sched.Timer(n.nextTraceWindow)
 		l.SetRate(0, n.trRates[n.trIdx])
@@ -288,6 +292,12 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 	apply := func(t scenario.Transport) {
 		if t.MSS.IsSet() {
 			c.MSS = t.MSS.V
+		}
+		if t.Header.IsSet() {
+			c.Header = t.Header.V
+		}
+		if t.SynOptions.IsSet() {
+			c.SynOptions = t.SynOptions.V
 		}
 		if t.DelayedAck != nil {
 			c.NoDelayedAck = !*t.DelayedAck
@@ -321,6 +331,12 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		}
 		if t.QuickAck != nil {
 			c.NoQuickAck = !*t.QuickAck
+		}
+		if t.AckFirst != nil {
+			c.AckFirst = *t.AckFirst
+		}
+		if t.HandshakeAck != nil {
+			c.HandshakeAck = *t.HandshakeAck
 		}
 		if t.TLP != nil {
 			c.NoTLP = !*t.TLP
@@ -555,7 +571,13 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 	if c := f.net.Capture; c != nil {
 		c.Sent(now, p)
 	}
-	f.rev.Push(now, p, f.net.Bottleneck.Delay()+f.ExtraDelay)
+	d := f.net.Bottleneck.Delay() + f.ExtraDelay
+	// A zero rate (a trace in exact mode, or an averaged window without
+	// capacity) adds nothing rather than holding the ACK for ever.
+	if r := f.net.Bottleneck.Rate(); f.net.serializeAcks && r > 0 {
+		d += r.TxTime(p.Size)
+	}
+	f.rev.Push(now, p, d)
 }
 
 // route sends a packet leaving the bottleneck onto its flow's forward path.

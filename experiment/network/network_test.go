@@ -1,6 +1,7 @@
 package network
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -310,5 +311,81 @@ flows:
 	}
 	if _, err := parseScenario(base + "transport: {rto: bsd}\n"); err == nil || !strings.Contains(err.Error(), "transport.rto") {
 		t.Errorf("rto: bsd gave %v, want an error naming transport.rto", err)
+	}
+}
+
+// TestNS3WireTiming: with ns-3's wire settings (a 2-byte PPP header on
+// every packet, ACKs serialised on the way back, the handshake's own final
+// ACK) a clean path's smallest RTT is ns-3's: both propagation delays plus
+// one 1502-byte data and one 54-byte ACK transmission (51.2448 ms on 10
+// Mbit/s and 2 x 25 ms); by default ACKs take no transmission time.
+func TestNS3WireTiming(t *testing.T) {
+	const base = `
+name: wire
+duration: 2s
+bottleneck: {rate: 10Mbps, delay: 25ms, queue: {limit: 100}%s}
+transport: {quick_ack: false%s}
+flows:
+  - {name: t, cc: vegas_ns3}
+`
+	for _, c := range []struct {
+		link, tr string
+		want     time.Duration
+	}{
+		{"", "", 50*time.Millisecond + (10 * units.Mbps).TxTime(1500)},
+		{", serialize_acks: true", ", header: 54B, handshake_ack: true, ack_first: true",
+			50*time.Millisecond + (10 * units.Mbps).TxTime(1502) + (10 * units.Mbps).TxTime(54)},
+	} {
+		n := build(t, fmt.Sprintf(base, c.link, c.tr))
+		n.Run()
+		f := n.Flows[0]
+		if got := f.RTT.Min(); got != c.want {
+			t.Errorf("%q %q: min RTT %v, want %v", c.link, c.tr, got, c.want)
+		}
+		if f.Receiver.Duplicates != 0 || f.Receiver.DeliveredBytes == 0 {
+			t.Errorf("%q %q: %d duplicates, %d bytes delivered", c.link, c.tr, f.Receiver.Duplicates, f.Receiver.DeliveredBytes)
+		}
+		conserve(t, n)
+	}
+}
+
+// TestSerializeAcksWithoutRate: a link without a rate, a trace in exact
+// mode or an averaged window without capacity, adds no time to ACKs (a
+// zero rate would otherwise take for ever to serialise them): exact mode
+// runs as without serialize_acks, and in average mode over a trace with
+// outages no ACK is held past the outage.
+func TestSerializeAcksWithoutRate(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	// 1 s at 1 packet/ms, then 0.5 s without capacity, repeated.
+	for ms := 1; ms <= 1000; ms++ {
+		b.WriteString(itoa(ms))
+		b.WriteByte('\n')
+	}
+	b.WriteString("1500\n")
+	path := dir + "/outage.trace"
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(mode string, on bool) *Flow {
+		n := build(t, fmt.Sprintf(`
+name: tr
+duration: 6s
+bottleneck: {trace: %s, trace_mode: %s, delay: 10ms, queue: {limit: 200}, serialize_acks: %v}
+flows:
+  - {name: f, cc: cubic}
+`, path, mode, on))
+		n.Run()
+		conserve(t, n)
+		return n.Flows[0]
+	}
+	off, on := run("exact", false), run("exact", true)
+	if off.Receiver.DeliveredBytes != on.Receiver.DeliveredBytes || off.RTT.Max() != on.RTT.Max() {
+		t.Errorf("exact mode: serialize_acks changed the run: %d bytes, max RTT %v; without: %d, %v",
+			on.Receiver.DeliveredBytes, on.RTT.Max(), off.Receiver.DeliveredBytes, off.RTT.Max())
+	}
+	avg := run("average", true)
+	if avg.Receiver.DeliveredBytes == 0 || avg.RTT.Max() > time.Second {
+		t.Errorf("average mode with outages: %d bytes delivered, max RTT %v; want data through and no RTT above 1 s", avg.Receiver.DeliveredBytes, avg.RTT.Max())
 	}
 }

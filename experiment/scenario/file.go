@@ -317,6 +317,8 @@ func cloneTransport(t Transport) Transport {
 	t.DelayedAck = clonePtr(t.DelayedAck, same[bool])
 	t.SACK = clonePtr(t.SACK, same[bool])
 	t.QuickAck = clonePtr(t.QuickAck, same[bool])
+	t.AckFirst = clonePtr(t.AckFirst, same[bool])
+	t.HandshakeAck = clonePtr(t.HandshakeAck, same[bool])
 	t.TLP = clonePtr(t.TLP, same[bool])
 	t.RACK = clonePtr(t.RACK, same[bool])
 	t.FRTO = clonePtr(t.FRTO, same[bool])

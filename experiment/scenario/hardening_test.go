@@ -184,6 +184,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"flow after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, start: 20s}]\n", "x.yaml:4:30: flows[0].start: 20s is not before the end of the run (duration 10s)"},
 		{"schedule after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps, schedule: [{at: 11s, rate: 2Mbps}]}\nflows: [{cc: newreno}]\n", "bottleneck.schedule[0].at: 11s is after the end of the run"},
 		{"count 0", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 0}]\n", "x.yaml:3:30: flows[0].count: must be at least 1, got 0"},
+		{"header 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {header: 0B}\nflows: [{cc: newreno}]\n", "transport.header: must be in [1B, 1024B], got \"0B\""},
+		{"syn_options 41B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {syn_options: 41B}\nflows: [{cc: newreno}]\n", "transport.syn_options: must be in [1B, 40B] (TCP's option space), got \"41B\""},
 	}
 	for _, tt := range tests {
 		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {

@@ -68,6 +68,12 @@ type Link struct {
 	TraceLength Duration `yaml:"trace_length"`
 	// Schedule changes the link at given times.
 	Schedule []Change `yaml:"schedule"`
+	// SerializeAcks gives each ACK its transmission time at the link's
+	// current rate on the way back (no queueing: the reverse direction
+	// stays uncongested), as on ns-3's full-duplex point-to-point link;
+	// a zero rate (a trace in exact mode, an averaged window without
+	// capacity) adds nothing [false].
+	SerializeAcks bool `yaml:"serialize_acks"`
 
 	// traceModeDefault is the TraceMode Validate filled in, derived again
 	// by a later Validate while unchanged (see Loss.modelDefault).
@@ -141,7 +147,15 @@ type Change struct {
 // Transport holds transport settings; zero values mean the tcp package's
 // defaults (MSS 1448, delayed ACKs, min RTO 200 ms).
 type Transport struct {
-	MSS           Size     `yaml:"mss"`
+	MSS Size `yaml:"mss"`
+	// Header is the bytes each packet carries besides its payload: TCP/IP
+	// headers and any link framing [52B]. ns-3's point-to-point links add
+	// a 2-byte PPP header (54B mirrors them).
+	Header Size `yaml:"header"`
+	// SynOptions is the bytes a SYN or SYN-ACK carries beyond Header [8B:
+	// Linux's MSS, SACK-permitted and window-scale options; ns-3's SYN has
+	// no MSS option, 4B].
+	SynOptions    Size     `yaml:"syn_options"`
 	DelayedAck    *bool    `yaml:"delayed_ack"`
 	DelAckTimeout Duration `yaml:"delack_timeout"`
 	MinRTO        Duration `yaml:"min_rto"`
@@ -163,6 +177,14 @@ type Transport struct {
 	// QuickAck false turns off Linux's quick-ACK mode (every segment
 	// acknowledged at a connection's start) [true].
 	QuickAck *bool `yaml:"quick_ack"`
+	// AckFirst true acknowledges a connection's first data segment at
+	// once even with quick_ack false, as ns-3.37's receiver does [false].
+	AckFirst *bool `yaml:"ack_first"`
+	// HandshakeAck true makes the sender send the handshake's final ACK, a
+	// header-only packet, before its first data segment, as TCP does, so it
+	// takes its turn on the bottleneck [false: data completes the
+	// handshake].
+	HandshakeAck *bool `yaml:"handshake_ack"`
 	// TLP false turns off Tail Loss Probes (RFC 8985 §7) [true].
 	TLP *bool `yaml:"tlp"`
 	// RTO "rfc6298" floors the whole RTO at min_rto (RFC 6298 §2.4)

@@ -353,6 +353,18 @@ func validateTransport(t *Transport, p string) error {
 	if t.MSS.IsSet() && (t.MSS.V < 1 || t.MSS.V > 65535) {
 		return errf(p+".mss", "must be in [1B, 65535B], got %q", t.MSS.Raw)
 	}
+	if err := parseSize(&t.Header, p+".header", false); err != nil {
+		return err
+	}
+	if t.Header.IsSet() && (t.Header.V < 1 || t.Header.V > 1024) {
+		return errf(p+".header", "must be in [1B, 1024B], got %q", t.Header.Raw)
+	}
+	if err := parseSize(&t.SynOptions, p+".syn_options", false); err != nil {
+		return err
+	}
+	if t.SynOptions.IsSet() && (t.SynOptions.V < 1 || t.SynOptions.V > 40) {
+		return errf(p+".syn_options", "must be in [1B, 40B] (TCP's option space), got %q", t.SynOptions.Raw)
+	}
 	for _, d := range []struct {
 		v    *Duration
 		name string

@@ -28,6 +28,10 @@ type Config struct {
 	MSS units.Bytes
 	// Header is the TCP/IP header bytes per packet [52].
 	Header units.Bytes
+	// SynOptions is the bytes a SYN or SYN-ACK carries beyond Header [8:
+	// Linux's MSS, SACK-permitted and window-scale options; ns-3 sends no
+	// MSS option, 4].
+	SynOptions units.Bytes
 	// Bytes is the transfer size; 0 means a bulk flow that never ends.
 	Bytes units.Bytes
 	// InitialRTO is the RTO before the first RTT sample [1s, RFC 6298].
@@ -47,6 +51,18 @@ type Config struct {
 	// 16 after the connection starts, after an idle gap longer than its
 	// RTO, and after a duplicate segment.
 	NoQuickAck bool
+	// AckFirst acknowledges the connection's first data segment at once
+	// even when quick-ACK mode is off, and delays later ones as usual:
+	// ns-3.37's TcpSocketBase does this ("always respond to first data
+	// packet to speed up the connection", m_delAckCount preset to
+	// m_delAckMaxCount). It sets which segments are paired in every
+	// later delayed ACK, so it moves the RTT samples of ns-3's TcpVegas.
+	AckFirst bool
+	// HandshakeAck sends the handshake's final ACK, a header-only packet
+	// the receiver discards, before the first data segment, as TCP (and
+	// ns-3) does; it delays that segment by its transmission time. By
+	// default the first data segment completes the handshake.
+	HandshakeAck bool
 	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
 	// MinRTO), and restarts the timer on cumulative ACKs only. The default
 	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts
@@ -109,6 +125,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Header == 0 {
 		c.Header = 52
+	}
+	if c.SynOptions == 0 {
+		c.SynOptions = 8
 	}
 	if c.InitialRTO == 0 {
 		c.InitialRTO = time.Second

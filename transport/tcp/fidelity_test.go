@@ -64,6 +64,55 @@ func TestQuickAckAtStart(t *testing.T) {
 	}
 }
 
+// TestAckFirst: with quick ACKs off, AckFirst acknowledges the first data
+// segment alone (ns-3.37's receiver), and every later ACK pairs two
+// segments, so the pairing is shifted by one from the plain receiver's.
+func TestAckFirst(t *testing.T) {
+	cfg := Config{Bytes: 41 * 1448, NoQuickAck: true, AckFirst: true}
+	h := newHarness(t, cfg, fixedWindow(41*1448), 100*units.Mbps, 20*time.Millisecond)
+	covered := countAcks(h)
+	h.run(t, 5*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d of %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	c := *covered
+	if len(c) != 21 || c[0] != 1 {
+		t.Fatalf("%d ACKs %v; want 21, the first covering one segment", len(c), c)
+	}
+	for i, n := range c[1:] {
+		if n != 2 {
+			t.Fatalf("ACK %d covers %d segments, want 2 (%v)", i+1, n, c)
+		}
+	}
+}
+
+// TestHandshakeAck: the sender's handshake ACK crosses the forward link
+// before the first data segment, delaying it by its transmission time, and
+// the receiver takes it for no data.
+func TestHandshakeAck(t *testing.T) {
+	const rate, delay = 10 * units.Mbps, 20 * time.Millisecond
+	firstData := [2]clock.Time{clock.Never, clock.Never}
+	for i, on := range []bool{false, true} {
+		cfg := Config{Bytes: 20 * 1448, HandshakeAck: on}
+		h := newHarness(t, cfg, fixedWindow(20*1448), rate, delay)
+		h.rcv.OnDeliver = func(now clock.Time, _ units.Bytes) { firstData[i] = min(firstData[i], now) }
+		h.run(t, 5*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes || h.rcv.Segments != 20 || h.rcv.Duplicates != 0 {
+			t.Fatalf("handshake ACK %v: delivered %d, %d segments, %d duplicates; want %d, 20, 0", on, h.rcv.DeliveredBytes, h.rcv.Segments, h.rcv.Duplicates, cfg.Bytes)
+		}
+		want := 21 // the SYN and 20 segments
+		if on {
+			want++
+		}
+		if h.fwd.n != want {
+			t.Errorf("handshake ACK %v: %d packets forward, want %d", on, h.fwd.n, want)
+		}
+	}
+	if d := firstData[1].Sub(firstData[0]); d != rate.TxTime(52) {
+		t.Errorf("the handshake ACK delayed the first data segment by %v, want its transmission time %v", d, rate.TxTime(52))
+	}
+}
+
 // TestQuickAckAfterIdle: a data segment after an idle gap longer than the
 // receiver's RTO re-enters quick-ACK mode (tcp_event_data_recv).
 func TestQuickAckAfterIdle(t *testing.T) {

@@ -24,6 +24,8 @@ type quickAck struct {
 	rto      time.Duration
 	lastData clock.Time // arrival of the previous data segment
 	seen     bool       // a data segment has arrived
+	// firstAcked: an ACK of data has been sent (Config.AckFirst).
+	firstAcked bool
 }
 
 // quickAcks is how many quick ACKs one entry grants: min(rcv_wnd /
@@ -66,11 +68,17 @@ func (r *Receiver) quickAckOnData(now clock.Time) {
 	q.lastData = now
 }
 
+// ackFirst reports whether Config.AckFirst asks for the segment just
+// received to be acknowledged at once: no ACK of data has been sent yet
+// (ns-3's preset delayed-ACK count lasts until its first ACK).
+func (r *Receiver) ackFirst() bool { return r.cfg.AckFirst && !r.qa.firstAcked }
+
 // inQuickAck reports whether the next segment is to be acknowledged at once.
 func (r *Receiver) inQuickAck() bool { return r.qa.quick > 0 }
 
-// ackSent spends one quick ACK.
+// quickAckSent spends one quick ACK; any ACK of data ends AckFirst.
 func (r *Receiver) quickAckSent() {
+	r.qa.firstAcked = true
 	if r.qa.quick > 0 {
 		r.qa.quick--
 	}

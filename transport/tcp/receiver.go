@@ -72,13 +72,18 @@ func (r *Receiver) RcvNxt() int64 { return r.rcvNxt }
 
 // Receive implements packet.Receiver for data segments.
 func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
+	if p.Kind == packet.Ack {
+		// The handshake's final ACK (Config.HandshakeAck): no data.
+		r.pool.Put(p)
+		return
+	}
 	if p.Kind == packet.Syn {
 		// Answer every SYN, duplicates included: the SYN-ACK may have been
 		// lost.
 		p.Kind = packet.SynAck
 		r.qa.synAt = now
 		p.EchoAt, p.SentAt = p.SentAt, now
-		p.Size = r.cfg.Header + 8
+		p.Size = r.cfg.Header + r.cfg.SynOptions
 		r.out.Receive(now, p)
 		return
 	}
@@ -102,7 +107,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
 		r.advance(now, end)
-		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() {
+		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() || r.ackFirst() {
 			r.sendAck(now)
 			return
 		}

@@ -166,13 +166,13 @@ func (s *Sender) Start(now clock.Time) {
 	s.sendSyn(now)
 }
 
-// sendSyn sends (or resends) the SYN: headers plus 8 bytes for the MSS,
-// SACK-permitted and window-scale options, and arms the timer for it.
+// sendSyn sends (or resends) the SYN: headers plus the SYN's own options
+// (Config.SynOptions), and arms the timer for it.
 func (s *Sender) sendSyn(now clock.Time) {
 	p := s.pool.Get()
 	p.Flow = s.flow
 	p.Kind = packet.Syn
-	p.Size = s.cfg.Header + 8
+	p.Size = s.cfg.Header + s.cfg.SynOptions
 	p.SentAt = now
 	p.Retransmission = s.synRetries > 0
 	s.synSentAt = now
@@ -191,6 +191,14 @@ func (s *Sender) onSynAck(now, echo clock.Time) {
 	s.backoff = 0
 	s.rtoT.Stop()
 	s.rate.Start(now)
+	if s.cfg.HandshakeAck {
+		p := s.pool.Get()
+		p.Flow = s.flow
+		p.Kind = packet.Ack
+		p.Size = s.cfg.Header
+		p.SentAt = now
+		s.out.Receive(now, p)
+	}
 	s.trySend(now)
 }
 

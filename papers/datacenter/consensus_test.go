@@ -234,7 +234,8 @@ func TestConsensusShrinksDisagreement(t *testing.T) {
 // TestConsensusZeroIsIdentical: the penalty installed with coefficient 0
 // (no term, zero gradient) leaves training byte-identical to the run
 // without the hook, in both modes: the split Collect/Update loop and the
-// hook change nothing by themselves.
+// hook change nothing by themselves. At 1 it changes the training, is
+// logged and is recorded in the policies.
 func TestConsensusZeroIsIdentical(t *testing.T) {
 	cfg := smokeConfig(t)
 	cfg.Agents = 2
@@ -249,6 +250,19 @@ func TestConsensusZeroIsIdentical(t *testing.T) {
 		}
 		if !bytes.Equal(learnerBytes(t, plain), learnerBytes(t, zero)) {
 			t.Errorf("%s: consensus installed at 0 changed the parameters", mode)
+		}
+		on, err := Train(context.Background(), TrainConfig{Env: cfg, Algo: "ppo", Mode: mode, Steps: 256, Envs: 2, Seed: 3, Consensus: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(learnerBytes(t, plain), learnerBytes(t, on)) {
+			t.Errorf("%s: consensus 1 changed nothing", mode)
+		}
+		if v, ok := lossField(on.Loggers[0], "penalty"); !ok || !(v > 0) {
+			t.Errorf("%s: penalty logged %v (present %v), want > 0", mode, v, ok)
+		}
+		if on.Policies[0].Meta.Extra["consensus"] != "1" {
+			t.Errorf("%s: policy metadata %v lacks the consensus coefficient", mode, on.Policies[0].Meta.Extra)
 		}
 	}
 }

@@ -97,7 +97,7 @@ func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.resume, "resume", false, "continue from --checkpoint")
 	f.wl = addDCWorkloadFlags(fs)
 	fs.IntVar(&f.shareEvery, "share-every", 0, "independent agents: average their actors and critics every this many joint iterations (the paper's T1 sharing; 0: never)")
-	fs.Float64Var(&f.consensus, "consensus", 0, "independent agents: pull each critic this fraction towards the agents' mean after every iteration (a stand-in for the paper's consensus penalty; 0: off)")
+	fs.Float64Var(&f.consensus, "consensus", 0, "ppo, 2+ agents: coefficient c of the paper's consensus penalty c·mean_b mean_j (V_i(s_b) − V_j(s_b))², the disagreement between an agent's value estimates and its neighbours', added to its loss (the paper gives no value; 0: off)")
 }
 
 func (f *dcTrainFlags) check() error {
@@ -194,6 +194,15 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	fmt.Fprintf(stdout, "trained %d intervals in %.0f s of wall time; policy written to %s\n", res.Intervals, res.Run.WallSeconds, strings.Join(paths, ", "))
+	if d := res.ValueDisagreement; len(d) > 0 {
+		// What the consensus penalty acts on, with or without it.
+		tail := d[len(d)-max(1, len(d)/10):]
+		var m float64
+		for _, v := range tail {
+			m += v / float64(len(tail))
+		}
+		fmt.Fprintf(stdout, "agents' value disagreement, mean (V_i − V_j)² over a rollout: first iteration %.4g, last 10%% of iterations %.4g\n", d[0], m)
+	}
 	return nil
 }
 

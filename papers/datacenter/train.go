@@ -41,14 +41,17 @@ type TrainConfig struct {
 	// paper's "after a time interval [T1] the information are shared
 	// among different agents": shared learned policies) [0: never].
 	ShareEvery int
-	// Consensus, in independent mode, pulls each agent's critic towards
-	// the agents' mean after every iteration: θ_i += Consensus·(θ̄ − θ_i),
-	// a gradient step on the penalty (Consensus/2)·||θ_i − θ̄||². It stands
-	// in for the paper's penalty on the difference between an agent's
-	// value estimate and its neighbours' in the value update (that
-	// penalty needs a hook inside the learners' value loss) [0: off; at
-	// most 1, which makes the critics equal].
+	// Consensus is the coefficient c_cons of the paper's consensus penalty
+	// on the difference between an agent's value estimates and its
+	// neighbours' (see consensus.go for the term and its symbols), added
+	// to every PPO minibatch's loss, in either multi-agent mode. The paper
+	// includes the penalty in its multi-agent design but gives no
+	// coefficient and reports no multi-agent result, so it is off by
+	// default [0: off; PPO and at least two agents].
 	Consensus float64
+	// forceConsensus installs the penalty even at coefficient 0 (tests:
+	// the hook alone must change nothing).
+	forceConsensus bool
 	// Algo is ppo, a2c or dqn [ppo].
 	Algo string
 	// Mode is Shared or Independent for more than one agent [Shared].
@@ -114,10 +117,14 @@ func (c *TrainConfig) validate() error {
 		return fmt.Errorf("datacenter: learning rate %g must be positive, gamma %g and lambda %g in (0, 1]", c.LearningRate, c.Gamma, c.Lambda)
 	case c.Checkpoint != "" && c.Mode == Independent && c.Env.Agents > 1:
 		return fmt.Errorf("datacenter: checkpoints need a single learner (use --mode shared or one agent)")
-	case c.ShareEvery < 0 || !(c.Consensus >= 0 && c.Consensus <= 1):
-		return fmt.Errorf("datacenter: share interval %d must be >= 0 and consensus %g in [0, 1]", c.ShareEvery, c.Consensus)
-	case (c.ShareEvery > 0 || c.Consensus > 0) && c.Algo == "dqn":
-		return fmt.Errorf("datacenter: policy sharing and the consensus penalty need an actor-critic learner (ppo or a2c)")
+	case c.ShareEvery < 0 || !(c.Consensus >= 0 && c.Consensus <= 1e6):
+		return fmt.Errorf("datacenter: share interval %d must be >= 0 and the consensus coefficient %g in [0, 1e6]", c.ShareEvery, c.Consensus)
+	case c.ShareEvery > 0 && c.Algo == "dqn":
+		return fmt.Errorf("datacenter: policy sharing needs an actor-critic learner (ppo or a2c)")
+	case c.Consensus > 0 && c.Algo != "ppo":
+		return fmt.Errorf("datacenter: the consensus penalty is built for PPO (learn/rl/ppo's Penalty hook), not %s", c.Algo)
+	case c.Consensus > 0 && c.Env.Agents < 2:
+		return fmt.Errorf("datacenter: the consensus penalty needs at least two agents (--agents), got %d", c.Env.Agents)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -146,6 +153,11 @@ type Trained struct {
 	Run rl.Run
 	// Intervals is the number of simulated intervals trained on.
 	Intervals int64
+	// ValueDisagreement, for independent PPO learners, is after every
+	// joint iteration the mean over the rollout's steps and over ordered
+	// pairs of agents of (V_i − V_j)², the agents' value estimates of the
+	// same step as collected: what the consensus penalty shrinks.
+	ValueDisagreement []float64
 }
 
 // newLearner builds algorithm cfg.Algo on venv with the data-centre settings: the
@@ -153,8 +165,8 @@ type Trained struct {
 // PPO's learning rate (1e-3; the paper trained with 3e-3),
 // rollouts sized to the short episodes, an entropy bonus for the discrete
 // policies and a smaller replay buffer with a faster target update for
-// DQN.
-func newLearner(cfg *TrainConfig, venv env.VecEnv, seed uint64, steps int64, logger *trainlog.Logger) (Learner, error) {
+// DQN. pen, if set, is PPO's extra loss term (the consensus penalty).
+func newLearner(cfg *TrainConfig, venv env.VecEnv, seed uint64, steps int64, logger *trainlog.Logger, pen ppo.Penalty) (Learner, error) {
 	ent := 0.0
 	if cfg.Env.Action == Discrete {
 		ent = 0.01
@@ -164,7 +176,7 @@ func newLearner(cfg *TrainConfig, venv env.VecEnv, seed uint64, steps int64, log
 		// 128 steps per row: about four episodes per simulation between
 		// updates.
 		return ppo.New(venv, ppo.Config{Seed: seed, LearningRate: cfg.LearningRate, NSteps: 128, BatchSize: 64, NEpochs: 10,
-			Gamma: cfg.Gamma, GAELambda: cfg.Lambda, EntCoef: ent, Hidden: cfg.Hidden}, logger)
+			Gamma: cfg.Gamma, GAELambda: cfg.Lambda, EntCoef: ent, Hidden: cfg.Hidden, Penalty: pen}, logger)
 	case "a2c":
 		return a2c.New(venv, a2c.Config{Seed: seed, LearningRate: cfg.LearningRate, NSteps: 8, Gamma: cfg.Gamma,
 			GAELambda: cfg.Lambda, EntCoef: ent, Hidden: cfg.Hidden}, logger)
@@ -218,6 +230,9 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		if cfg.Mode == Independent && k > 1 {
 			m.Extra["agent"] = fmt.Sprint(agent)
 		}
+		if cfg.Consensus > 0 {
+			m.Extra["consensus"] = fmt.Sprint(cfg.Consensus)
+		}
 		return m
 	}
 	if k == 1 || cfg.Mode == Shared {
@@ -229,9 +244,18 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		}
 		logger := trainlog.New(csv(0), cfg.Progress, steps, fmt.Sprintf("dc %s seed %d", cfg.Algo, cfg.Seed))
 		defer logger.Close()
-		l, err := newLearner(&cfg, nv, cfg.Seed, steps, logger)
+		var cons *consensus
+		var pen ppo.Penalty
+		if cfg.Consensus > 0 || cfg.forceConsensus {
+			cons = &consensus{coef: cfg.Consensus, k: k}
+			pen = cons.penalty(-1)
+		}
+		l, err := newLearner(&cfg, nv, cfg.Seed, steps, logger, pen)
 		if err != nil {
 			return nil, err
+		}
+		if cons != nil {
+			cons.own = l.(*ppo.PPO) // validate admits the penalty with PPO only
 		}
 		run, err := rl.Train(ctx, l, rl.TrainConfig{Steps: steps, CheckpointPath: cfg.Checkpoint, CheckpointEvery: cfg.CheckpointEvery, Now: cfg.Now}, cfg.Resume)
 		if err != nil {
@@ -254,6 +278,10 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 	k := mv.Agents()
 	views := mv.Views()
 	tr := &Trained{}
+	var cons *consensus
+	if cfg.Consensus > 0 || cfg.forceConsensus {
+		cons = &consensus{coef: cfg.Consensus, k: k}
+	}
 	for i, w := range views {
 		nv, err := env.NewVecNormalize(w, true, false, cfg.Gamma)
 		if err != nil {
@@ -265,7 +293,11 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 		}
 		logger := trainlog.New(csv(i), prog, cfg.Steps, fmt.Sprintf("dc %s agent %d seed %d", cfg.Algo, i, cfg.Seed))
 		defer logger.Close()
-		l, err := newLearner(cfg, nv, cfg.Seed+uint64(i)*1_000_003, cfg.Steps, logger)
+		var pen ppo.Penalty
+		if cons != nil {
+			pen = cons.penalty(i)
+		}
+		l, err := newLearner(cfg, nv, cfg.Seed+uint64(i)*1_000_003, cfg.Steps, logger, pen)
 		if err != nil {
 			return nil, err
 		}
@@ -275,26 +307,45 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 	start := cfg.Now()
 	errs := make([]error, k)
 	nets, err := actorCritics(tr.Learners)
-	if err != nil && (cfg.ShareEvery > 0 || cfg.Consensus > 0) {
+	if err != nil && cfg.ShareEvery > 0 {
 		return nil, err
+	}
+	// PPO learners (the consensus penalty's, and the disagreement
+	// diagnostic's); nil for A2C and DQN.
+	var ppos []*ppo.PPO
+	for _, l := range tr.Learners {
+		if p, ok := l.(*ppo.PPO); ok {
+			ppos = append(ppos, p)
+		}
+	}
+	if len(ppos) != len(tr.Learners) {
+		ppos = nil
 	}
 	iter := 0
 	for tr.Learners[0].Steps() < cfg.Steps {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("datacenter: independent training interrupted after %d intervals (no checkpoints in this mode): %w", tr.Learners[0].Steps(), err)
 		}
-		par.Do(context.Background(), len(tr.Learners), len(tr.Learners), nil, func(_, i int) {
-			errs[i] = tr.Learners[i].Iterate(context.Background())
-		})
-		for i, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("datacenter: agent %d: %w", i, err)
+		if cons == nil {
+			if err := joint(errs, func(i int) error { return tr.Learners[i].Iterate(context.Background()) }); err != nil {
+				return nil, err
+			}
+		} else {
+			// Every rollout must be complete before any update reads the
+			// neighbours' values: all collect (in lockstep), the values
+			// are shared, then all update.
+			if err := joint(errs, func(i int) error { return ppos[i].Collect(context.Background()) }); err != nil {
+				return nil, err
+			}
+			cons.share(ppos)
+			if err := joint(errs, func(i int) error { return ppos[i].Update(context.Background()) }); err != nil {
+				return nil, err
 			}
 		}
-		iter++
-		if cfg.Consensus > 0 {
-			pullTowardsMean(nets.critics, float32(cfg.Consensus))
+		if ppos != nil {
+			tr.ValueDisagreement = append(tr.ValueDisagreement, valueDisagreement(ppos))
 		}
+		iter++
 		if cfg.ShareEvery > 0 && iter%cfg.ShareEvery == 0 {
 			pullTowardsMean(nets.actors, 1)
 			pullTowardsMean(nets.critics, 1)
@@ -310,6 +361,43 @@ func trainIndependent(ctx context.Context, cfg *TrainConfig, mv *MultiVec, meta 
 		tr.Policies = append(tr.Policies, p)
 	}
 	return tr, nil
+}
+
+// valueDisagreement is the mean over rollout rows and ordered pairs i ≠ j
+// of (V_i − V_j)² for learners that collected the same steps.
+func valueDisagreement(ls []*ppo.PPO) float64 {
+	k := len(ls)
+	if k < 2 {
+		return 0
+	}
+	n := len(ls[0].RolloutValues())
+	var sum float64
+	for i := range k {
+		vi := ls[i].RolloutValues()
+		for j := range k {
+			if j == i {
+				continue
+			}
+			vj := ls[j].RolloutValues()
+			for r := range n {
+				d := float64(vi[r]) - float64(vj[r])
+				sum += d * d
+			}
+		}
+	}
+	return sum / float64(n*k*(k-1))
+}
+
+// joint runs f for every agent concurrently (the views' lockstep needs
+// one goroutine per agent) and returns the first agent's error.
+func joint(errs []error, f func(i int) error) error {
+	par.Do(context.Background(), len(errs), len(errs), nil, func(_, i int) { errs[i] = f(i) })
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("datacenter: agent %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // agentNets holds each independent agent's actor and critic parameters

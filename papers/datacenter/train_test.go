@@ -93,7 +93,7 @@ func TestTrainSmoke(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fresh, err := newLearner(&tc, mv, tc.Seed, tc.Steps, nil)
+			fresh, err := newLearner(&tc, mv, tc.Seed, tc.Steps, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestTrainLossesMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := &trainlog.Logger{}
-	l, err := newLearner(&tc, mv, tc.Seed, tc.Steps, logger)
+	l, err := newLearner(&tc, mv, tc.Seed, tc.Steps, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,45 @@ type Config struct {
 	UseSDE        bool
 	SDESampleFreq int
 	Seed          uint64
+	// Penalty, if set, is an extra term of the loss, added to every
+	// minibatch's (see Penalty). It is not saved in checkpoints: a resumed
+	// learner needs the same Penalty in its Config.
+	Penalty Penalty
+}
+
+// Penalty is an extra term of the loss PPO minimises per minibatch,
+//
+//	L = L_clip + vf_coef·L_VF − ent_coef·H + penalty,
+//
+// expressed on the learner's outputs for the minibatch's samples: it reads
+// mb and adds its gradient with respect to V_θ(s_b) and log π_θ(a_b|s_b)
+// to mb.DValues and mb.DLogP, which already hold the rest of the loss's.
+// Its gradient therefore takes the same backward pass, joint gradient-norm
+// clipping and Adam step as the rest. It returns its value, reported as
+// Stats.Penalty (and logged as "penalty"). A nil Penalty costs one
+// comparison per minibatch and changes nothing.
+//
+// A multi-agent learner uses it for terms involving other learners, such
+// as a consensus penalty on the difference between its value estimates
+// and its neighbours' (papers/datacenter); Rows index the rollout, so
+// learners stepping the same environments in lockstep can match samples.
+type Penalty func(mb *Minibatch) float64
+
+// Minibatch is one gradient step's samples as a Penalty sees them. The
+// slices belong to the learner and are valid only during the call; a
+// penalty writes only to DValues and DLogP.
+type Minibatch struct {
+	// Rows are the samples' rows in the rollout: step·NumEnvs + env,
+	// NumEnvs being the vectorised environment's.
+	Rows []int
+	// Obs are the B observations (row-major, as the learner sees them,
+	// i.e. normalised when the environment normalises), Act the actions.
+	Obs, Act []float32
+	// Values are V_θ(s_b) and LogP log π_θ(a_b|s_b) under the current
+	// parameters; OldValues are the values recorded in the rollout.
+	Values, LogP, OldValues []float32
+	// DValues and DLogP are ∂L/∂V_θ(s_b) and ∂L/∂log π_θ(a_b|s_b).
+	DValues, DLogP []float32
 }
 
 func (c *Config) defaults() {
@@ -123,6 +162,8 @@ type Stats struct {
 	Std float64
 	// Epochs actually run (fewer when the KL early stop fired).
 	Epochs int
+	// Penalty is the mean of Config.Penalty's values (0 without one).
+	Penalty float64
 }
 
 // PPO is a PPO learner bound to a vectorised environment.
@@ -151,6 +192,8 @@ type PPO struct {
 	dlogp       []float32
 	dent        []float32
 	dv          []float32
+	mbRows      []int
+	mb          Minibatch
 }
 
 // New builds a PPO learner for venv. logger may be nil.
@@ -180,6 +223,9 @@ func New(venv env.VecEnv, cfg Config, logger *trainlog.Logger) (*PPO, error) {
 	f := func(n int) []float32 { return make([]float32, n) }
 	p.mbObs, p.mbAct, p.mbOld, p.mbAdv, p.mbRet, p.mbOldV = f(B*od), f(B*ad), f(B), f(B), f(B), f(B)
 	p.dlogp, p.dent, p.dv = f(B), f(B), f(B)
+	if cfg.Penalty != nil {
+		p.mbRows = make([]int, B)
+	}
 	return p, nil
 }
 
@@ -198,20 +244,44 @@ func (p *PPO) EpisodeWindow() (meanReturn, meanLength float64) {
 	return p.coll.Window.MeanReturn(), p.coll.Window.MeanLength()
 }
 
-// Iterate implements rl.Agent: one rollout and its update.
+// Iterate implements rl.Agent: one rollout and its update (Collect, then
+// Update).
 func (p *PPO) Iterate(ctx context.Context) error {
+	if err := p.Collect(ctx); err != nil {
+		return err
+	}
+	return p.Update(ctx)
+}
+
+// Collect gathers one rollout, the first half of Iterate. Learners whose
+// Penalty reads other learners' rollouts (RolloutValues) call Collect on
+// all of them, then Update on all, so every rollout is complete and no
+// longer written when the updates read it.
+func (p *PPO) Collect(ctx context.Context) error {
 	// Cancellation is honoured only between iterations, so a checkpoint
 	// written after it holds a consistent state.
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	p.steps += p.coll.Collect(p.rng, p.roll, p.cfg.GAELambda, p.cfg.SDESampleFreq)
+	return nil
+}
+
+// RolloutValues returns V(s) as recorded for every row of the last
+// rollout (row step·NumEnvs + env), by the parameters that collected it.
+// The slice belongs to the learner: read it between Collect and the next
+// Collect, and do not modify it.
+func (p *PPO) RolloutValues() []float32 { return p.roll.Val[:p.roll.Len()] }
+
+// Update runs the update epochs on the rollout of the last Collect and
+// logs the iteration, the second half of Iterate.
+func (p *PPO) Update(ctx context.Context) error {
 	if err := p.update(ctx); err != nil {
 		return err
 	}
 	p.iters++
 	st := p.stats
-	p.logger.Log(p.steps,
+	fields := []trainlog.Field{
 		trainlog.F("ep_rew_mean", p.coll.Window.MeanReturn()),
 		trainlog.F("ep_len_mean", p.coll.Window.MeanLength()),
 		trainlog.F("policy_loss", st.PolicyLoss),
@@ -222,7 +292,12 @@ func (p *PPO) Iterate(ctx context.Context) error {
 		trainlog.F("explained_variance", st.ExplainedVariance),
 		trainlog.F("std", st.Std),
 		trainlog.F("epochs", float64(st.Epochs)),
-	)
+	}
+	if p.cfg.Penalty != nil {
+		// Only with a penalty, so that logs without one are unchanged.
+		fields = append(fields, trainlog.F("penalty", st.Penalty))
+	}
+	p.logger.Log(p.steps, fields...)
 	if r := p.coll.Window.MeanReturn(); !math.IsNaN(r) {
 		p.logger.Describe(fmt.Sprintf("ppo ep_rew_mean %.1f", r))
 	}
@@ -243,7 +318,7 @@ func (p *PPO) update(ctx context.Context) error {
 	r := p.roll
 	n := r.Len()
 	od, ad := r.ObsDim, r.ActDim
-	var sums struct{ pg, vf, ent, kl, clip float64 }
+	var sums struct{ pg, vf, ent, kl, clip, pen float64 }
 	var count int
 	epochs := 0
 	cont := true
@@ -275,6 +350,14 @@ func (p *PPO) update(ctx context.Context) error {
 				// entropy_loss = −mean(H), weighted by ent_coef.
 				dent[j] = float32(-p.cfg.EntCoef / float64(B))
 			}
+			if p.cfg.Penalty != nil {
+				rows := p.mbRows[:B]
+				copy(rows, p.idx[start:end])
+				p.mb = Minibatch{Rows: rows, Obs: obs, Act: act, Values: ev.Values[:B], LogP: ev.LogP[:B], OldValues: p.mbOldV[:B],
+					DValues: dv, DLogP: dlogp}
+				sums.pen += p.cfg.Penalty(&p.mb)
+				p.mb = Minibatch{} // the slices are the learner's
+			}
 			sums.pg += st.Loss
 			sums.vf += vl
 			sums.ent += -entMean
@@ -301,7 +384,7 @@ func (p *PPO) update(ctx context.Context) error {
 	}
 	c := float64(max(count, 1))
 	p.stats = Stats{PolicyLoss: sums.pg / c, ValueLoss: sums.vf / c, EntropyLoss: sums.ent / c, ApproxKL: sums.kl / c,
-		ClipFraction: sums.clip / c, ExplainedVariance: explainedVariance(r.Val[:n], r.Ret[:n]), Epochs: epochs}
+		ClipFraction: sums.clip / c, ExplainedVariance: explainedVariance(r.Val[:n], r.Ret[:n]), Epochs: epochs, Penalty: sums.pen / c}
 	if !p.AC.Discrete {
 		for _, ls := range p.AC.LogStd {
 			p.stats.Std += math.Exp(float64(ls)) / float64(len(p.AC.LogStd))

@@ -178,3 +178,88 @@ func TestSDESmoke(t *testing.T) {
 		t.Errorf("gSDE accepted a Discrete action space")
 	}
 }
+
+// TestPenaltyHook: a Penalty sees the minibatch's rollout rows (its old
+// values are the rollout's at those rows, its current values those of the
+// critic), a penalty adding nothing leaves training byte-identical to no
+// penalty, and a penalty pulling V(s) to a constant moves the critic there
+// while its value is reported in Stats.
+func TestPenaltyHook(t *testing.T) {
+	cfg := Config{Seed: 5, NSteps: 64, BatchSize: 32, NEpochs: 3}
+	plain, _ := New(vec(t, pendulum.New, 2, 1), cfg, nil)
+	train(t, plain, 64*2*4)
+
+	var p *PPO
+	calls, bad := 0, 0
+	zero := cfg
+	zero.Penalty = func(mb *Minibatch) float64 {
+		calls++
+		vals := p.RolloutValues()
+		od := len(mb.Obs) / len(mb.Rows)
+		cur := p.AC.Values(mb.Obs, len(mb.Rows))
+		for b, r := range mb.Rows {
+			if mb.OldValues[b] != vals[r] || !equal32(mb.Obs[b*od:(b+1)*od], p.roll.Obs[r*od:(r+1)*od]) ||
+				math.Abs(float64(cur[b]-mb.Values[b])) > 1e-5 {
+				bad++
+			}
+		}
+		return 0
+	}
+	p, _ = New(vec(t, pendulum.New, 2, 1), zero, nil)
+	train(t, p, 64*2*4)
+	if calls != 4*3*4 || bad != 0 {
+		t.Errorf("penalty called %d times (want 4 updates × 3 epochs × 4 minibatches), %d samples not matching their rollout rows", calls, bad)
+	}
+	if !bytes.Equal(paramBytes(plain), paramBytes(p)) {
+		t.Errorf("a penalty adding nothing changed the parameters")
+	}
+
+	// c·mean_b (V_b − 50)²: Pendulum's returns are negative, so without
+	// the penalty the critic stays far below 50.
+	meanV := func(q *PPO) float64 {
+		var m float64
+		for _, v := range q.RolloutValues() {
+			m += float64(v) / float64(len(q.RolloutValues()))
+		}
+		return m
+	}
+	pull := cfg
+	pull.LearningRate = 3e-3
+	pull.Penalty = func(mb *Minibatch) float64 {
+		var loss float64
+		B := float64(len(mb.Values))
+		for b, v := range mb.Values {
+			d := float64(v) - 50
+			loss += 100 * d * d / B
+			mb.DValues[b] += float32(200 * d / B)
+		}
+		return loss
+	}
+	q, _ := New(vec(t, pendulum.New, 2, 1), pull, nil)
+	train(t, q, 64*2*30)
+	ref := cfg
+	ref.LearningRate = 3e-3
+	r, _ := New(vec(t, pendulum.New, 2, 1), ref, nil)
+	train(t, r, 64*2*30)
+	if m := meanV(q); math.Abs(m-50) > 5 {
+		t.Errorf("critic mean %g with the penalty, want 50 ± 5 (without: %g)", m, meanV(r))
+	}
+	if m := meanV(r); m > 0 {
+		t.Errorf("critic mean %g without the penalty, want negative returns", m)
+	}
+	if s := q.Stats().Penalty; !(s > 0) || plain.Stats().Penalty != 0 {
+		t.Errorf("Stats.Penalty %g with, %g without", s, plain.Stats().Penalty)
+	}
+}
+
+func equal32(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

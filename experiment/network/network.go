@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
@@ -21,6 +22,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
 	"github.com/cclab/cclab/netsim/packet"
@@ -497,9 +499,37 @@ func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
 	(*forwardSink)(d.Flows[p.Flow]).Receive(now, p)
 }
 
+// Prefetch implements link.Prefetcher: the flow's forward-path line two
+// packets ahead, its receiver one packet ahead.
+func (d *forwardDispatch) Prefetch(p *packet.Packet, ahead int) {
+	f := d.Flows[p.Flow]
+	if ahead > 1 {
+		prefetch.Lines(unsafe.Pointer(f), 2)
+		return
+	}
+	prefetch.Lines(unsafe.Pointer(f.Receiver), receiverLines)
+}
+
+// Lines of the per-flow structs, for prefetching.
+const (
+	receiverLines = int(unsafe.Sizeof(tcp.Receiver{})+63) / 64
+	senderLines   = int(unsafe.Sizeof(tcp.Sender{})+63) / 64
+)
+
 // reverseDispatch hands an ACK leaving a shared reverse delay line to its
 // flow's sender, or to its coding layer.
 type reverseDispatch Network
+
+// Prefetch implements link.Prefetcher: the flow's sender-side lines two
+// ACKs ahead, its sender one ACK ahead.
+func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
+	f := d.Flows[p.Flow]
+	if ahead > 1 {
+		prefetch.Lines(unsafe.Pointer(f), 3)
+		return
+	}
+	prefetch.Lines(unsafe.Pointer(f.Sender), senderLines)
+}
 
 func (d *reverseDispatch) Receive(now clock.Time, p *packet.Packet) {
 	f := d.Flows[p.Flow]

@@ -2,9 +2,11 @@ package link
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -18,6 +20,7 @@ import (
 type DelayLine struct {
 	sched *sim.Scheduler
 	out   packet.Receiver
+	pf    Prefetcher // out, if it is one
 	timer *sim.Timer
 	buf   []inflight
 	head  int
@@ -33,6 +36,7 @@ type inflight struct {
 // NewDelayLine returns a delay line delivering to out.
 func NewDelayLine(s *sim.Scheduler, out packet.Receiver) *DelayLine {
 	d := &DelayLine{sched: s, out: out, buf: make([]inflight, 8)}
+	d.pf, _ = out.(Prefetcher)
 	d.timer = s.Timer(d.fire)
 	return d
 }
@@ -46,27 +50,40 @@ func (d *DelayLine) Push(now clock.Time, p *packet.Packet, delay time.Duration) 
 	if d.n == len(d.buf) {
 		nb := make([]inflight, 2*len(d.buf))
 		for i := range d.n {
-			nb[i] = d.buf[(d.head+i)%len(d.buf)]
+			nb[i] = d.buf[(d.head+i)&(len(d.buf)-1)]
 		}
 		d.buf, d.head = nb, 0
 	}
-	// Insert from the tail; ties keep push order.
+	// Insert from the tail; ties keep push order. The buffer's length is a
+	// power of two, so indices wrap with a mask.
 	i := d.n
-	mask := len(d.buf)
+	mask := len(d.buf) - 1
 	for i > 0 {
-		prev := d.buf[(d.head+i-1)%mask]
+		prev := d.buf[(d.head+i-1)&mask]
 		if prev.at <= at {
 			break
 		}
-		d.buf[(d.head+i)%mask] = prev
+		d.buf[(d.head+i)&mask] = prev
 		i--
 	}
 	seq := d.sched.Seq()
-	d.buf[(d.head+i)%mask] = inflight{at, seq, p}
+	d.buf[(d.head+i)&mask] = inflight{at, seq, p}
 	d.n++
 	if i == 0 {
 		d.timer.ResetSeq(at, seq)
 	}
+}
+
+// A Prefetcher is a Receiver that can prepare for packets before they
+// arrive: a delay line calls Prefetch with its next packets out, the one
+// after next with ahead = 2 and the next with ahead = 1, each packet once
+// per stage, and has already started loading the packet itself. Reading
+// what the previous stage prefetched and prefetching the next pointer in
+// the chain (packet, then flow, then endpoint) hides the memory latency of
+// a many-flow simulation's state behind the events in between. It must not
+// change any state.
+type Prefetcher interface {
+	Prefetch(p *packet.Packet, ahead int)
 }
 
 func (d *DelayLine) fire(now clock.Time) {
@@ -74,13 +91,26 @@ func (d *DelayLine) fire(now clock.Time) {
 	// one arrival event per packet at send time (ns-3) orders it: flows
 	// sharing the line keep the places among same-instant events that
 	// lines of their own would give them.
+	mask := len(d.buf) - 1
 	e := d.buf[d.head]
 	d.buf[d.head] = inflight{}
-	d.head = (d.head + 1) % len(d.buf)
+	d.head = (d.head + 1) & mask
 	d.n--
 	if d.n > 0 {
 		next := &d.buf[d.head]
 		d.timer.ResetSeq(next.at, next.seq)
+		// Packets come out of a line long after they went in, out of
+		// cache: start loading the next three, one stage further along
+		// for each (see Prefetcher).
+		if d.n > 2 {
+			prefetch.Line(unsafe.Pointer(d.buf[(d.head+2)&mask].p))
+		}
+		if d.pf != nil {
+			if d.n > 1 {
+				d.pf.Prefetch(d.buf[(d.head+1)&mask].p, 2)
+			}
+			d.pf.Prefetch(next.p, 1)
+		}
 	}
 	d.out.Receive(now, e.p)
 }
@@ -91,7 +121,7 @@ func (d *DelayLine) Drain(f func(p *packet.Packet)) {
 	for d.n > 0 {
 		f(d.buf[d.head].p)
 		d.buf[d.head] = inflight{}
-		d.head = (d.head + 1) % len(d.buf)
+		d.head = (d.head + 1) & (len(d.buf) - 1)
 		d.n--
 	}
 	d.timer.Stop()

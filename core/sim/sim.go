@@ -63,8 +63,8 @@ type call struct {
 // is moved into the heap before any event at or after its start runs, and
 // the heap orders by (time, sequence number) exactly.
 type Scheduler struct {
-	now     clock.Time
-	seq     uint64
+	now  clock.Time
+	seq  uint64
 	heap []entry
 	// An event's id indexes three parallel arrays: its heap position (-1
 	// when not scheduled), its timer (nil for a one-shot call) and its

@@ -499,15 +499,18 @@ func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
 	(*forwardSink)(d.Flows[p.Flow]).Receive(now, p)
 }
 
-// Prefetch implements link.Prefetcher: the flow's forward-path line two
-// packets ahead, its receiver one packet ahead.
+// Prefetch implements link.Prefetcher: the flow's forward-path lines three
+// packets ahead, its receiver two ahead, the receiver's timer one ahead.
 func (d *forwardDispatch) Prefetch(p *packet.Packet, ahead int) {
 	f := d.Flows[p.Flow]
-	if ahead > 1 {
+	switch ahead {
+	case 3:
 		prefetch.Lines(unsafe.Pointer(f), 2)
-		return
+	case 2:
+		prefetch.Lines(unsafe.Pointer(f.Receiver), receiverLines)
+	case 1:
+		f.Receiver.Prefetch()
 	}
-	prefetch.Lines(unsafe.Pointer(f.Receiver), receiverLines)
 }
 
 // Lines of the per-flow structs, for prefetching.
@@ -520,15 +523,20 @@ const (
 // flow's sender, or to its coding layer.
 type reverseDispatch Network
 
-// Prefetch implements link.Prefetcher: the flow's sender-side lines two
-// ACKs ahead, its sender one ACK ahead.
+// Prefetch implements link.Prefetcher: the flow's sender-side lines three
+// ACKs ahead, its sender two ahead, what the sender points to (controller,
+// scoreboard, timers) and the flow's RTT histogram one ahead.
 func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
 	f := d.Flows[p.Flow]
-	if ahead > 1 {
+	switch ahead {
+	case 3:
 		prefetch.Lines(unsafe.Pointer(f), 3)
-		return
+	case 2:
+		prefetch.Lines(unsafe.Pointer(f.Sender), senderLines)
+	case 1:
+		f.Sender.Prefetch()
+		f.RTT.Prefetch()
 	}
-	prefetch.Lines(unsafe.Pointer(f.Sender), senderLines)
 }
 
 func (d *reverseDispatch) Receive(now clock.Time, p *packet.Packet) {
@@ -609,6 +617,14 @@ func (n *Network) route(now clock.Time, p *packet.Packet, delay time.Duration) {
 
 // observer attributes bottleneck events to flows.
 type observer Network
+
+// Prefetch implements link.Prefetcher: the lines of the packet's flow that
+// Sent and route read when its transmission ends.
+func (o *observer) Prefetch(p *packet.Packet, ahead int) {
+	if p.Kind != packet.Datagram {
+		prefetch.Lines(unsafe.Pointer(o.Flows[p.Flow]), 2)
+	}
+}
 
 func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
 	n := (*Network)(o)

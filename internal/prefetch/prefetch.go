@@ -8,3 +8,12 @@
 // events in between. A prefetch never faults and has no effect on results:
 // it is a hint, and a no-op on processors without an implementation here.
 package prefetch
+
+import "unsafe"
+
+// Data returns the data word of an interface value: the pointer a
+// pointer-shaped dynamic value (a *T) is stored as, or nil. It is for
+// prefetching what an interface refers to without calling through it.
+func Data(v any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
+}

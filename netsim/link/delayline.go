@@ -75,16 +75,20 @@ func (d *DelayLine) Push(now clock.Time, p *packet.Packet, delay time.Duration) 
 }
 
 // A Prefetcher is a Receiver that can prepare for packets before they
-// arrive: a delay line calls Prefetch with its next packets out, the one
-// after next with ahead = 2 and the next with ahead = 1, each packet once
-// per stage, and has already started loading the packet itself. Reading
-// what the previous stage prefetched and prefetching the next pointer in
-// the chain (packet, then flow, then endpoint) hides the memory latency of
-// a many-flow simulation's state behind the events in between. It must not
-// change any state.
+// arrive: a delay line calls Prefetch with each of its next packets out
+// PrefetchStages times, ahead = PrefetchStages first and 1 last, one stage
+// per packet delivered, and has started loading the packet itself a stage
+// before. Reading what the previous stage prefetched and prefetching the
+// next pointer in the chain (packet, then flow, then endpoint, then the
+// endpoint's own objects) hides the memory latency of a many-flow
+// simulation's state behind the events in between. It must not change any
+// state.
 type Prefetcher interface {
 	Prefetch(p *packet.Packet, ahead int)
 }
+
+// PrefetchStages is the depth of a delay line's prefetch pipeline.
+const PrefetchStages = 3
 
 func (d *DelayLine) fire(now clock.Time) {
 	// One packet per event, ordered by its push, as a simulator scheduling
@@ -100,16 +104,15 @@ func (d *DelayLine) fire(now clock.Time) {
 		next := &d.buf[d.head]
 		d.timer.ResetSeq(next.at, next.seq)
 		// Packets come out of a line long after they went in, out of
-		// cache: start loading the next three, one stage further along
+		// cache: start loading the next ones, one stage further along
 		// for each (see Prefetcher).
-		if d.n > 2 {
-			prefetch.Line(unsafe.Pointer(d.buf[(d.head+2)&mask].p))
+		if d.n > PrefetchStages {
+			prefetch.Line(unsafe.Pointer(d.buf[(d.head+PrefetchStages)&mask].p))
 		}
 		if d.pf != nil {
-			if d.n > 1 {
-				d.pf.Prefetch(d.buf[(d.head+1)&mask].p, 2)
+			for a := min(d.n, PrefetchStages); a > 0; a-- {
+				d.pf.Prefetch(d.buf[(d.head+a-1)&mask].p, a)
 			}
-			d.pf.Prefetch(next.p, 1)
 		}
 	}
 	d.out.Receive(now, e.p)

@@ -63,8 +63,8 @@ func (r *recordingPrefetcher) Prefetch(p *packet.Packet, ahead int) {
 	r.calls = append(r.calls, fmt.Sprintf("%d@%d", p.Seq, ahead))
 }
 
-// A delay line announces each of its next packets to a Prefetcher two
-// packets ahead and then one packet ahead, before delivering it, and the
+// A delay line announces each of its next packets to a Prefetcher three,
+// two and one packets ahead, before delivering it, and the
 // announcements change nothing in what is delivered or when.
 func TestDelayLinePrefetchesAheadWithoutChangingDelivery(t *testing.T) {
 	s := sim.New()
@@ -83,7 +83,7 @@ func TestDelayLinePrefetchesAheadWithoutChangingDelivery(t *testing.T) {
 			t.Fatalf("packet %d delivered out of order: seq %d", i, p.Seq)
 		}
 	}
-	want := "2@2 1@1 3@2 2@1 4@2 3@1 4@1"
+	want := "3@3 2@2 1@1 4@3 3@2 2@1 4@2 3@1 4@1"
 	if got := strings.Join(r.calls, " "); got != want {
 		t.Fatalf("prefetch calls %q, want %q", got, want)
 	}

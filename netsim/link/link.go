@@ -46,6 +46,7 @@ type Link struct {
 	delay time.Duration
 	loss  loss.Model
 	obs   Observer
+	pf    Prefetcher // obs, if it is one
 	// Output receives transmitted packets with the delay they must
 	// propagate for; the simulation routes them to the flow's path.
 	Output func(now clock.Time, p *packet.Packet, delay time.Duration)
@@ -103,6 +104,7 @@ func New(s *sim.Scheduler, pool *packet.Pool, cfg Config, obs Observer) (*Link, 
 		cfg.Loss = loss.None{}
 	}
 	l := &Link{s: s, pool: pool, q: cfg.Queue, rate: cfg.Rate, delay: cfg.Delay, loss: cfg.Loss, obs: obs}
+	l.pf, _ = obs.(Prefetcher)
 	l.timer = s.Timer(l.fire)
 	if cfg.Trace != nil {
 		l.tr = cfg.Trace
@@ -174,6 +176,11 @@ func (l *Link) startNext(now clock.Time) {
 	}
 	l.done = now.Add(l.rate.TxTime(l.head.Size))
 	l.timer.Reset(l.done)
+	if l.pf != nil {
+		// The observer and the output read the packet's flow when its
+		// transmission ends: let them start loading it now.
+		l.pf.Prefetch(l.head, 1)
+	}
 }
 
 func (l *Link) fire(now clock.Time) {

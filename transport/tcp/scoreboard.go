@@ -24,10 +24,11 @@ type segment struct {
 }
 
 // The scoreboard ring: segment number k is at
-// ring[(head + k - unaSeg) % len(ring)].
+// ring[(head + k - unaSeg) mod len(ring)]; the length is a power of two, so
+// the index wraps with a mask.
 
 func (s *Sender) seg(k int64) *segment {
-	return &s.ring[(s.head+int(k-s.unaSeg))%len(s.ring)]
+	return &s.ring[(s.head+int(k-s.unaSeg))&(len(s.ring)-1)]
 }
 
 func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
@@ -37,7 +38,7 @@ func (s *Sender) segStart(k int64) int64 { return k * int64(s.cfg.MSS) }
 func (s *Sender) grow() {
 	nr := make([]segment, 2*len(s.ring))
 	for i := range s.n {
-		nr[i] = s.ring[(s.head+i)%len(s.ring)]
+		nr[i] = s.ring[(s.head+i)&(len(s.ring)-1)]
 	}
 	s.ring, s.head = nr, 0
 }
@@ -78,7 +79,7 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		s.outBytes -= g.len
 		s.stats.BytesAcked += g.len
 		*g = segment{}
-		s.head = (s.head + 1) % len(s.ring)
+		s.head = (s.head + 1) & (len(s.ring) - 1)
 		s.n--
 		s.unaSeg++
 	}

@@ -20,7 +20,7 @@ import (
 type DelayLine struct {
 	sched *sim.Scheduler
 	out   packet.Receiver
-	pf    Prefetcher // out, if it is one
+	pf    Prefetcher // told about the next packets out, if set
 	timer *sim.Timer
 	buf   []inflight
 	head  int
@@ -36,7 +36,6 @@ type inflight struct {
 // NewDelayLine returns a delay line delivering to out.
 func NewDelayLine(s *sim.Scheduler, out packet.Receiver) *DelayLine {
 	d := &DelayLine{sched: s, out: out, buf: make([]inflight, 8)}
-	d.pf, _ = out.(Prefetcher)
 	d.timer = s.Timer(d.fire)
 	return d
 }
@@ -86,6 +85,11 @@ func (d *DelayLine) Push(now clock.Time, p *packet.Packet, delay time.Duration) 
 type Prefetcher interface {
 	Prefetch(p *packet.Packet, ahead int)
 }
+
+// SetPrefetcher makes the line tell pf about its next packets out (nil:
+// nobody). Prefetching pays when the state the packets lead to does not fit
+// in the caches; on a small simulation it is overhead.
+func (d *DelayLine) SetPrefetcher(pf Prefetcher) { d.pf = pf }
 
 // PrefetchStages is the depth of a delay line's prefetch pipeline.
 const PrefetchStages = 3

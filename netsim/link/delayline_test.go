@@ -70,6 +70,7 @@ func TestDelayLinePrefetchesAheadWithoutChangingDelivery(t *testing.T) {
 	s := sim.New()
 	r := &recordingPrefetcher{}
 	d := NewDelayLine(s, r)
+	d.SetPrefetcher(r)
 	for i := range 5 {
 		p := &packet.Packet{Seq: int64(i)}
 		d.Push(clock.Time(i), p, 10)

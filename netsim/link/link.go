@@ -46,7 +46,7 @@ type Link struct {
 	delay time.Duration
 	loss  loss.Model
 	obs   Observer
-	pf    Prefetcher // obs, if it is one
+	pf    Prefetcher // told about each packet it starts sending, if set
 	// Output receives transmitted packets with the delay they must
 	// propagate for; the simulation routes them to the flow's path.
 	Output func(now clock.Time, p *packet.Packet, delay time.Duration)
@@ -104,7 +104,6 @@ func New(s *sim.Scheduler, pool *packet.Pool, cfg Config, obs Observer) (*Link, 
 		cfg.Loss = loss.None{}
 	}
 	l := &Link{s: s, pool: pool, q: cfg.Queue, rate: cfg.Rate, delay: cfg.Delay, loss: cfg.Loss, obs: obs}
-	l.pf, _ = obs.(Prefetcher)
 	l.timer = s.Timer(l.fire)
 	if cfg.Trace != nil {
 		l.tr = cfg.Trace
@@ -158,6 +157,11 @@ func (l *Link) DropFunc() func(*packet.Packet, clock.Time) {
 }
 
 // startNext begins transmitting the next queued packet, if any.
+// SetPrefetcher makes the link tell pf about each packet when it starts
+// sending it, a transmission time before the packet is handed on (nil:
+// nobody); see DelayLine.SetPrefetcher.
+func (l *Link) SetPrefetcher(pf Prefetcher) { l.pf = pf }
+
 func (l *Link) startNext(now clock.Time) {
 	if l.tr != nil {
 		if !l.trWaiting && l.q.Len() > 0 {

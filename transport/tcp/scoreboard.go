@@ -12,10 +12,15 @@ import (
 // same bytes, which lets the scoreboard be a ring indexed by segment number.
 type segment struct {
 	sentAt clock.Time // last (re)transmission
-	// Delivery-rate snapshot at the last transmission.
-	stamp estimate.Stamp
+	// Delivery-rate snapshot at the last transmission (an estimate.Stamp,
+	// kept field by field so that its flag packs with the others: a
+	// segment is 48 bytes, not 56).
+	delivered     units.Bytes
+	deliveredTime clock.Time
+	firstSentTime clock.Time
 
 	len         units.Bytes
+	appLimited  bool
 	sacked      bool
 	lost        bool // marked lost and not yet SACKed
 	retrans     bool // retransmitted since it was marked lost, still outstanding

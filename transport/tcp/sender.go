@@ -297,7 +297,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	}
 	g.sentAt = now
 	s.prrSent()
-	g.stamp = stamp
+	g.delivered, g.deliveredTime, g.firstSentTime, g.appLimited = stamp.Delivered, stamp.DeliveredTime, stamp.FirstSentTime, stamp.AppLimited
 	s.stats.SegmentsSent++
 	s.stats.BytesSent += g.len
 

@@ -491,7 +491,7 @@ func (l lines) setPrefetchers(n *Network) {
 // prefetchFlows is the number of flows from which the delay lines and the
 // bottleneck prefetch the per-flow state of their next packets: about where
 // that state (several KB a flow) outgrows a core's L2 cache. Below it, the
-// state stays cached and prefetching is overhead (about 10% on one flow).
+// state stays cached and prefetching it is only overhead.
 const prefetchFlows = 32
 
 // delayLines returns the delay lines of flows with extra delay d. Flows with

@@ -31,7 +31,8 @@ type HandlerFunc func(now clock.Time, arg any)
 func (f HandlerFunc) Handle(now clock.Time, arg any) { f(now, arg) }
 
 // entry is a heap element. It holds no pointers, so moving entries costs no
-// GC write barriers; the event's handler lives in slots[id].
+// GC write barriers; the event's timer or handler lives in timers[id] or
+// calls[id].
 type entry struct {
 	at  clock.Time
 	seq uint64
@@ -42,12 +43,10 @@ func (e *entry) less(o *entry) bool {
 	return e.at < o.at || e.at == o.at && e.seq < o.seq
 }
 
-// slot describes a scheduled event: a timer, or a one-shot handler call.
-type slot struct {
-	timer *Timer
-	h     Handler
-	arg   any
-	pos   int32 // index in the heap, -1 when not scheduled
+// call is a scheduled one-shot handler call.
+type call struct {
+	h   Handler
+	arg any
 }
 
 // Scheduler is the event queue and virtual clock. The zero value is not
@@ -64,11 +63,18 @@ type slot struct {
 // is moved into the heap before any event at or after its start runs, and
 // the heap orders by (time, sequence number) exactly.
 type Scheduler struct {
-	now     clock.Time
-	seq     uint64
-	heap    []entry
-	slots   []slot
-	free    []int32 // one-shot slots available for reuse
+	now  clock.Time
+	seq  uint64
+	heap []entry
+	// An event's id indexes three parallel arrays: its heap position (-1
+	// when not scheduled), its timer (nil for a one-shot call) and its
+	// call. They are separate so that moving heap entries and re-arming
+	// timers, the engine's hottest work, touch only the dense pos array,
+	// which stays in cache whatever the number of flows.
+	pos     []int32
+	timers  []*Timer
+	calls   []call
+	free    []int32 // one-shot ids available for reuse
 	events  uint64
 	stopped bool
 
@@ -114,10 +120,12 @@ func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
 		id = s.free[n-1]
 		s.free = s.free[:n-1]
 	} else {
-		id = int32(len(s.slots))
-		s.slots = append(s.slots, slot{})
+		id = int32(len(s.pos))
+		s.pos = append(s.pos, -1)
+		s.timers = append(s.timers, nil)
+		s.calls = append(s.calls, call{})
 	}
-	s.slots[id] = slot{h: h, arg: arg}
+	s.calls[id] = call{h: h, arg: arg}
 	s.seq++
 	s.push(t, s.seq, id)
 }
@@ -125,7 +133,7 @@ func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
 func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
 	s.heap = append(s.heap, entry{at: t, seq: seq, id: id})
 	i := len(s.heap) - 1
-	s.slots[id].pos = int32(i)
+	s.pos[id] = int32(i)
 	s.up(i)
 }
 
@@ -209,7 +217,7 @@ func (s *Scheduler) top() bool {
 			return false
 		}
 		e := &s.heap[0]
-		t := s.slots[e.id].timer
+		t := s.timers[e.id]
 		switch {
 		case t == nil || t.at == e.at:
 			return true
@@ -235,17 +243,17 @@ func (s *Scheduler) Step() bool {
 		return false
 	}
 	e := s.heap[0]
-	sl := &s.slots[e.id]
 	s.removeAt(0)
 	s.now = e.at
 	s.events++
-	if t := sl.timer; t != nil {
+	if t := s.timers[e.id]; t != nil {
 		t.at = clock.Never
 		t.f(e.at)
 		return true
 	}
-	h, arg := sl.h, sl.arg
-	*sl = slot{pos: -1}
+	c := &s.calls[e.id]
+	h, arg := c.h, c.arg
+	*c = call{}
 	s.free = append(s.free, e.id)
 	h.Handle(e.at, arg)
 	return true
@@ -297,8 +305,10 @@ func (s *Scheduler) NewTimer(f func(now clock.Time)) clock.Timer { return s.Time
 
 // Timer is NewTimer returning the concrete type.
 func (s *Scheduler) Timer(f func(now clock.Time)) *Timer {
-	t := &Timer{s: s, f: f, id: int32(len(s.slots)), at: clock.Never}
-	s.slots = append(s.slots, slot{timer: t, pos: -1})
+	t := &Timer{s: s, f: f, id: int32(len(s.pos)), at: clock.Never}
+	s.pos = append(s.pos, -1)
+	s.timers = append(s.timers, t)
+	s.calls = append(s.calls, call{})
 	return t
 }
 
@@ -328,7 +338,7 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
-	if pos := s.slots[t.id].pos; pos >= 0 {
+	if pos := s.pos[t.id]; pos >= 0 {
 		e := &s.heap[pos]
 		if at > e.at {
 			return // deferred: top moves the entry when it surfaces
@@ -366,8 +376,8 @@ const arity = 4
 func (s *Scheduler) swap(i, j int) {
 	h := s.heap
 	h[i], h[j] = h[j], h[i]
-	s.slots[h[i].id].pos = int32(i)
-	s.slots[h[j].id].pos = int32(j)
+	s.pos[h[i].id] = int32(i)
+	s.pos[h[j].id] = int32(j)
 }
 
 func (s *Scheduler) up(i int) {
@@ -417,7 +427,7 @@ func (s *Scheduler) removeAt(i int) {
 	if i != last {
 		s.swap(i, last)
 	}
-	s.slots[s.heap[last].id].pos = -1
+	s.pos[s.heap[last].id] = -1
 	s.heap = s.heap[:last]
 	if i < last {
 		s.fix(i)

@@ -47,11 +47,12 @@ func BenchmarkForwardPath(b *testing.B) {
 	}
 	inject := func(now clock.Time, bytes []byte, up bool) {
 		p := f.Pool.Get()
-		if cap(p.Payload) < maxPacket {
-			p.Payload = make([]byte, maxPacket)
+		body := p.Body()
+		if cap(body.Payload) < maxPacket {
+			body.Payload = make([]byte, maxPacket)
 		}
-		p.Payload = p.Payload[:len(bytes)]
-		copy(p.Payload, bytes)
+		body.Payload = body.Payload[:len(bytes)]
+		copy(body.Payload, bytes)
 		f.S.RunUntil(now)
 		f.handle(now, p, up)
 	}

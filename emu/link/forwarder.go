@@ -316,10 +316,11 @@ func (f *Forwarder) Run(until clock.Time) error {
 func (f *Forwarder) readAll(fd int, up bool) error {
 	for range 64 {
 		p := f.Pool.Get()
-		if cap(p.Payload) < maxPacket {
-			p.Payload = make([]byte, maxPacket)
+		body := p.Body()
+		if cap(body.Payload) < maxPacket {
+			body.Payload = make([]byte, maxPacket)
 		}
-		n, err := unix.Read(fd, p.Payload[:maxPacket])
+		n, err := unix.Read(fd, body.Payload[:maxPacket])
 		if err != nil {
 			f.Pool.Put(p)
 			if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
@@ -327,7 +328,7 @@ func (f *Forwarder) readAll(fd int, up bool) error {
 			}
 			return fmt.Errorf("emu: TUN read: %w", err)
 		}
-		p.Payload = p.Payload[:n]
+		body.Payload = body.Payload[:n]
 		now := f.Now()
 		f.S.RunUntil(now)
 		f.handle(now, p, up)
@@ -350,7 +351,7 @@ func ports(b []byte) (ihl int, proto uint8, sport, dport uint16, ok bool) {
 }
 
 func (f *Forwarder) handle(now clock.Time, p *packet.Packet, up bool) {
-	b := p.Payload
+	b := p.Body().Payload
 	_, proto, sport, dport, ok := ports(b)
 	port := sport
 	if up {
@@ -408,9 +409,9 @@ func (s *fwdSink) Receive(now clock.Time, p *packet.Packet) {
 		return
 	}
 	path.Delivered++
-	path.DeliveredBytes += int64(len(p.Payload))
-	path.DeliveredPayload += int64(payloadLen(p.Payload))
-	f.write(f.rcv, p.Payload)
+	path.DeliveredBytes += int64(len(p.Body().Payload))
+	path.DeliveredPayload += int64(payloadLen(p.Body().Payload))
+	f.write(f.rcv, p.Body().Payload)
 	f.Lateness.Add(max(0, f.Now().Sub(now)))
 	f.Pool.Put(p)
 }
@@ -422,7 +423,7 @@ func (s *revSink) Receive(now clock.Time, p *packet.Packet) {
 	path := (*Path)(s)
 	f := path.f
 	if path.Proto == TCP {
-		if rtt, ok := path.rtt.onAck(p.Payload, now); ok {
+		if rtt, ok := path.rtt.onAck(p.Body().Payload, now); ok {
 			path.RTT.Add(rtt)
 			if f.OnRTT != nil {
 				f.OnRTT(path, now, rtt)
@@ -430,9 +431,9 @@ func (s *revSink) Receive(now clock.Time, p *packet.Packet) {
 		}
 	}
 	if f.Capture != nil {
-		f.Capture(now, p.Payload)
+		f.Capture(now, p.Body().Payload)
 	}
-	f.write(f.snd, p.Payload)
+	f.write(f.snd, p.Body().Payload)
 	f.Lateness.Add(max(0, f.Now().Sub(now)))
 	f.Pool.Put(p)
 }
@@ -466,7 +467,7 @@ type observer Forwarder
 func (o *observer) record(now clock.Time, p *packet.Packet, out Outcome) {
 	f := (*Forwarder)(o)
 	if f.Record {
-		f.Records = append(f.Records, Record{Path: p.Flow, Outcome: out, Size: int32(len(p.Payload)), Arrive: p.SentAt, Leave: now})
+		f.Records = append(f.Records, Record{Path: p.Flow, Outcome: out, Size: int32(len(p.Body().Payload)), Arrive: p.SentAt, Leave: now})
 	}
 }
 
@@ -478,18 +479,18 @@ func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
 func (o *observer) Lost(now clock.Time, p *packet.Packet) {
 	path := o.Paths[p.Flow]
 	path.Lost++
-	path.BottleneckBytes += int64(len(p.Payload))
+	path.BottleneckBytes += int64(len(p.Body().Payload))
 	o.sojourn(now, p)
 	o.record(now, p, Lost)
 }
 
 func (o *observer) Sent(now clock.Time, p *packet.Packet) {
 	path := o.Paths[p.Flow]
-	path.BottleneckBytes += int64(len(p.Payload))
+	path.BottleneckBytes += int64(len(p.Body().Payload))
 	o.sojourn(now, p)
 	o.record(now, p, Sent)
 	if o.Capture != nil {
-		o.Capture(now, p.Payload)
+		o.Capture(now, p.Body().Payload)
 	}
 }
 

@@ -120,14 +120,15 @@ func (k *Coding) add(now clock.Time, idx uint64) {
 	}
 	for range count {
 		q := n.Pool.Get()
-		c := nc.Coded{Coeffs: q.Coeffs, Payload: q.Payload}
+		b := q.Body()
+		c := nc.Coded{Coeffs: b.Coeffs, Payload: b.Payload}
 		if err := k.enc.Next(&c); err != nil {
 			n.Pool.Put(q)
 			return // everything is already seen
 		}
 		q.Flow = k.f.Index
 		q.Kind = packet.Data
-		q.CodeStart, q.Coeffs, q.Payload = c.Start, c.Coeffs, c.Payload
+		b.CodeStart, b.Coeffs, b.Payload = c.Start, c.Coeffs, c.Payload
 		q.Seq = int64(c.Start) * int64(k.mss)
 		q.Len = k.mss
 		q.Size = k.mss + k.header + units.Bytes(c.HeaderLen())
@@ -159,7 +160,8 @@ func (d *decoderSide) Receive(now clock.Time, p *packet.Packet) {
 		k.f.Receiver.Receive(now, p)
 		return
 	}
-	c := nc.Coded{Start: p.CodeStart, Coeffs: p.Coeffs, Payload: p.Payload}
+	b := p.Body()
+	c := nc.Coded{Start: b.CodeStart, Coeffs: b.Coeffs, Payload: b.Payload}
 	rc, err := k.dec.Receive(&c)
 	sentAt := p.SentAt
 	n.Pool.Put(p)
@@ -206,7 +208,7 @@ func (d *decoderSide) Receive(now clock.Time, p *packet.Packet) {
 	if k.total > 0 {
 		a.AckNo = min(a.AckNo, k.total)
 	}
-	a.CodeStart = rc.Limit
+	a.Body().CodeStart = rc.Limit
 	a.EchoAt, a.SentAt = sentAt, now
 	a.Size = k.header + 8
 	(*reversePath)(k.f).Receive(now, a)
@@ -219,7 +221,7 @@ func (a *ackSide) Receive(now clock.Time, p *packet.Packet) {
 	k := (*Coding)(a)
 	if p.Kind == packet.Ack {
 		seen := (uint64(p.AckNo) + uint64(k.mss) - 1) / uint64(k.mss)
-		if err := k.enc.OnAck(seen, p.CodeStart); err != nil {
+		if err := k.enc.OnAck(seen, p.Body().CodeStart); err != nil {
 			panic(fmt.Sprintf("network: coding layer of %s: %v", k.f.Name, err))
 		}
 		k.release(now)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
@@ -21,6 +22,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
 	"github.com/cclab/cclab/netsim/packet"
@@ -71,6 +73,9 @@ type Network struct {
 	serializeAcks bool
 	lines         map[time.Duration]lines // shared delay lines by extra delay
 	lineList      []lines                 // the same, in creation order
+	// prefetching: the lines and the bottleneck prefetch per-flow state
+	// (many flows).
+	prefetching bool
 	// Capture, if set, observes every packet at the bottleneck.
 	Capture link.Observer
 }
@@ -90,7 +95,33 @@ type Segment struct {
 }
 
 // Flow is one transport flow and its measurements.
+//
+// The fields every packet reads come first, grouped by cache line (a Flow
+// is 320-byte aligned by the allocator): the forward path's in the first
+// line, the sender's, routing and reverse path's in the second, the RTT
+// histogram in the third. A many-flow run visits flows in random order, so
+// each line a packet touches is a likely cache miss.
 type Flow struct {
+	// Receiver and Sender are the endpoints.
+	Receiver *tcp.Receiver
+	lastHop  loss.Model
+	moreHops []loss.Model // lossy hops after lastHop (scenario loss_hops)
+	// Coding is the flow's TCP/NC layer, nil for plain TCP.
+	Coding *Coding
+	// ExtraDelay is the flow's one-way extra delay.
+	ExtraDelay time.Duration
+
+	Sender   *tcp.Sender
+	net      *Network
+	fwd, rev *link.DelayLine
+	// BottleneckBytes counts the flow's bytes the bottleneck transmitted.
+	BottleneckBytes units.Bytes
+	// SegMaxRTT is the largest RTT sample in each schedule segment.
+	SegMaxRTT []time.Duration
+
+	// RTT collects every RTT sample.
+	RTT metrics.Hist
+
 	// Index is the flow's number in packets.
 	Index int32
 	// Name is the flow's name ("transfer", or "web-3" for replicas).
@@ -101,33 +132,15 @@ type Flow struct {
 	Background bool
 	// CC is the controller's description.
 	CC scenario.CC
-	// Sender and Receiver are the endpoints.
-	Sender   *tcp.Sender
-	Receiver *tcp.Receiver
 	// Bytes is the transfer size (0 for bulk).
 	Bytes units.Bytes
 	// Start and Stop bound the flow's activity (Stop = clock.Never if it
 	// runs to the end).
 	Start, Stop clock.Time
-	// ExtraDelay is the flow's one-way extra delay.
-	ExtraDelay time.Duration
-	// RTT collects every RTT sample.
-	RTT metrics.Hist
-	// SegMaxRTT is the largest RTT sample in each schedule segment.
-	SegMaxRTT []time.Duration
 	// Drops counts the flow's packets the bottleneck queue dropped,
 	// Losses those its loss model erased, LastHopLosses those lost after
 	// the bottleneck.
 	Drops, Losses, LastHopLosses int64
-	// BottleneckBytes counts the flow's bytes the bottleneck transmitted.
-	BottleneckBytes units.Bytes
-	// Coding is the flow's TCP/NC layer, nil for plain TCP.
-	Coding *Coding
-
-	fwd, rev *link.DelayLine
-	lastHop  loss.Model
-	moreHops []loss.Model // lossy hops after lastHop (scenario loss_hops)
-	net      *Network
 }
 
 // Done reports whether a finite flow has delivered all its bytes.
@@ -157,6 +170,13 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	}
 	if err := n.addBackground(); err != nil {
 		return nil, err
+	}
+	if len(n.Flows) >= prefetchFlows {
+		n.prefetching = true
+		n.Bottleneck.SetPrefetcher((*observer)(n))
+		for _, l := range n.lineList {
+			l.setPrefetchers(n)
+		}
 	}
 	n.buildSegments()
 	for _, f := range n.Flows {
@@ -479,6 +499,17 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 // lines are the delay lines shared by the flows with one extra delay.
 type lines struct{ fwd, rev *link.DelayLine }
 
+func (l lines) setPrefetchers(n *Network) {
+	l.fwd.SetPrefetcher((*forwardDispatch)(n))
+	l.rev.SetPrefetcher((*reverseDispatch)(n))
+}
+
+// prefetchFlows is the number of flows from which the delay lines and the
+// bottleneck prefetch the per-flow state of their next packets: about where
+// that state (several KB a flow) outgrows a core's L2 cache. Below it, the
+// state stays cached and prefetching it is only overhead.
+const prefetchFlows = 32
+
 // delayLines returns the delay lines of flows with extra delay d. Flows with
 // the same extra delay share them: packets pushed with a constant delay come
 // out in push order, so one FIFO with one pending event serves them all,
@@ -493,6 +524,9 @@ func (n *Network) delayLines(d time.Duration) (fwd, rev *link.DelayLine) {
 		l = lines{link.NewDelayLine(n.Sched, (*forwardDispatch)(n)), link.NewDelayLine(n.Sched, (*reverseDispatch)(n))}
 		n.lines[d] = l
 		n.lineList = append(n.lineList, l)
+		if n.prefetching {
+			l.setPrefetchers(n)
+		}
 	}
 	return l.fwd, l.rev
 }
@@ -505,9 +539,45 @@ func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
 	(*forwardSink)(d.Flows[p.Flow]).Receive(now, p)
 }
 
+// Prefetch implements link.Prefetcher: the flow's forward-path lines three
+// packets ahead, its receiver two ahead, the receiver's timer one ahead.
+func (d *forwardDispatch) Prefetch(p *packet.Packet, ahead int) {
+	f := d.Flows[p.Flow]
+	switch ahead {
+	case 3:
+		prefetch.Lines(unsafe.Pointer(f), 2)
+	case 2:
+		prefetch.Lines(unsafe.Pointer(f.Receiver), receiverLines)
+	case 1:
+		f.Receiver.Prefetch()
+	}
+}
+
+// Lines of the per-flow structs, for prefetching.
+const (
+	receiverLines = int(unsafe.Sizeof(tcp.Receiver{})+63) / 64
+	senderLines   = int(unsafe.Sizeof(tcp.Sender{})+63) / 64
+)
+
 // reverseDispatch hands an ACK leaving a shared reverse delay line to its
 // flow's sender, or to its coding layer.
 type reverseDispatch Network
+
+// Prefetch implements link.Prefetcher: the flow's sender-side lines three
+// ACKs ahead, its sender two ahead, what the sender points to (controller,
+// scoreboard, timers) and the flow's RTT histogram one ahead.
+func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
+	f := d.Flows[p.Flow]
+	switch ahead {
+	case 3:
+		prefetch.Lines(unsafe.Pointer(f), 3)
+	case 2:
+		prefetch.Lines(unsafe.Pointer(f.Sender), senderLines)
+	case 1:
+		f.Sender.Prefetch()
+		f.RTT.Prefetch()
+	}
+}
 
 func (d *reverseDispatch) Receive(now clock.Time, p *packet.Packet) {
 	f := d.Flows[p.Flow]
@@ -593,6 +663,14 @@ func (n *Network) route(now clock.Time, p *packet.Packet, delay time.Duration) {
 
 // observer attributes bottleneck events to flows.
 type observer Network
+
+// Prefetch implements link.Prefetcher: the lines of the packet's flow that
+// Sent and route read when its transmission ends.
+func (o *observer) Prefetch(p *packet.Packet, ahead int) {
+	if p.Kind != packet.Datagram {
+		prefetch.Lines(unsafe.Pointer(o.Flows[p.Flow]), 2)
+	}
+}
 
 func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
 	n := (*Network)(o)

@@ -2,9 +2,11 @@ package link
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -18,6 +20,7 @@ import (
 type DelayLine struct {
 	sched *sim.Scheduler
 	out   packet.Receiver
+	pf    Prefetcher // told about the next packets out, if set
 	timer *sim.Timer
 	buf   []inflight
 	head  int
@@ -46,41 +49,75 @@ func (d *DelayLine) Push(now clock.Time, p *packet.Packet, delay time.Duration) 
 	if d.n == len(d.buf) {
 		nb := make([]inflight, 2*len(d.buf))
 		for i := range d.n {
-			nb[i] = d.buf[(d.head+i)%len(d.buf)]
+			nb[i] = d.buf[(d.head+i)&(len(d.buf)-1)]
 		}
 		d.buf, d.head = nb, 0
 	}
-	// Insert from the tail; ties keep push order.
+	// Insert from the tail; ties keep push order. The buffer's length is a
+	// power of two, so indices wrap with a mask.
 	i := d.n
-	mask := len(d.buf)
+	mask := len(d.buf) - 1
 	for i > 0 {
-		prev := d.buf[(d.head+i-1)%mask]
+		prev := d.buf[(d.head+i-1)&mask]
 		if prev.at <= at {
 			break
 		}
-		d.buf[(d.head+i)%mask] = prev
+		d.buf[(d.head+i)&mask] = prev
 		i--
 	}
 	seq := d.sched.Seq()
-	d.buf[(d.head+i)%mask] = inflight{at, seq, p}
+	d.buf[(d.head+i)&mask] = inflight{at, seq, p}
 	d.n++
 	if i == 0 {
 		d.timer.ResetSeq(at, seq)
 	}
 }
 
+// A Prefetcher is a Receiver that can prepare for packets before they
+// arrive: a delay line calls Prefetch with each of its next packets out
+// PrefetchStages times, ahead = PrefetchStages first and 1 last, one stage
+// per packet delivered, and has started loading the packet itself a stage
+// before. Reading what the previous stage prefetched and prefetching the
+// next pointer in the chain (packet, then flow, then endpoint, then the
+// endpoint's own objects) hides the memory latency of a many-flow
+// simulation's state behind the events in between. It must not change any
+// state.
+type Prefetcher interface {
+	Prefetch(p *packet.Packet, ahead int)
+}
+
+// SetPrefetcher makes the line tell pf about its next packets out (nil:
+// nobody). Prefetching pays when the state the packets lead to does not fit
+// in the caches; on a small simulation it is overhead.
+func (d *DelayLine) SetPrefetcher(pf Prefetcher) { d.pf = pf }
+
+// PrefetchStages is the depth of a delay line's prefetch pipeline.
+const PrefetchStages = 3
+
 func (d *DelayLine) fire(now clock.Time) {
 	// One packet per event, ordered by its push, as a simulator scheduling
 	// one arrival event per packet at send time (ns-3) orders it: flows
 	// sharing the line keep the places among same-instant events that
 	// lines of their own would give them.
+	mask := len(d.buf) - 1
 	e := d.buf[d.head]
 	d.buf[d.head] = inflight{}
-	d.head = (d.head + 1) % len(d.buf)
+	d.head = (d.head + 1) & mask
 	d.n--
 	if d.n > 0 {
 		next := &d.buf[d.head]
 		d.timer.ResetSeq(next.at, next.seq)
+		// Packets come out of a line long after they went in, out of
+		// cache: start loading the next ones, one stage further along
+		// for each (see Prefetcher).
+		if d.n > PrefetchStages {
+			prefetch.Line(unsafe.Pointer(d.buf[(d.head+PrefetchStages)&mask].p))
+		}
+		if d.pf != nil {
+			for a := min(d.n, PrefetchStages); a > 0; a-- {
+				d.pf.Prefetch(d.buf[(d.head+a-1)&mask].p, a)
+			}
+		}
 	}
 	d.out.Receive(now, e.p)
 }
@@ -91,7 +128,7 @@ func (d *DelayLine) Drain(f func(p *packet.Packet)) {
 	for d.n > 0 {
 		f(d.buf[d.head].p)
 		d.buf[d.head] = inflight{}
-		d.head = (d.head + 1) % len(d.buf)
+		d.head = (d.head + 1) & (len(d.buf) - 1)
 		d.n--
 	}
 	d.timer.Stop()

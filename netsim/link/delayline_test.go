@@ -1,7 +1,9 @@
 package link
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cclab/cclab/core/clock"
@@ -46,5 +48,44 @@ func TestSharedLineKeepsPushOrder(t *testing.T) {
 	}
 	if s.Events() != 5 {
 		t.Fatalf("%d events, want one per packet and timer", s.Events())
+	}
+}
+
+// recordingPrefetcher records the Prefetch calls a delay line makes.
+type recordingPrefetcher struct {
+	got   []*packet.Packet
+	calls []string
+}
+
+func (r *recordingPrefetcher) Receive(now clock.Time, p *packet.Packet) { r.got = append(r.got, p) }
+
+func (r *recordingPrefetcher) Prefetch(p *packet.Packet, ahead int) {
+	r.calls = append(r.calls, fmt.Sprintf("%d@%d", p.Seq, ahead))
+}
+
+// A delay line announces each of its next packets to a Prefetcher three,
+// two and one packets ahead, before delivering it, and the
+// announcements change nothing in what is delivered or when.
+func TestDelayLinePrefetchesAheadWithoutChangingDelivery(t *testing.T) {
+	s := sim.New()
+	r := &recordingPrefetcher{}
+	d := NewDelayLine(s, r)
+	d.SetPrefetcher(r)
+	for i := range 5 {
+		p := &packet.Packet{Seq: int64(i)}
+		d.Push(clock.Time(i), p, 10)
+	}
+	s.Run()
+	if len(r.got) != 5 {
+		t.Fatalf("delivered %d packets, want 5", len(r.got))
+	}
+	for i, p := range r.got {
+		if p.Seq != int64(i) {
+			t.Fatalf("packet %d delivered out of order: seq %d", i, p.Seq)
+		}
+	}
+	want := "3@3 2@2 1@1 4@3 3@2 2@1 4@2 3@1 4@1"
+	if got := strings.Join(r.calls, " "); got != want {
+		t.Fatalf("prefetch calls %q, want %q", got, want)
 	}
 }

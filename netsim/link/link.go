@@ -46,6 +46,7 @@ type Link struct {
 	delay time.Duration
 	loss  loss.Model
 	obs   Observer
+	pf    Prefetcher // told about each packet it starts sending, if set
 	// Output receives transmitted packets with the delay they must
 	// propagate for; the simulation routes them to the flow's path.
 	Output func(now clock.Time, p *packet.Packet, delay time.Duration)
@@ -156,6 +157,11 @@ func (l *Link) DropFunc() func(*packet.Packet, clock.Time) {
 }
 
 // startNext begins transmitting the next queued packet, if any.
+// SetPrefetcher makes the link tell pf about each packet when it starts
+// sending it, a transmission time before the packet is handed on (nil:
+// nobody); see DelayLine.SetPrefetcher.
+func (l *Link) SetPrefetcher(pf Prefetcher) { l.pf = pf }
+
 func (l *Link) startNext(now clock.Time) {
 	if l.tr != nil {
 		if !l.trWaiting && l.q.Len() > 0 {
@@ -174,6 +180,11 @@ func (l *Link) startNext(now clock.Time) {
 	}
 	l.done = now.Add(l.rate.TxTime(l.head.Size))
 	l.timer.Reset(l.done)
+	if l.pf != nil {
+		// The observer and the output read the packet's flow when its
+		// transmission ends: let them start loading it now.
+		l.pf.Prefetch(l.head, 1)
+	}
 }
 
 func (l *Link) fire(now clock.Time) {

@@ -71,32 +71,50 @@ type Packet struct {
 	AckDelay time.Duration
 	// EnqueuedAt is when the packet entered the queue it is in.
 	EnqueuedAt clock.Time
-	// CodeStart, Coeffs and Payload are a network-coding header (TCP/NC):
-	// the first packet of the combination's window, its coefficients, and
-	// (in the payload-checking mode) the coded bytes. On an ACK, CodeStart
-	// carries the decoder's limit. The pool keeps the slices' storage, so
-	// coded traffic allocates nothing in steady state.
+
+	// body holds the rarely used variable-length fields (Body); nil until
+	// first asked for, so a plain TCP packet is two cache lines (128 bytes),
+	// which is what a many-flow simulation's memory traffic is made of.
+	body *Body
+}
+
+// Body is the part of a packet only some traffic uses: a network-coding
+// header (TCP/NC) and payload bytes (the emulator's raw packets, coded
+// payloads). The pool keeps a packet's Body, and the slices' storage, with
+// the packet, so traffic that uses it allocates nothing in steady state.
+type Body struct {
+	// CodeStart, Coeffs and Payload are a network-coding header: the first
+	// packet of the combination's window, its coefficients, and (in the
+	// payload-checking mode) the coded bytes. On an ACK, CodeStart carries
+	// the decoder's limit. The emulator keeps a packet's raw bytes in
+	// Payload.
 	CodeStart uint64
 	Coeffs    []byte
 	Payload   []byte
+}
 
-	next *Packet // free-list link
+// Body returns the packet's body, creating an empty one on first use.
+func (p *Packet) Body() *Body {
+	if p.body == nil {
+		p.body = &Body{}
+	}
+	return p.body
 }
 
 // Pool is a free list of packets for one simulation. It is not safe for
 // concurrent use, like everything else in a simulation.
 type Pool struct {
-	free  *Packet
+	free  []*Packet // a stack: the most recently freed packet is reused first
 	live  int
 	total int
 }
 
-// Get returns a zeroed packet.
+// Get returns a zeroed packet (with an empty Body if it had one).
 func (p *Pool) Get() *Packet {
 	p.live++
-	if pk := p.free; pk != nil {
-		p.free = pk.next
-		pk.next = nil
+	if n := len(p.free); n > 0 {
+		pk := p.free[n-1]
+		p.free = p.free[:n-1]
 		return pk
 	}
 	p.total++
@@ -105,8 +123,12 @@ func (p *Pool) Get() *Packet {
 
 // Put returns a packet to the pool. The caller must not use it afterwards.
 func (p *Pool) Put(pk *Packet) {
-	*pk = Packet{next: p.free, Coeffs: pk.Coeffs[:0], Payload: pk.Payload[:0]}
-	p.free = pk
+	b := pk.body
+	*pk = Packet{body: b}
+	if b != nil {
+		*b = Body{Coeffs: b.Coeffs[:0], Payload: b.Payload[:0]}
+	}
+	p.free = append(p.free, pk)
 	p.live--
 }
 

@@ -6,9 +6,11 @@ package queue
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -34,15 +36,16 @@ type ring struct {
 	bytes   units.Bytes
 }
 
+// The buffer's length is a power of two, so indices wrap with a mask.
 func (r *ring) push(p *packet.Packet) {
 	if r.n == len(r.buf) {
 		nb := make([]*packet.Packet, max(16, 2*len(r.buf)))
 		for i := range r.n {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = p
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = p
 	r.n++
 	r.bytes += p.Size
 }
@@ -53,9 +56,15 @@ func (r *ring) pop() *packet.Packet {
 	}
 	p := r.buf[r.head]
 	r.buf[r.head] = nil
-	r.head = (r.head + 1) % len(r.buf)
+	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
 	r.bytes -= p.Size
+	if r.n > 0 {
+		// The next packet out has waited its queueing delay and is likely
+		// no longer cached: start loading it now, a transmission time
+		// before the link reads it.
+		prefetch.Line(unsafe.Pointer(r.buf[r.head]))
+	}
 	return p
 }
 

@@ -23,16 +23,16 @@ func (l *rackList) push(k int64, at clock.Time) {
 	if l.n == len(l.buf) {
 		nb := make([]rackEntry, max(2*len(l.buf), 16))
 		for i := range l.n {
-			nb[i] = l.buf[(l.head+i)%len(l.buf)]
+			nb[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
 		}
 		l.buf, l.head = nb, 0
 	}
-	l.buf[(l.head+l.n)%len(l.buf)] = rackEntry{k, at}
+	l.buf[(l.head+l.n)&(len(l.buf)-1)] = rackEntry{k, at}
 	l.n++
 }
 
 func (l *rackList) pop() {
-	l.head = (l.head + 1) % len(l.buf)
+	l.head = (l.head + 1) & (len(l.buf) - 1)
 	l.n--
 }
 

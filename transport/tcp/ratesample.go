@@ -19,7 +19,8 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 	if !g.everRetrans {
 		s.frto.origAcked = true
 	}
-	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &g.stamp, rs)
+	st := estimate.Stamp{Delivered: g.delivered, DeliveredTime: g.deliveredTime, FirstSentTime: g.firstSentTime, AppLimited: g.appLimited}
+	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &st, rs)
 }
 
 // sampleRTT refines the ACK's RTT sample and feeds the estimator.

@@ -2,9 +2,11 @@ package tcp
 
 import (
 	"sort"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -65,6 +67,16 @@ func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool,
 		}
 	})
 	return r
+}
+
+// Prefetch starts loading what the next segment's processing reads
+// through the receiver's pointers (the delayed-ACK timer, the out-of-order
+// blocks); see Sender.Prefetch. It changes nothing.
+func (r *Receiver) Prefetch() {
+	prefetch.Line(prefetch.Data(r.delackT))
+	if len(r.ooo) > 0 {
+		prefetch.Line(unsafe.Pointer(&r.ooo[0]))
+	}
 }
 
 // RcvNxt returns the next byte expected.

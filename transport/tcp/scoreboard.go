@@ -12,10 +12,15 @@ import (
 // same bytes, which lets the scoreboard be a ring indexed by segment number.
 type segment struct {
 	sentAt clock.Time // last (re)transmission
-	// Delivery-rate snapshot at the last transmission.
-	stamp estimate.Stamp
+	// Delivery-rate snapshot at the last transmission (an estimate.Stamp,
+	// kept field by field so that its flag packs with the others: a
+	// segment is 48 bytes, not 56).
+	delivered     units.Bytes
+	deliveredTime clock.Time
+	firstSentTime clock.Time
 
 	len         units.Bytes
+	appLimited  bool
 	sacked      bool
 	lost        bool // marked lost and not yet SACKed
 	retrans     bool // retransmitted since it was marked lost, still outstanding
@@ -24,10 +29,11 @@ type segment struct {
 }
 
 // The scoreboard ring: segment number k is at
-// ring[(head + k - unaSeg) % len(ring)].
+// ring[(head + k - unaSeg) mod len(ring)]; the length is a power of two, so
+// the index wraps with a mask.
 
 func (s *Sender) seg(k int64) *segment {
-	return &s.ring[(s.head+int(k-s.unaSeg))%len(s.ring)]
+	return &s.ring[(s.head+int(k-s.unaSeg))&(len(s.ring)-1)]
 }
 
 func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
@@ -37,7 +43,7 @@ func (s *Sender) segStart(k int64) int64 { return k * int64(s.cfg.MSS) }
 func (s *Sender) grow() {
 	nr := make([]segment, 2*len(s.ring))
 	for i := range s.n {
-		nr[i] = s.ring[(s.head+i)%len(s.ring)]
+		nr[i] = s.ring[(s.head+i)&(len(s.ring)-1)]
 	}
 	s.ring, s.head = nr, 0
 }
@@ -78,7 +84,7 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		s.outBytes -= g.len
 		s.stats.BytesAcked += g.len
 		*g = segment{}
-		s.head = (s.head + 1) % len(s.ring)
+		s.head = (s.head + 1) & (len(s.ring) - 1)
 		s.n--
 		s.unaSeg++
 	}

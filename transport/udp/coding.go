@@ -174,7 +174,7 @@ func (d *decoderSide) receive(now clock.Time, h *Header) {
 	if d.total > 0 {
 		a.AckNo = min(a.AckNo, d.total)
 	}
-	a.CodeStart = rc.Limit
+	a.Body().CodeStart = rc.Limit
 	a.EchoAt = tsval
 	a.Size = units.Bytes(HeaderLen)
 	(*ackOut)(c).Receive(now, a)

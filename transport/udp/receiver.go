@@ -370,7 +370,7 @@ func (a *ackOut) Receive(now clock.Time, p *packet.Packet) {
 		h.SACK = p.SACK
 		if p.Kind == packet.Ack && c.dec != nil {
 			h.Flags |= FlagCoded
-			h.Limit = p.CodeStart
+			h.Limit = p.Body().CodeStart
 		}
 	default:
 		c.pool.Put(p)

@@ -17,6 +17,9 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--loss", "1"},
 		{"marlin", "train", "--batch", "-1"},
 		{"marlin", "train", "--gamma", "1"},
+		{"marlin", "train", "--variant", "tiny"},
+		{"marlin", "train", "--action", "bdp"},
+		{"marlin", "train", "--action", "exp"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 	} {

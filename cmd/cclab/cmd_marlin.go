@@ -102,7 +102,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("marlin eval", stderr)
-	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds (default: the policy built into cclab)")
+	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds of one configuration (default: the policy built into cclab for --variant)")
+	variant := fs.String("variant", "paper", "without --policy: which built-in policy, paper (the paper's agent) or compact (our variant); with --policy the files' own")
 	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
@@ -129,7 +130,15 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var pols []*policy.Policy
 	if *pol == "" {
-		p, err := marlin.ShippedPolicy()
+		shipped := marlin.ShippedPolicy
+		switch *variant {
+		case marlin.VariantPaper:
+		case marlin.VariantCompact:
+			shipped = marlin.ShippedCompactPolicy
+		default:
+			return usagef("--variant must be %s or %s, got %q", marlin.VariantPaper, marlin.VariantCompact, *variant)
+		}
+		p, err := shipped()
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}
@@ -145,6 +154,9 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		if err := marlin.CheckPolicy(p); err != nil {
 			return fmt.Errorf("--policy %s: %w", f, err)
+		}
+		if len(pols) > 0 && marlin.PolicyVariant(p) != marlin.PolicyVariant(pols[0]) {
+			return fmt.Errorf("--policy %s: variant %s, the first file's is %s: evaluate one configuration's seeds at a time", f, marlin.PolicyVariant(p), marlin.PolicyVariant(pols[0]))
 		}
 		pols = append(pols, p)
 	}

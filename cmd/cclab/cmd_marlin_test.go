@@ -22,6 +22,7 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--action", "exp"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
+		{"marlin", "eval", "--variant", "tiny"},
 	} {
 		if code, _, errs := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)

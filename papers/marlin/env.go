@@ -99,7 +99,7 @@ const (
 // env.NewTimeLimit(EpisodeSteps) (see NewTrainingEnv) for the paper's
 // stacked, truncated episodes.
 type Env struct {
-	cfg   EnvConfig
+	cfg     EnvConfig
 	obs     []float32
 	meter   stepMeter
 	compact compactMeter

@@ -3,7 +3,9 @@ package marlin
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -244,5 +246,45 @@ func TestCompactTrainingDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(a, c) {
 		t.Error("seeds 3 and 4 gave the same policy")
+	}
+}
+
+// TestShippedCompactPolicy checks the built-in compact policy: it records
+// its variant and training command, fits the compact spaces and no other,
+// and on the same three transfers at 3% loss it finishes every one and is
+// faster than CUBIC, as docs/marlin.md reports over 100.
+func TestShippedCompactPolicy(t *testing.T) {
+	p, err := ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	if PolicyVariant(p) != VariantCompact || !strings.Contains(p.Meta.Command, "--variant compact") || p.Meta.TrainingWallS <= 0 {
+		t.Fatalf("built-in compact policy: variant %q, meta %+v", PolicyVariant(p), p.Meta)
+	}
+	if err := p.Check(PolicySpaces()); err == nil {
+		t.Error("the compact policy fits the paper's 980-value observation")
+	}
+	q := p.Clone()
+	q.Meta.Extra = maps.Clone(p.Meta.Extra)
+	q.Meta.Extra["variant"] = VariantPaper
+	if err := CheckPolicy(q); err == nil {
+		t.Error("a compact network labelled as the paper's variant was accepted")
+	}
+	rows, out, err := Evaluate(context.Background(), EvalConfig{
+		Base: base(t), Runs: 3, Losses: []float64{0.03}, Schemes: []Scheme{Marlin, CUBIC}, Policy: p,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		if !o.Finished {
+			t.Errorf("%s seed %d did not finish", o.Scheme, o.Seed)
+		}
+	}
+	if rows[0].Scheme != Marlin || rows[1].Scheme != CUBIC || rows[0].TransferTime >= rows[1].TransferTime {
+		t.Errorf("compact %.2f s against CUBIC %.2f s on the same transfers: want faster", rows[0].TransferTime, rows[1].TransferTime)
 	}
 }

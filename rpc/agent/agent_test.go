@@ -245,3 +245,21 @@ func TestGenericPolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactVariantRefused checks that a MARLIN compact-variant policy is
+// refused with a message naming the variant: only the paper's variant has
+// a live observer that builds its observation.
+func TestCompactVariantRefused(t *testing.T) {
+	p, err := marlin.ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "compact.policy")
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadPolicy(path, "")
+	if err == nil || !strings.Contains(err.Error(), "compact") {
+		t.Fatalf("compact policy: %v, want an error naming the variant", err)
+	}
+}

@@ -42,7 +42,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	batch := fs.Int("batch", 512, "SAC minibatch")
 	gsteps := fs.Int("gradient-steps", 1, "gradient steps per vectorised step")
 	gamma := fs.Float64("gamma", 0.99, "discount factor")
-	action := fs.String("action", "linear", "action parametrisation: linear (the paper's, w(1+a)) or log2 (ours, w*2^a)")
+	action := fs.String("action", "", "action parametrisation: linear (the paper's, w(1+a); default of --variant paper), log2 (ours, w*2^a) or bdp (compact variant only, its default: window = BDP estimate * 2^(2a))")
+	variant := fs.String("variant", "paper", "formulation: paper (14x7x10 observation, equation 1, [400,300]) or compact (ours: 8 features x 4 steps, a reward pricing time, retransmissions and queueing, [64,64])")
 	ck := fs.String("checkpoint", "", "checkpoint file (default: OUT.ckpt)")
 	ckEvery := fs.Duration("checkpoint-every", 0, "checkpoint interval (default 5m)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
@@ -64,6 +65,18 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if !(*gamma > 0 && *gamma < 1) {
 		return usagef("--gamma must be in (0, 1), got %g", *gamma)
 	}
+	if *variant != marlin.VariantPaper && *variant != marlin.VariantCompact {
+		return usagef("--variant must be %s or %s, got %q", marlin.VariantPaper, marlin.VariantCompact, *variant)
+	}
+	switch *action {
+	case "", marlin.ActionLinear, marlin.ActionLog2:
+	case marlin.ActionBDP:
+		if *variant != marlin.VariantCompact {
+			return usagef("--action bdp needs --variant compact")
+		}
+	default:
+		return usagef("--action must be linear, log2 or bdp, got %q", *action)
+	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
 		return err
@@ -78,7 +91,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize, Bulk: *bulk,
 		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
-		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action,
+		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
@@ -89,7 +102,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("marlin eval", stderr)
-	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds (default: the policy built into cclab)")
+	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds of one configuration (default: the policy built into cclab for --variant)")
+	variant := fs.String("variant", "paper", "without --policy: which built-in policy, paper (the paper's agent) or compact (our variant); with --policy the files' own")
 	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
@@ -116,7 +130,15 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var pols []*policy.Policy
 	if *pol == "" {
-		p, err := marlin.ShippedPolicy()
+		shipped := marlin.ShippedPolicy
+		switch *variant {
+		case marlin.VariantPaper:
+		case marlin.VariantCompact:
+			shipped = marlin.ShippedCompactPolicy
+		default:
+			return usagef("--variant must be %s or %s, got %q", marlin.VariantPaper, marlin.VariantCompact, *variant)
+		}
+		p, err := shipped()
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}
@@ -130,8 +152,11 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}
-		if err := p.Check(marlin.PolicySpaces()); err != nil {
+		if err := marlin.CheckPolicy(p); err != nil {
 			return fmt.Errorf("--policy %s: %w", f, err)
+		}
+		if len(pols) > 0 && marlin.PolicyVariant(p) != marlin.PolicyVariant(pols[0]) {
+			return fmt.Errorf("--policy %s: variant %s, the first file's is %s: evaluate one configuration's seeds at a time", f, marlin.PolicyVariant(p), marlin.PolicyVariant(pols[0]))
 		}
 		pols = append(pols, p)
 	}

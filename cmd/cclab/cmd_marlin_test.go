@@ -17,8 +17,12 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--loss", "1"},
 		{"marlin", "train", "--batch", "-1"},
 		{"marlin", "train", "--gamma", "1"},
+		{"marlin", "train", "--variant", "tiny"},
+		{"marlin", "train", "--action", "bdp"},
+		{"marlin", "train", "--action", "exp"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
+		{"marlin", "eval", "--variant", "tiny"},
 	} {
 		if code, _, errs := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)

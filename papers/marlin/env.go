@@ -21,6 +21,7 @@ import (
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/transport/tcp"
 )
 
 // Paper constants (section IV and V-A).
@@ -73,6 +74,10 @@ type EnvConfig struct {
 	// detection and one RFC 6298 timer, the transport the shipped policy
 	// was trained on [false].
 	PacketTimers bool
+	// Variant is the formulation: VariantPaper (the paper's observation
+	// and equation 1) or VariantCompact (ours: compact observation and
+	// CompactReward) [VariantPaper].
+	Variant string
 }
 
 // Action parametrisations (EnvConfig.Action). Under uniform exploration,
@@ -83,6 +88,10 @@ type EnvConfig struct {
 const (
 	ActionLinear = "linear"
 	ActionLog2   = "log2"
+	// ActionBDP (compact variant only) sets the window to the BDP estimate
+	// times 2^(2a): a = 0 holds one estimated BDP whatever the window was,
+	// so the policy need not integrate its actions to hold a window.
+	ActionBDP = "bdp"
 )
 
 // Env is the MARLIN environment core: one observation is the 14 x 7
@@ -90,9 +99,11 @@ const (
 // env.NewTimeLimit(EpisodeSteps) (see NewTrainingEnv) for the paper's
 // stacked, truncated episodes.
 type Env struct {
-	cfg   EnvConfig
-	obs   []float32
-	meter stepMeter
+	cfg     EnvConfig
+	obs     []float32
+	meter   stepMeter
+	compact compactMeter
+	bytes   units.Bytes // the episode's transfer size, 0 for bulk
 
 	net  *network.Network
 	flow *network.Flow
@@ -130,12 +141,23 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	if r := cfg.BytesRange; r[1] > 0 && (r[0] <= 0 || r[0] > r[1]) {
 		return nil, fmt.Errorf("marlin: transfer size range %v must be increasing and positive", r)
 	}
-	switch cfg.Action {
-	case "", ActionLinear, ActionLog2:
+	nobs := NumFeatures * NumStats
+	switch cfg.Variant {
+	case "", VariantPaper:
+		if cfg.Action == ActionBDP {
+			return nil, fmt.Errorf("marlin: action %q needs the %q variant's BDP estimate", ActionBDP, VariantCompact)
+		}
+	case VariantCompact:
+		nobs = CompactFeatures
 	default:
-		return nil, fmt.Errorf("marlin: action %q: want %q or %q", cfg.Action, ActionLinear, ActionLog2)
+		return nil, fmt.Errorf("marlin: variant %q: want %q or %q", cfg.Variant, VariantPaper, VariantCompact)
 	}
-	e := &Env{cfg: cfg, obs: make([]float32, NumFeatures*NumStats), info: env.Info{}}
+	switch cfg.Action {
+	case "", ActionLinear, ActionLog2, ActionBDP:
+	default:
+		return nil, fmt.Errorf("marlin: action %q: want %q, %q or %q", cfg.Action, ActionLinear, ActionLog2, ActionBDP)
+	}
+	e := &Env{cfg: cfg, obs: make([]float32, nobs), info: env.Info{}}
 	// Validate the derived scenario once, so Reset cannot fail later.
 	if _, err := e.scenarioFor(1, rand.New(rand.NewPCG(1, 1))); err != nil {
 		return nil, err
@@ -143,9 +165,10 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	return e, nil
 }
 
-// ObservationSpace implements env.Env: 14 x 7 unbounded statistics.
+// ObservationSpace implements env.Env: 14 x 7 unbounded statistics (the
+// paper's variant) or CompactFeatures values (the compact one).
 func (e *Env) ObservationSpace() space.Space {
-	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), NumFeatures*NumStats)
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), len(e.obs))
 }
 
 // ActionSpace implements env.Env: one value in [-1, 1], the fraction by
@@ -187,6 +210,7 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 	if bytes > 0 {
 		f.Bytes = scenario.SizeOf(bytes)
 	}
+	e.bytes = bytes
 	sched := s.Bottleneck.Schedule
 	loss := e.cfg.Loss
 	if e.cfg.LossRange[1] > 0 {
@@ -245,8 +269,10 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	e.flow.Sender.OnRTT = func(now clock.Time, rtt time.Duration) {
 		prev(now, rtt)
 		e.meter.onRTT(rtt)
+		e.compact.onRTT(rtt)
 	}
 	e.meter.reset(0)
+	e.compact.reset(0, e.bytes, e.flow.Sender.CC().CongestionWindow())
 	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
 	e.targetBytes, e.steps, e.done = 0, 0, false
 	e.rewardSum, e.retxEpisode = 0, 0
@@ -269,12 +295,17 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	a = math.Max(-1, math.Min(1, a))
 	now := e.net.Now()
 	cw := e.flow.Sender.CC().CongestionWindow()
-	scale := 1 + a
-	if e.cfg.Action == ActionLog2 {
-		scale = math.Exp2(a)
+	var w units.Bytes
+	if e.cfg.Action == ActionBDP {
+		w = BDPWindow(float32(a), e.compact.bdp, e.mss)
+	} else {
+		scale := 1 + a
+		if e.cfg.Action == ActionLog2 {
+			scale = math.Exp2(a)
+		}
+		w = units.Bytes(math.Ceil(float64(cw) * scale))
+		w = min(max(w, e.mss), WindowCap)
 	}
-	w := units.Bytes(math.Ceil(float64(cw) * scale))
-	w = min(max(w, e.mss), WindowCap)
 	e.ext.SetCongestionWindow(now, w)
 
 	end := now.Add(StepInterval)
@@ -293,6 +324,9 @@ func (e *Env) observe(now clock.Time) float64 {
 	f := e.flow
 	snd := f.Sender
 	st := snd.State()
+	if e.cfg.Variant == VariantCompact {
+		return e.observeCompact(now, st)
+	}
 	v, retx := e.meter.measure(now, st, e.obs)
 	kb := func(b units.Bytes) float64 { return float64(b) / 1000 }
 
@@ -308,6 +342,28 @@ func (e *Env) observe(now clock.Time) float64 {
 	e.info["retransmissions"] = float64(retx)
 	e.info["cwnd_kb"] = v[FeatCwnd]
 	e.info["loss"] = lossC
+	return r
+}
+
+// observeCompact is observe for the compact variant: the compact features
+// and CompactReward, whose queueing term compares the step's largest RTT
+// with the current link's nominal RTT (privileged information, as
+// equation 1's target is: the policy never sees it).
+func (e *Env) observeCompact(now clock.Time, st tcp.FlowState) float64 {
+	s := e.compact.measure(now, st, e.obs)
+	nom := e.net.NominalRTT(e.flow, e.net.CurrentSegment())
+	infl := 1.0
+	if nom > 0 && s.maxRTT > 0 {
+		infl = float64(s.maxRTT) / float64(nom)
+	}
+	r := CompactReward(s.dt, s.delivered, s.retx, infl)
+	e.rewardSum += r
+	e.retxEpisode += float64(s.retx)
+	e.info["delivered_kb"] = s.delivered / 1000
+	e.info["retransmissions"] = float64(s.retx)
+	e.info["cwnd_kb"] = float64(st.Cwnd) / 1000
+	e.info["bdp_kb"] = float64(s.bdp) / 1000
+	e.info["rtt_inflation"] = infl
 	return r
 }
 
@@ -396,13 +452,14 @@ func (e *Env) Network() *network.Network { return e.net }
 func (e *Env) Flow() *network.Flow { return e.flow }
 
 // NewTrainingEnv wraps an environment the way the paper trains: 10 stacked
-// states and 200-step episodes truncated (not terminated).
+// states (CompactHistory for the compact variant) and 200-step episodes
+// truncated (not terminated).
 func NewTrainingEnv(cfg EnvConfig) (env.Env, error) {
 	core, err := NewEnv(cfg)
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.NewStack(core, History, true)
+	st, err := env.NewStack(core, historyFor(cfg.Variant), true)
 	if err != nil {
 		return nil, err
 	}

@@ -405,14 +405,14 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 	case Marlin, Random:
 		ec := EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes}
 		if pol != nil {
-			ec.Action = PolicyAction(pol)
+			ec.Action, ec.Variant = PolicyAction(pol), PolicyVariant(pol)
 		}
 		core, err := NewEnv(ec)
 		if err != nil {
 			return o, err
 		}
 		var e env.Env = core
-		if e, err = env.NewStack(core, History, true); err != nil {
+		if e, err = env.NewStack(core, historyFor(ec.Variant), true); err != nil {
 			return o, err
 		}
 		obs, _ := e.Reset(j.seed)
@@ -506,6 +506,9 @@ func ideal(cfg EvalConfig, base *scenario.Scenario, j job) (Outcome, error) {
 func PolicyAction(p *policy.Policy) string {
 	if a := p.Meta.Extra["action"]; a != "" {
 		return a
+	}
+	if PolicyVariant(p) == VariantCompact {
+		return ActionBDP
 	}
 	return ActionLinear
 }

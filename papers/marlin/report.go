@@ -8,13 +8,42 @@ import (
 
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/space"
 )
 
 // PolicySpaces returns the observation and action spaces a MARLIN policy
-// must have (14 x 7 statistics x 10 stacked states; one action in [-1, 1]).
+// of the paper's variant must have (14 x 7 statistics x 10 stacked
+// states; one action in [-1, 1]).
 func PolicySpaces() (obs, act space.Space) {
+	return PolicySpacesFor(VariantPaper)
+}
+
+// PolicySpacesFor returns the spaces of a variant's policy (the compact
+// variant: CompactFeatures x CompactHistory stacked steps).
+func PolicySpacesFor(variant string) (obs, act space.Space) {
+	if variant == VariantCompact {
+		return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), CompactHistory, CompactFeatures), space.Uniform(-1, 1, 1)
+	}
 	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), History, NumFeatures*NumStats), space.Uniform(-1, 1, 1)
+}
+
+// CheckPolicy checks that a policy fits the environment of the variant it
+// records (PolicyVariant) and that the variant and action are known.
+func CheckPolicy(p *policy.Policy) error {
+	v := PolicyVariant(p)
+	switch v {
+	case VariantPaper, VariantCompact:
+	default:
+		return fmt.Errorf("marlin: policy of unknown variant %q", v)
+	}
+	switch a := PolicyAction(p); {
+	case a == ActionBDP && v != VariantCompact:
+		return fmt.Errorf("marlin: action %q needs the %q variant", a, VariantCompact)
+	case a != ActionLinear && a != ActionLog2 && a != ActionBDP:
+		return fmt.Errorf("marlin: policy of unknown action %q", a)
+	}
+	return p.Check(PolicySpacesFor(v))
 }
 
 // Goals compares the agent with the paper's targets at the highest loss.

@@ -65,16 +65,28 @@ type TrainConfig struct {
 	// Command is recorded in the policy file.
 	Command string
 	// Action is the action parametrisation (EnvConfig.Action), recorded in
-	// the policy file so evaluation applies the same one [ActionLinear].
+	// the policy file so evaluation applies the same one [ActionLinear;
+	// ActionBDP for the compact variant].
 	Action string
+	// Variant is the formulation (EnvConfig.Variant), recorded in the
+	// policy file [VariantPaper]. VariantCompact changes the defaults of
+	// Hidden to [64, 64] and of Action to ActionBDP.
+	Variant string
 }
 
 func (c *TrainConfig) defaults() {
 	c.Steps = cmp.Or(c.Steps, 200_000)
 	c.Envs = cmp.Or(c.Envs, 8)
 	c.Loss = cmp.Or(c.Loss, 0.03)
+	c.Variant = cmp.Or(c.Variant, VariantPaper)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{400, 300}
+		if c.Variant == VariantCompact {
+			c.Hidden = []int{64, 64}
+		}
+	}
+	if c.Variant == VariantCompact {
+		c.Action = cmp.Or(c.Action, ActionBDP)
 	}
 	c.BatchSize = cmp.Or(c.BatchSize, 512)
 	c.Buffer = cmp.Or(c.Buffer, 250_000)
@@ -86,7 +98,7 @@ func (c *TrainConfig) defaults() {
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
-	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action}
+	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -123,7 +135,8 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		return nil, err
 	}
 	// Running observation normalisation (the authors' VecNormalize);
-	// rewards are already in [-2, 0].
+	// equation 1's rewards are already in [-2, 0], the compact reward's
+	// are of order 0.1-1.
 	nv, err := env.NewVecNormalize(v, true, false, 0.99)
 	if err != nil {
 		return nil, err
@@ -160,6 +173,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 			"bulk":       fmt.Sprint(cfg.Bulk),
 			"gamma":      fmt.Sprint(cfg.Gamma),
 			"action":     cfg.Action,
+			"variant":    cfg.Variant,
 			"envs":       fmt.Sprint(cfg.Envs),
 			"hidden":     fmt.Sprint(cfg.Hidden),
 			"window_cap": WindowCap.String(),

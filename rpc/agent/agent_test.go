@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/cclab/cclab/rpc"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/papers/marlin"
+	"github.com/cclab/cclab/rpc"
 	"github.com/cclab/cclab/rpc/agent/agentpb"
 	"github.com/cclab/cclab/transport/tcp"
 	"github.com/cclab/cclab/transport/udp"
@@ -308,4 +308,22 @@ func TestDCBBRRemote(t *testing.T) {
 		t.Errorf("no action changed the windows in %d actions: %v", h.Stats.Applied, sum)
 	}
 	t.Logf("%+v %v", h.Stats, sum)
+}
+
+// TestCompactVariantRefused checks that a MARLIN compact-variant policy is
+// refused with a message naming the variant: only the paper's variant has
+// a live observer that builds its observation.
+func TestCompactVariantRefused(t *testing.T) {
+	p, err := marlin.ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "compact.policy")
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadPolicy(path, "")
+	if err == nil || !strings.Contains(err.Error(), "compact") {
+		t.Fatalf("compact policy: %v, want an error naming the variant", err)
+	}
 }

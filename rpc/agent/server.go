@@ -94,6 +94,9 @@ func LoadPolicy(spec, kind string) (*Served, error) {
 	s := &Served{Kind: kind, Policy: p, Step: 100 * time.Millisecond}
 	switch kind {
 	case KindMarlin:
+		if v := marlin.PolicyVariant(p); v != marlin.VariantPaper {
+			return nil, fmt.Errorf("%s: a MARLIN %s-variant policy: only the paper's variant has a live observer to serve", spec, v)
+		}
 		obs, act := marlin.PolicySpaces()
 		if err := p.Check(obs, act); err != nil {
 			return nil, fmt.Errorf("%s: not a MARLIN policy: %w", spec, err)

@@ -1,0 +1,290 @@
+package marlin
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/transport/tcp"
+)
+
+// TestCompactRewardTerms checks each term of CompactReward for sign and
+// scale: time costs one per second, delivering at RefRate pays it back,
+// a retransmission costs RetxCost, RTT inflation costs QueueCost per
+// second per nominal RTT (never a bonus below the nominal, capped).
+func TestCompactRewardTerms(t *testing.T) {
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-12 }
+	if r := CompactReward(0.1, 0, 0, 1); !near(r, -0.1) {
+		t.Errorf("idle step: %g, want -0.1 (one tenth of a second)", r)
+	}
+	if r := CompactReward(0.1, RefRate*0.1, 0, 1); !near(r, 0) {
+		t.Errorf("delivering at RefRate: %g, want 0", r)
+	}
+	if r := CompactReward(0.1, 2*RefRate*0.1, 0, 1); !(r > 0) {
+		t.Errorf("delivering at twice RefRate: %g, want > 0", r)
+	}
+	base := CompactReward(0.1, 5000, 0, 1)
+	for _, n := range []int64{1, 10, 50} {
+		if d := base - CompactReward(0.1, 5000, n, 1); !near(d, RetxCost*float64(n)) {
+			t.Errorf("%d retransmissions cost %g, want %g", n, d, RetxCost*float64(n))
+		}
+	}
+	if d := CompactReward(1, 0, 0, 1) - CompactReward(1, 0, 0, 2); !near(d, QueueCost) {
+		t.Errorf("a second at twice the nominal RTT costs %g, want %g", d, QueueCost)
+	}
+	if CompactReward(1, 0, 0, 0.5) != CompactReward(1, 0, 0, 1) {
+		t.Error("an RTT below the nominal earned a bonus")
+	}
+	if d := CompactReward(1, 0, 0, 1) - CompactReward(1, 0, 0, 100); !near(d, QueueCost*maxInflation) {
+		t.Errorf("100x inflation costs %g, want the cap %g", d, QueueCost*maxInflation)
+	}
+	// 50 retransmissions are worth one second, as documented.
+	if !near(50*RetxCost, 1) {
+		t.Errorf("50 retransmissions cost %g s, the docs say 1", 50*RetxCost)
+	}
+}
+
+// TestCompactFeaturesCraftedTrace feeds the compact meter a hand-made
+// sequence of sender states and RTT samples and checks every feature
+// against values computed by hand, including the windows' expiry.
+func TestCompactFeaturesCraftedTrace(t *testing.T) {
+	const floor = 14480
+	var m compactMeter
+	m.reset(0, 600_000, floor)
+	out := make([]float32, CompactFeatures)
+	step := func(k int, st tcp.FlowState, rtts ...time.Duration) compactStep {
+		for _, r := range rtts {
+			m.onRTT(r)
+		}
+		return m.measure(clock.Time(time.Duration(k)*100*time.Millisecond), st, out)
+	}
+	check := func(k int, want [CompactFeatures]float64) {
+		t.Helper()
+		for i, w := range want {
+			if math.Abs(float64(out[i])-w) > 1e-4 {
+				t.Errorf("step %d: %s = %g, want %g", k, CompactFeatureNames[i], out[i], w)
+			}
+		}
+	}
+	// Step 1: nothing delivered yet, no data RTT sample: the handshake's
+	// RTT stands in, the BDP estimate is the floor.
+	st := tcp.FlowState{Cwnd: floor, SndNxt: floor, MinRTT: time.Second, LatestRTT: time.Second}
+	st.Stats.SegmentsSent = 10
+	s := step(1, st)
+	if s.bdp != floor || s.minRTT != time.Second {
+		t.Fatalf("step 1: bdp %v, min RTT %v; want the floor and the handshake's 1 s", s.bdp, s.minRTT)
+	}
+	check(1, [CompactFeatures]float64{0, -4, 0, 0, 0, 0, 0.005, 0.6})
+	// Step 2: 16 KB delivered, samples of 1 s and 1.5 s, one of four
+	// segments retransmitted. Rate over the two steps: 80 KB/s.
+	st = tcp.FlowState{Cwnd: 64000, SndUna: 16000, SndNxt: 70000, Delivered: 16000, MinRTT: time.Second, LatestRTT: 1500 * time.Millisecond}
+	st.Stats.SegmentsSent, st.Stats.Retransmissions = 14, 1
+	s = step(2, st, time.Second, 1500*time.Millisecond)
+	if s.bdp != 80000 || s.capacity != 80000 {
+		t.Fatalf("step 2: bdp %v capacity %g, want 80000 and 80000", s.bdp, s.capacity)
+	}
+	check(2, [CompactFeatures]float64{1, math.Log2(2.5), math.Log2(1.5), 0.25, math.Log2(0.8), math.Log2(0.675), 0.01, 0.584})
+	// Step 3: nothing new delivered, a 0.5 s sample: the rate over three
+	// steps is 53.3 KB/s against the 80 KB/s maximum; the minimum RTT and
+	// so the BDP estimate halve.
+	st.LatestRTT = 500 * time.Millisecond
+	s = step(3, st, 500*time.Millisecond)
+	if s.bdp != 40000 {
+		t.Fatalf("step 3: bdp %v, want 40000", s.bdp)
+	}
+	check(3, [CompactFeatures]float64{(16000 / 0.3) / 80000, math.Log2(2.5), 0, 0, math.Log2(1.6), math.Log2(54000.0 / 40000), 0.015, 0.584})
+	// Nothing more is delivered. The 80 KB/s rate (step 2) leaves the 2-s
+	// capacity window at step 22, leaving step 3's 53.3 KB/s; step 4's
+	// 40 KB/s is the maximum at step 23.
+	for k := 4; k <= 23; k++ {
+		s = step(k, st)
+		want := 80000.0
+		switch {
+		case k == 22:
+			want = 16000 / 0.3
+		case k == 23:
+			want = 40000
+		}
+		if math.Abs(s.capacity-want) > 1e-6 {
+			t.Fatalf("step %d: capacity %g, want %g", k, s.capacity, want)
+		}
+	}
+	// The 0.5 s minimum (step 3) leaves the 5-s RTT window at step 53;
+	// with no sample since, the handshake's MinRTT stands in again.
+	for k := 24; k <= 53; k++ {
+		s = step(k, st)
+		want := 500 * time.Millisecond
+		if k == 53 {
+			want = time.Second
+		}
+		if s.minRTT != want {
+			t.Fatalf("step %d: min RTT %v, want %v", k, s.minRTT, want)
+		}
+	}
+}
+
+// TestBDPWindow checks the compact action's mapping.
+func TestBDPWindow(t *testing.T) {
+	const mss = 1448
+	for _, c := range []struct {
+		a    float32
+		bdp  units.Bytes
+		want units.Bytes
+	}{
+		{0, 20000, 20000},
+		{1, 20000, 80000},
+		{-1, 20000, 5000},
+		{0.5, 20000, 40000},
+		{1, 100000, WindowCap},
+		{-1, 2000, mss},
+		{float32(math.NaN()), 20000, 20000},
+		{7, 20000, 80000},
+	} {
+		if got := BDPWindow(c.a, c.bdp, mss); got != c.want {
+			t.Errorf("BDPWindow(%g, %v) = %v, want %v", c.a, c.bdp, got, c.want)
+		}
+	}
+}
+
+// TestCompactEnv checks the compact environment's shape, that its
+// episodes end when the transfer completes, that the reward's time and
+// delivery terms add up over an episode, and that a seed reproduces it.
+func TestCompactEnv(t *testing.T) {
+	if _, err := NewEnv(EnvConfig{Base: base(t), Loss: 0.03, Action: ActionBDP}); err == nil {
+		t.Error("the bdp action accepted without the compact variant")
+	}
+	if _, err := NewEnv(EnvConfig{Base: base(t), Loss: 0.03, Variant: "tiny"}); err == nil {
+		t.Error("variant \"tiny\" accepted")
+	}
+	run := func() ([]float32, float64, int) {
+		e, err := NewTrainingEnv(EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 300_000, Variant: VariantCompact, Action: ActionBDP})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := e.ObservationSpace().Dim(); d != CompactObservationSize {
+			t.Fatalf("observation of %d values, want %d", d, CompactObservationSize)
+		}
+		obs, _ := e.Reset(7)
+		var all []float32
+		ret, steps := 0.0, 0
+		for {
+			var r float64
+			var term, trunc bool
+			obs, r, term, trunc, _ = e.Step([]float32{1})
+			all = append(all, obs...)
+			ret += r
+			steps++
+			if term || trunc {
+				break
+			}
+		}
+		return all, ret, steps
+	}
+	a, ret, steps := run()
+	b, ret2, _ := run()
+	if ret != ret2 || !bytesEqual(a, b) {
+		t.Error("same seed, different compact episodes")
+	}
+	if steps >= EpisodeSteps {
+		t.Fatalf("a 300 KB transfer at four BDPs did not finish in %d steps", steps)
+	}
+	// Return = B/RefRate - T - priced retransmissions and queueing, so it
+	// is at most B/RefRate - T.
+	T := float64(steps) * StepInterval.Seconds()
+	if ub := 300_000/RefRate - T + 1e-9; ret > ub || ret < ub-20 {
+		t.Errorf("return %g over %d steps, want a little below %g", ret, steps, ub)
+	}
+}
+
+func bytesEqual(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCompactTrainingDeterministic trains the compact variant twice at a
+// tiny size with one seed and once with another: the same seed must give
+// the same policy bit for bit, another seed a different one, and the
+// policy must record its variant and fit its spaces.
+func TestCompactTrainingDeterministic(t *testing.T) {
+	train := func(seed uint64) []byte {
+		res, err := Train(context.Background(), TrainConfig{
+			Base: base(t), Steps: 320, Envs: 2, Workers: 2, Seed: seed, Randomize: true,
+			Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if PolicyVariant(res.Policy) != VariantCompact || PolicyAction(res.Policy) != ActionBDP {
+			t.Fatalf("policy records variant %q action %q", PolicyVariant(res.Policy), PolicyAction(res.Policy))
+		}
+		if err := CheckPolicy(res.Policy); err != nil {
+			t.Fatal(err)
+		}
+		res.Policy.Meta.TrainingWallS = 0 // the one field that is not deterministic
+		b, err := res.Policy.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, b, c := train(3), train(3), train(4)
+	if !bytes.Equal(a, b) {
+		t.Error("same seed, different policies")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("seeds 3 and 4 gave the same policy")
+	}
+}
+
+// TestShippedCompactPolicy checks the built-in compact policy: it records
+// its variant and training command, fits the compact spaces and no other,
+// and on the same three transfers at 3% loss it finishes every one and is
+// faster than CUBIC, as docs/marlin.md reports over 100.
+func TestShippedCompactPolicy(t *testing.T) {
+	p, err := ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	if PolicyVariant(p) != VariantCompact || !strings.Contains(p.Meta.Command, "--variant compact") || p.Meta.TrainingWallS <= 0 {
+		t.Fatalf("built-in compact policy: variant %q, meta %+v", PolicyVariant(p), p.Meta)
+	}
+	if err := p.Check(PolicySpaces()); err == nil {
+		t.Error("the compact policy fits the paper's 980-value observation")
+	}
+	q := p.Clone()
+	q.Meta.Extra = maps.Clone(p.Meta.Extra)
+	q.Meta.Extra["variant"] = VariantPaper
+	if err := CheckPolicy(q); err == nil {
+		t.Error("a compact network labelled as the paper's variant was accepted")
+	}
+	rows, out, err := Evaluate(context.Background(), EvalConfig{
+		Base: base(t), Runs: 3, Losses: []float64{0.03}, Schemes: []Scheme{Marlin, CUBIC}, Policy: p,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		if !o.Finished {
+			t.Errorf("%s seed %d did not finish", o.Scheme, o.Seed)
+		}
+	}
+	if rows[0].Scheme != Marlin || rows[1].Scheme != CUBIC || rows[0].TransferTime >= rows[1].TransferTime {
+		t.Errorf("compact %.2f s against CUBIC %.2f s on the same transfers: want faster", rows[0].TransferTime, rows[1].TransferTime)
+	}
+}

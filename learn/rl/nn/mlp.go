@@ -275,12 +275,9 @@ func (m *MLP) Forward(ws *Workspace, x []float32, batch int) []float32 {
 		y := ws.act[l]
 		b := m.B(l)
 		if fused {
-			// y = act(x·W + b) in one pass: the bias and ReLU are applied
-			// while each tile of y is in registers.
-			f32.Gemm(false, false, batch, no, ni, 1, in, ni, m.W(l), no, 0, y, no, b, m.Acts[l] == ReLU)
-			if m.Acts[l] == Tanh {
-				activate(Tanh, y)
-			}
+			// y = act(x·W + b) in one pass: the bias and the activation
+			// are applied to each tile of y as it is computed.
+			f32.Gemm(false, false, batch, no, ni, 1, in, ni, m.W(l), no, 0, y, no, b, fusedAct[m.Acts[l]])
 			in = y
 			continue
 		}
@@ -303,6 +300,13 @@ func (m *MLP) Forward(ws *Workspace, x []float32, batch int) []float32 {
 	return ws.act[m.Layers()-1]
 }
 
+// fusedAct maps an Activation to f32's fused epilogue.
+var fusedAct = [...]f32.Act{Identity: f32.Identity, ReLU: f32.ReLU, Tanh: f32.TanhAct}
+
+// activate applies a to y for the non-fused backends. Tanh is f32.Tanh32
+// (float32, a few ulps from the exact value) on every backend and batch
+// size, so the gonum and OpenBLAS builds compute the same function as the
+// fused path.
 func activate(a Activation, y []float32) {
 	switch a {
 	case ReLU:
@@ -314,9 +318,7 @@ func activate(a Activation, y []float32) {
 			y[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 		}
 	case Tanh:
-		for i, v := range y {
-			y[i] = float32(math.Tanh(float64(v)))
-		}
+		f32.Tanh(y)
 	}
 }
 
@@ -375,8 +377,12 @@ func (m *MLP) backward(ws *Workspace, dy []float32, wantInput, wantParams bool, 
 				f32.ReLUBackward(dz, y, batch, no, nil)
 			}
 		case Tanh:
-			for i, v := range y {
-				dz[i] *= 1 - v*v
+			// dz·(1 − y²) and the bias gradient in one pass.
+			if wantParams {
+				f32.TanhBackward(dz, y, batch, no, m.GB(l))
+				biasDone = true
+			} else {
+				f32.TanhBackward(dz, y, batch, no, nil)
 			}
 		}
 		x := ws.in

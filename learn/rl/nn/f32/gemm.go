@@ -159,7 +159,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	buf := pool.Get().(*buffers)
 	nbMax := min(n, nc)
 	buf.b = growBuf(buf.b, min(k, kc)*((nbMax+nr-1)/nr*nr))
-	buf.a = growBuf(buf.a, (min(m, mc)+mr-1)/mr*panelStride(min(k, kc)))
+	buf.a = growBuf(buf.a, min(k, kc)*((min(m, mc)+mr-1)/mr*mr))
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
@@ -179,7 +179,6 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 // macro runs the micro-kernel over one packed mb×kb block of A and kb×nb
 // panel of B, adding into C (which starts at the block's top-left corner).
 func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int, act Act, last, first bool) {
-	ps := panelStride(kb)
 	var tmp [mr * nr]float32
 	for jr := 0; jr < nb; jr += nr {
 		nrb := min(nr, nb-jr)
@@ -203,7 +202,7 @@ func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int,
 		}
 		for ir := 0; ir < mb; ir += mr {
 			mrb := min(mr, mb-ir)
-			ap := pa[ir/mr*ps : ir/mr*ps+mr*kb]
+			ap := pa[ir*kb : ir*kb+mr*kb]
 			ci := ir*ldc + jr
 			if mrb == mr && nrb == nr {
 				_ = c[ci+(mr-1)*ldc+nr-1] // bounds: the kernel writes this tile
@@ -316,20 +315,10 @@ func packB(trans bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 	}
 }
 
-// apad separates packed micro-panels of A by 64 bytes: unpadded, panels
-// of kb = 256 are 6 KiB apart, so the transposed packing's sixteen write
-// streams map to two L1 sets and evict each other.
-const apad = 16
-
-// panelStride is the distance between packed micro-panels of A of depth
-// kb.
-func panelStride(kb int) int { return mr*kb + apad }
-
 // packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into dst as ⌈mb/mr⌉
 // micro-panels, each kb columns of mr consecutive rows, zero-padding the
 // last.
 func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []float32) {
-	ps := panelStride(kb)
 	if trans {
 		// op(A)(i, p) = a[p*lda+i]: row p of a holds mb consecutive
 		// values for all micro-panels. Reading it once, in order, and
@@ -342,11 +331,11 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 			if alpha == 1 {
 				for ir := 0; ir < full; ir += mr {
 					v := *(*[mr]float32)(src[ir : ir+mr]) // via a local: no memmove call (see packB)
-					*(*[mr]float32)(dst[ir/mr*ps+p*mr:]) = v
+					*(*[mr]float32)(dst[ir*kb+p*mr:]) = v
 				}
 			} else {
 				for ir := 0; ir < full; ir += mr {
-					col := (*[mr]float32)(dst[ir/mr*ps+p*mr:])
+					col := (*[mr]float32)(dst[ir*kb+p*mr:])
 					s := (*[mr]float32)(src[ir : ir+mr])
 					for i := range col {
 						col[i] = alpha * s[i]
@@ -354,7 +343,7 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 				}
 			}
 			if full < mb {
-				col := dst[full/mr*ps+p*mr : full/mr*ps+p*mr+mr]
+				col := dst[full*kb+p*mr : full*kb+p*mr+mr]
 				for i := range col {
 					if full+i < mb {
 						col[i] = alpha * src[full+i]
@@ -368,7 +357,7 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 	}
 	for ir := 0; ir < mb; ir += mr {
 		h := min(mr, mb-ir)
-		d := dst[ir/mr*ps : ir/mr*ps+mr*kb]
+		d := dst[ir*kb : ir*kb+mr*kb]
 		// op(A)(i, p) = a[i*lda+p]: six row streams, written in order.
 		if h == mr {
 			off := (ic+ir)*lda + pc

@@ -399,6 +399,18 @@ func TestForwardBackwardDoNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Forward+Backward allocates %v times per run, want 0", allocs)
 	}
+	mt := NewMLP([]int{16, 32, 32, 2}, Tanh, Tanh)
+	mt.InitTorchDefault(rng)
+	wt := mt.NewWorkspace()
+	mt.ForwardShared(wt, x, 8)
+	mt.Backward(wt, dy, true)
+	if allocs := testing.AllocsPerRun(50, func() {
+		mt.ForwardShared(wt, x, 8)
+		mt.Backward(wt, dy, true)
+		mt.Forward(wt, x[:16], 1)
+	}); allocs != 0 {
+		t.Errorf("tanh Forward+Backward allocates %v times per run, want 0", allocs)
+	}
 }
 
 func TestNewMLPPanicsOnBadSizes(t *testing.T) {
@@ -485,6 +497,47 @@ func closeSlices(t *testing.T, what string, a, b []float32) {
 	for i := range a {
 		if d := math.Abs(float64(a[i] - b[i])); d > 1e-5*scale+1e-30 {
 			t.Fatalf("%s[%d]: %v vs %v", what, i, a[i], b[i])
+		}
+	}
+}
+
+// TestForwardSharedMatchesForward: without the input copy the outputs and
+// gradients are the same bits, including dL/dx and under tanh and ReLU.
+func TestForwardSharedMatchesForward(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, hidden := range []Activation{Tanh, ReLU} {
+		m := NewMLP([]int{37, 64, 48, 5}, hidden, Tanh)
+		m.InitTorchDefault(r)
+		const batch = 19
+		x := make([]float32, batch*m.In())
+		dy := make([]float32, batch*m.Out())
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		for i := range dy {
+			dy[i] = float32(r.NormFloat64())
+		}
+		ws1, ws2 := m.NewWorkspace(), m.NewWorkspace()
+		y1 := append([]float32(nil), m.Forward(ws1, x, batch)...)
+		dx1 := append([]float32(nil), m.Backward(ws1, dy, true)...)
+		g1 := append([]float32(nil), m.Grads...)
+		m.ZeroGrad()
+		y2 := m.ForwardShared(ws2, x, batch)
+		dx2 := m.Backward(ws2, dy, true)
+		for i := range y1 {
+			if y1[i] != y2[i] {
+				t.Fatalf("%v: y[%d] %v vs %v", hidden, i, y1[i], y2[i])
+			}
+		}
+		for i := range dx1 {
+			if dx1[i] != dx2[i] {
+				t.Fatalf("%v: dx[%d] %v vs %v", hidden, i, dx1[i], dx2[i])
+			}
+		}
+		for i := range g1 {
+			if g1[i] != m.Grads[i] {
+				t.Fatalf("%v: grad[%d] %v vs %v", hidden, i, g1[i], m.Grads[i])
+			}
 		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/cartpole"
 	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/pendulum"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
@@ -262,4 +264,72 @@ func equal32(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestFirstEpochRatioIsOne: the log-probabilities and values recomputed in
+// the update's first minibatches, before any gradient step, equal those
+// stored while acting bit for bit, so PPO's ratio π/π_old is exactly 1
+// there. Acting evaluates k rows at a time and the update 64 (or all
+// 1024) in a permuted order; the tanh layers compute f32.Tanh32 in both,
+// and products of three or more rows give each row the same bits whatever
+// the batch. With one or two environments acting takes the batch-1 path
+// (gonum's summation order, kept so that shipped policies act as before),
+// so there the ratio is 1 only within float32 rounding. OpenBLAS picks
+// kernels by shape, so under -tags openblas every case is held to the
+// rounding bound only.
+func TestFirstEpochRatioIsOne(t *testing.T) {
+	openblas := strings.HasPrefix(nn.BackendName(), "OpenBLAS")
+	cases := []struct {
+		name  string
+		mk    func() env.Env
+		k     int
+		sde   bool
+		exact bool
+	}{
+		{"pendulum-4envs", pendulum.New, 4, false, true},
+		{"pendulum-4envs-gSDE", pendulum.New, 4, true, true},
+		{"cartpole-3envs", cartpole.New, 3, false, true},
+		{"pendulum-1env", pendulum.New, 1, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			exact := c.exact && !openblas
+			for _, batch := range []int{64, 1024} {
+				p, err := New(vec(t, c.mk, c.k, 1), Config{Seed: 3, NSteps: 1024 / c.k, BatchSize: batch, UseSDE: c.sde, Hidden: []int{64, 64}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Train a little first so that the weights are not the
+				// initial ones, then collect the rollout under test.
+				train(t, p, 2048)
+				p.coll.Collect(p.rng, p.roll, p.cfg.GAELambda, p.cfg.SDESampleFreq)
+				r := p.roll
+				n, od, ad := r.Len(), r.ObsDim, r.ActDim
+				idx := r.Permutation(p.rng.Rand, nil)
+				var worst float64
+				for start := 0; start < n; start += batch {
+					end := min(start+batch, n)
+					B := end - start
+					obs, act := make([]float32, B*od), make([]float32, B*ad)
+					for j, i := range idx[start:end] {
+						copy(obs[j*od:(j+1)*od], r.Obs[i*od:(i+1)*od])
+						copy(act[j*ad:(j+1)*ad], r.Act[i*ad:(i+1)*ad])
+					}
+					ev := p.AC.Evaluate(obs, act, B)
+					for j, i := range idx[start:end] {
+						d := math.Abs(float64(ev.LogP[j]) - float64(r.LogP[i]))
+						worst = max(worst, d, math.Abs(float64(ev.Values[j])-float64(r.Val[i])))
+						if exact && (ev.LogP[j] != r.LogP[i] || ev.Values[j] != r.Val[i]) {
+							t.Fatalf("batch %d row %d: log π %v at acting, %v in the update; V %v vs %v",
+								batch, i, r.LogP[i], ev.LogP[j], r.Val[i], ev.Values[j])
+						}
+					}
+				}
+				if !exact && worst > 1e-4 {
+					t.Fatalf("batch %d: log π or V differs by %g between acting and the update", batch, worst)
+				}
+				t.Logf("batch %d: largest |Δ log π|, |Δ V| %g", batch, worst)
+			}
+		})
+	}
 }

@@ -214,9 +214,10 @@ type Evaluation struct {
 }
 
 // Evaluate computes log π(a|s), the entropy and V(s) for n rows, keeping
-// what Backward needs. The result belongs to ac.
+// what Backward needs. The result belongs to ac. obs is referenced, not
+// copied: it must not change before Backward.
 func (ac *ActorCritic) Evaluate(obs, actions []float32, n int) Evaluation {
-	out := ac.Pi.Forward(ac.wsPi, obs, n)
+	out := ac.Pi.ForwardShared(ac.wsPi, obs, n)
 	ac.lastOut = out
 	ac.lp = grow(ac.lp, n)
 	ac.en = grow(ac.en, n)
@@ -234,7 +235,7 @@ func (ac *ActorCritic) Evaluate(obs, actions []float32, n int) Evaluation {
 		nn.GaussianLogProb(out, ac.logStdB[:n*ac.ad], actions, ac.ad, ac.lp)
 		nn.GaussianEntropy(ac.logStdB[:n*ac.ad], ac.ad, ac.en)
 	}
-	v := ac.Vf.Forward(ac.wsVf, obs, n)
+	v := ac.Vf.ForwardShared(ac.wsVf, obs, n)
 	return Evaluation{LogP: ac.lp, Entropy: ac.en, Values: v}
 }
 

@@ -104,3 +104,52 @@ func reluBack(dz, y []float32, rows, ld int, gb []float32) {
 		reluBackGo(dz, y, rows, ld, n, ld, gb)
 	}
 }
+
+//go:noescape
+func tanhAVX2(rows, cols, ld int, x *float32)
+
+//go:noescape
+func tanhBackAVX2(rows, cols, ld int, dz, y, gb *float32)
+
+func tanhSlice(x []float32) {
+	n := len(x) &^ 7
+	if !accelerated || n == 0 {
+		tanhGo(x)
+		return
+	}
+	tanhAVX2(1, n, n, &x[0])
+	tanhGo(x[n:])
+}
+
+// tanhRows applies Tanh32 to columns [0, cols) of the rows×ld matrix x.
+func tanhRows(x []float32, rows, cols, ld int) {
+	n := cols &^ 7
+	if accelerated && n > 0 && rows > 0 {
+		_ = x[(rows-1)*ld+cols-1]
+		tanhAVX2(rows, n, ld, &x[0])
+	} else {
+		n = 0
+	}
+	if n < cols {
+		for r := 0; r < rows; r++ {
+			tanhGo(x[r*ld+n : r*ld+cols])
+		}
+	}
+}
+
+func tanhBack(dz, y []float32, rows, ld int, gb []float32) {
+	n := ld &^ 7
+	if !accelerated || n == 0 || rows == 0 {
+		tanhBackGo(dz, y, rows, ld, 0, ld, gb)
+		return
+	}
+	_, _ = dz[rows*ld-1], y[rows*ld-1]
+	var g *float32
+	if gb != nil {
+		g = &gb[:ld][0]
+	}
+	tanhBackAVX2(rows, n, ld, &dz[0], &y[0], g)
+	if n < ld {
+		tanhBackGo(dz, y, rows, ld, n, ld, gb)
+	}
+}

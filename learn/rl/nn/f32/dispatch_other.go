@@ -18,3 +18,12 @@ func polyak(target, source []float32, tau float32) {
 func reluBack(dz, y []float32, rows, ld int, gb []float32) {
 	reluBackGo(dz, y, rows, ld, 0, ld, gb)
 }
+func tanhSlice(x []float32) { tanhGo(x) }
+func tanhRows(x []float32, rows, cols, ld int) {
+	for r := 0; r < rows; r++ {
+		tanhGo(x[r*ld : r*ld+cols])
+	}
+}
+func tanhBack(dz, y []float32, rows, ld int, gb []float32) {
+	tanhBackGo(dz, y, rows, ld, 0, ld, gb)
+}

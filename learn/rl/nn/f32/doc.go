@@ -1,7 +1,9 @@
 // Package f32 holds the single-precision kernels behind package nn: a
 // packed, cache-blocked SGEMM for the three products backpropagation uses
-// (A·B, Aᵀ·B, A·Bᵀ) with an optional fused bias + ReLU epilogue, and the
-// element-wise passes of a training step (ReLU gradient fused with the bias
+// (A·B, Aᵀ·B, A·Bᵀ) with an optional fused bias + ReLU or tanh epilogue,
+// a float32 tanh (Tanh32: a rational approximation within 7 ulps, the
+// same bits from the assembly and the portable code), and the element-wise
+// passes of a training step (ReLU or tanh gradient fused with the bias
 // gradient, Adam, Polyak averaging).
 //
 // On amd64 CPUs with AVX2 and FMA (detected at start-up with

@@ -20,6 +20,16 @@ const (
 	nc = 2048
 )
 
+// Act selects the activation Gemm's fused epilogue applies.
+type Act uint8
+
+// Activations of the fused epilogue.
+const (
+	Identity Act = iota
+	ReLU         // max(x, 0), mapping −0 and NaN to +0
+	TanhAct      // Tanh32
+)
+
 // Micro-kernel flags.
 const (
 	flagReLU      = 1 // apply ReLU after adding the bias
@@ -51,7 +61,7 @@ type Impl struct{}
 // where op(A) is m×k, op(B) is k×n and C is m×n. As in BLAS, C is not read
 // when beta is 0. It panics on inconsistent sizes (programmer error).
 func (Impl) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	Gemm(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, false)
+	Gemm(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, Identity)
 }
 
 // Sgemv computes y = alpha·op(A)·x + beta·y for row-major A (m×n) with unit
@@ -63,11 +73,11 @@ func (Impl) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda i
 	}
 	if tA == blas.NoTrans {
 		// y (m) = A (m×n) · x (n): y as a column, i.e. C m×1 = A·x.
-		Gemm(false, false, m, 1, n, alpha, a, lda, x, 1, beta, y, 1, nil, false)
+		Gemm(false, false, m, 1, n, alpha, a, lda, x, 1, beta, y, 1, nil, Identity)
 		return
 	}
 	// y (n) = Aᵀ · x: y as a row, C 1×n = xᵀ·A.
-	Gemm(false, false, 1, n, m, alpha, x, m, a, lda, beta, y, n, nil, false)
+	Gemm(false, false, 1, n, m, alpha, x, m, a, lda, beta, y, n, nil, Identity)
 }
 
 func checkMat(name string, s []float32, rows, cols, ld int) {
@@ -85,11 +95,11 @@ func checkMat(name string, s []float32, rows, cols, ld int) {
 // Gemm computes C = act(alpha·op(A)·op(B) + beta·C + bias) for row-major
 // matrices, with op(X) = Xᵀ when the matching trans flag is set, op(A) m×k,
 // op(B) k×n, C m×n, bias nil or of length n (added to every row) and act
-// ReLU (max(x, 0), mapping −0 and NaN to +0) when relu is set, else the
-// identity. C is not read when beta is 0. The fused bias and activation are
-// applied while each tile of C is still in registers, so a dense layer's
-// forward pass touches its output once.
-func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+// Identity, ReLU (max(x, 0), mapping −0 and NaN to +0) or TanhAct
+// (Tanh32). C is not read when beta is 0. The fused bias and ReLU are
+// applied while each tile of C is still in registers and tanh while the
+// tile is in L1, so a dense layer's forward pass touches its output once.
+func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, act Act) {
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("f32: negative size m=%d n=%d k=%d", m, n, k))
 	}
@@ -104,6 +114,9 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		checkMat("B", b, k, n, ldb)
 	}
 	checkMat("C", c, m, n, ldc)
+	if act > TanhAct {
+		panic(fmt.Sprintf("f32: unknown activation %d", act))
+	}
 	if bias != nil && len(bias) < n {
 		panic(fmt.Sprintf("f32: bias has %d elements, want %d", len(bias), n))
 	}
@@ -126,7 +139,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	}
 	if k == 0 || alpha == 0 {
 		for i := 0; i < m; i++ {
-			epilogue(c[i*ldc:i*ldc+n], bias, relu)
+			epilogue(c[i*ldc:i*ldc+n], bias, act)
 		}
 		return
 	}
@@ -140,7 +153,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 			}
 			bias = nil
 		}
-		gemmSmall(transA, transB, m, n, k, alpha, a, lda, b, ldb, c, ldc, bias, relu)
+		gemmSmall(transA, transB, m, n, k, alpha, a, lda, b, ldb, c, ldc, bias, act)
 		return
 	}
 	buf := pool.Get().(*buffers)
@@ -156,7 +169,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				packA(transA, a, lda, ic, pc, mb, kb, alpha, buf.a)
-				macro(mb, nb, kb, buf.a, buf.b, c[ic*ldc+jc:], ldc, bias, jc, relu, last, overwrite && pc == 0)
+				macro(mb, nb, kb, buf.a, buf.b, c[ic*ldc+jc:], ldc, bias, jc, act, last, overwrite && pc == 0)
 			}
 		}
 	}
@@ -165,7 +178,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 
 // macro runs the micro-kernel over one packed mb×kb block of A and kb×nb
 // panel of B, adding into C (which starts at the block's top-left corner).
-func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int, relu, last, first bool) {
+func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int, act Act, last, first bool) {
 	var tmp [mr * nr]float32
 	for jr := 0; jr < nb; jr += nr {
 		nrb := min(nr, nb-jr)
@@ -183,7 +196,7 @@ func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int,
 					bi = &bs[0]
 				}
 			}
-			if relu {
+			if act == ReLU {
 				flags |= flagReLU
 			}
 		}
@@ -194,6 +207,10 @@ func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int,
 			if mrb == mr && nrb == nr {
 				_ = c[ci+(mr-1)*ldc+nr-1] // bounds: the kernel writes this tile
 				kernel(kb, &ap[0], &bp[0], &c[ci], ldc, bi, flags)
+				if last && act == TanhAct {
+					// The tile was just written: tanh runs on it in L1.
+					tanhRows(c[ci:], mr, nr, ldc)
+				}
 				continue
 			}
 			// Edge tile: compute the full tile into tmp (packing padded A
@@ -210,28 +227,31 @@ func macro(mb, nb, kb int, pa, pb, c []float32, ldc int, bias []float32, jc int,
 					}
 				}
 				if last {
-					epilogue(row, bs, relu)
+					epilogue(row, bs, act)
 				}
 			}
 		}
 	}
 }
 
-// epilogue adds bias (if not nil) to row and applies ReLU if relu is set,
-// with the micro-kernel's semantics (VMAXPS(x, 0): x > 0 ? x : +0).
-func epilogue(row, bias []float32, relu bool) {
+// epilogue adds bias (if not nil) to row and applies act, with the
+// micro-kernel's semantics (ReLU: VMAXPS(x, 0), x > 0 ? x : +0).
+func epilogue(row, bias []float32, act Act) {
 	if bias != nil {
 		bias = bias[:len(row)]
 		for j, v := range bias {
 			row[j] += v
 		}
 	}
-	if relu {
+	switch act {
+	case ReLU:
 		for j, v := range row {
 			if !(v > 0) {
 				row[j] = 0
 			}
 		}
+	case TanhAct:
+		tanhSlice(row)
 	}
 }
 
@@ -248,7 +268,11 @@ func packB(trans bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 				// (copy would call memmove for every 64 bytes).
 				for p := 0; p < kb; p++ {
 					off := (pc+p)*ldb + jc + jr
-					*(*[nr]float32)(d[p*nr:]) = *(*[nr]float32)(b[off : off+nr])
+					// Through a local: a direct array assignment between
+					// two slices may overlap, and the compiler calls
+					// memmove for it.
+					v := *(*[nr]float32)(b[off : off+nr])
+					*(*[nr]float32)(d[p*nr:]) = v
 				}
 				continue
 			}
@@ -306,7 +330,8 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 			src := a[(pc+p)*lda+ic : (pc+p)*lda+ic+mb]
 			if alpha == 1 {
 				for ir := 0; ir < full; ir += mr {
-					*(*[mr]float32)(dst[ir*kb+p*mr:]) = *(*[mr]float32)(src[ir : ir+mr])
+					v := *(*[mr]float32)(src[ir : ir+mr]) // via a local: no memmove call (see packB)
+					*(*[mr]float32)(dst[ir*kb+p*mr:]) = v
 				}
 			} else {
 				for ir := 0; ir < full; ir += mr {
@@ -374,7 +399,7 @@ func packA(trans bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst 
 // Σ_p alpha·A(i,p)·B(p,:) by axpy (B not transposed; one rounded multiply
 // and one rounded add per term, in the order of p, as gonum's SGEMV) or,
 // for Bᵀ, one dot product per element.
-func gemmSmall(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32, relu bool) {
+func gemmSmall(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32, act Act) {
 	buf := pool.Get().(*buffers)
 	buf.a = growBuf(buf.a, k)
 	ar := buf.a
@@ -396,7 +421,7 @@ func gemmSmall(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 				axpy(v, b[p*ldb:p*ldb+n], row)
 			}
 		}
-		epilogue(row, bias, relu)
+		epilogue(row, bias, act)
 	}
 	pool.Put(buf)
 }

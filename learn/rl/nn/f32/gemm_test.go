@@ -23,7 +23,7 @@ func randVec(r *rand.Rand, n int) []float32 {
 // refGemm is the plain triple loop in float64, with the same semantics as
 // Gemm, and also returns for every element the magnitude Σ|terms| that
 // bounds its rounding error.
-func refGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) (want, mag []float64) {
+func refGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, act Act) (want, mag []float64) {
 	want = make([]float64, m*n)
 	mag = make([]float64, m*n)
 	for i := 0; i < m; i++ {
@@ -54,8 +54,13 @@ func refGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda i
 				s += float64(bias[j])
 				sa += math.Abs(float64(bias[j]))
 			}
-			if relu && !(s > 0) {
-				s = 0
+			switch act {
+			case ReLU:
+				if !(s > 0) {
+					s = 0
+				}
+			case TanhAct:
+				s = math.Tanh(s)
 			}
 			want[i*n+j], mag[i*n+j] = s, sa
 		}
@@ -68,12 +73,13 @@ type gemmCase struct {
 	m, n, k        int
 	alpha, beta    float32
 	pad            int // extra columns of every leading dimension
-	bias, relu     bool
+	bias           bool
+	act            Act
 }
 
 func (tc gemmCase) String() string {
-	return fmt.Sprintf("tA=%v,tB=%v,m=%d,n=%d,k=%d,alpha=%g,beta=%g,pad=%d,bias=%v,relu=%v",
-		tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.beta, tc.pad, tc.bias, tc.relu)
+	return fmt.Sprintf("tA=%v,tB=%v,m=%d,n=%d,k=%d,alpha=%g,beta=%g,pad=%d,bias=%v,act=%d",
+		tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.beta, tc.pad, tc.bias, tc.act)
 }
 
 // check runs one case against refGemm. Tolerance: every element of C is a
@@ -82,7 +88,9 @@ func (tc gemmCase) String() string {
 // times Σ|terms| (Higham, Accuracy and Stability, §3.1), and folding
 // alpha into A and scaling C by beta add one rounding each. The bound used,
 // (k+4)·u·Σ|terms| plus a denormal-sized floor, is that worst case; typical
-// errors are about sqrt(k)·u·Σ|terms|.
+// errors are about sqrt(k)·u·Σ|terms|. tanh does not enlarge an error
+// (|tanh'| ≤ 1) and adds its own, at most 7 ulps of the result (≤ 14·u·|y|,
+// tanh_test.go), so 16·u·|y| is added to the bound.
 func check(t testing.TB, r *rand.Rand, tc gemmCase) {
 	t.Helper()
 	m, n, k, pad := tc.m, tc.n, tc.k, tc.pad
@@ -109,8 +117,8 @@ func check(t testing.TB, r *rand.Rand, tc gemmCase) {
 			c[i] = float32(math.NaN())
 		}
 	}
-	want, mag := refGemm(tc.transA, tc.transB, m, n, k, tc.alpha, a, lda, b, ldb, tc.beta, c0, ldc, bias, tc.relu)
-	Gemm(tc.transA, tc.transB, m, n, k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.relu)
+	want, mag := refGemm(tc.transA, tc.transB, m, n, k, tc.alpha, a, lda, b, ldb, tc.beta, c0, ldc, bias, tc.act)
+	Gemm(tc.transA, tc.transB, m, n, k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.act)
 	for i := 0; i < m; i++ {
 		for j := 0; j < ldc; j++ {
 			got := c[i*ldc+j]
@@ -126,6 +134,9 @@ func check(t testing.TB, r *rand.Rand, tc gemmCase) {
 				continue
 			}
 			w, tol := want[i*n+j], float64(k+4)*u*mag[i*n+j]+1e-30
+			if tc.act == TanhAct {
+				tol += 16 * u * math.Abs(w)
+			}
 			if d := math.Abs(float64(got) - w); !(d <= tol) {
 				t.Fatalf("%v: C[%d,%d] = %v, want %v (|diff| %.3g > tol %.3g)", tc, i, j, got, w, d, tol)
 			}
@@ -153,7 +164,7 @@ func TestGemmShapes(t *testing.T) {
 				}
 				for tr := 0; tr < 4; tr++ {
 					s := scalars[cases%len(scalars)]
-					tc := gemmCase{transA: tr&1 != 0, transB: tr&2 != 0, m: m, n: n, k: k, alpha: s[0], beta: s[1], pad: cases % 3, bias: cases%5 == 0, relu: cases%7 == 0}
+					tc := gemmCase{transA: tr&1 != 0, transB: tr&2 != 0, m: m, n: n, k: k, alpha: s[0], beta: s[1], pad: cases % 3, bias: cases%5 == 0, act: Act(cases % 7 % 3)}
 					check(t, r, tc)
 					cases++
 				}
@@ -165,7 +176,8 @@ func TestGemmShapes(t *testing.T) {
 	// and ReLU, weight gradient, input gradient; then a product with more
 	// than one block of every loop (k > kc, m > mc).
 	for _, tc := range []gemmCase{
-		{m: 13, n: 400, k: 980, alpha: 1, beta: 0, bias: true, relu: true},
+		{m: 13, n: 400, k: 980, alpha: 1, beta: 0, bias: true, act: ReLU},
+		{m: 13, n: 256, k: 980, alpha: 1, beta: 0, bias: true, act: TanhAct},
 		{transA: true, m: 980, n: 400, k: 13, alpha: 1, beta: 1},
 		{transB: true, m: 13, n: 980, k: 400, alpha: 1, beta: 0},
 		{m: 200, n: 33, k: 600, alpha: 1, beta: 0},
@@ -184,7 +196,8 @@ func TestGemmReusesBuffers(t *testing.T) {
 	for _, tc := range []gemmCase{
 		{m: 7, n: 2100, k: 300, alpha: 1, beta: 0}, // n > nc, k > kc
 		{m: 7, n: 3, k: 5, alpha: 1, beta: 1},
-		{transA: true, m: 130, n: 70, k: 260, alpha: 1, beta: 0, relu: true},
+		{transA: true, m: 130, n: 70, k: 260, alpha: 1, beta: 0, act: ReLU},
+		{m: 130, n: 70, k: 260, alpha: 1, beta: 0, bias: true, act: TanhAct},
 	} {
 		check(t, r, tc)
 	}
@@ -196,7 +209,7 @@ func TestSgemmInterface(t *testing.T) {
 	a, b := randVec(r, 7*5), randVec(r, 5*3)
 	c := make([]float32, 7*3)
 	impl.Sgemm(blas.NoTrans, blas.NoTrans, 7, 3, 5, 1, a, 5, b, 3, 0, c, 3)
-	want, _ := refGemm(false, false, 7, 3, 5, 1, a, 5, b, 3, 0, c, 3, nil, false)
+	want, _ := refGemm(false, false, 7, 3, 5, 1, a, 5, b, 3, 0, c, 3, nil, Identity)
 	for i := range c {
 		if math.Abs(float64(c[i])-want[i]) > 1e-5 {
 			t.Fatalf("C[%d] = %v, want %v", i, c[i], want[i])
@@ -206,7 +219,7 @@ func TestSgemmInterface(t *testing.T) {
 	x := randVec(r, 5)
 	y := make([]float32, 7)
 	impl.Sgemv(blas.NoTrans, 7, 5, 1, a, 5, x, 1, 0, y, 1)
-	wy, _ := refGemm(false, false, 7, 1, 5, 1, a, 5, x, 1, 0, y, 1, nil, false)
+	wy, _ := refGemm(false, false, 7, 1, 5, 1, a, 5, x, 1, 0, y, 1, nil, Identity)
 	for i := range y {
 		if math.Abs(float64(y[i])-wy[i]) > 1e-5 {
 			t.Fatalf("Sgemv y[%d] = %v, want %v", i, y[i], wy[i])
@@ -215,7 +228,7 @@ func TestSgemmInterface(t *testing.T) {
 	x7 := randVec(r, 7)
 	y5 := make([]float32, 5)
 	impl.Sgemv(blas.Trans, 7, 5, 1, a, 5, x7, 1, 0, y5, 1)
-	wy5, _ := refGemm(true, false, 5, 1, 7, 1, a, 5, x7, 1, 0, y5, 1, nil, false)
+	wy5, _ := refGemm(true, false, 5, 1, 7, 1, a, 5, x7, 1, 0, y5, 1, nil, Identity)
 	for i := range y5 {
 		if math.Abs(float64(y5[i])-wy5[i]) > 1e-5 {
 			t.Fatalf("Sgemv trans y[%d] = %v, want %v", i, y5[i], wy5[i])
@@ -229,7 +242,7 @@ func TestGemmPanicsOnShortSlices(t *testing.T) {
 			t.Fatal("no panic for a C too short")
 		}
 	}()
-	Gemm(false, false, 8, 16, 4, 1, make([]float32, 32), 4, make([]float32, 64), 16, 0, make([]float32, 8*16-1), 16, nil, false)
+	Gemm(false, false, 8, 16, 4, 1, make([]float32, 32), 4, make([]float32, 64), 16, 0, make([]float32, 8*16-1), 16, nil, Identity)
 }
 
 // FuzzGemm checks random shapes, transposes, scalars and strides.
@@ -241,7 +254,7 @@ func FuzzGemm(f *testing.F) {
 	f.Fuzz(func(t *testing.T, m, n, k, tr, sel uint8) {
 		r := rand.New(rand.NewPCG(uint64(m)<<16|uint64(n)<<8|uint64(k), uint64(sel)))
 		s := scalars[int(sel)%len(scalars)]
-		tc := gemmCase{transA: tr&1 != 0, transB: tr&2 != 0, m: int(m), n: int(n), k: int(k) * 3, alpha: s[0], beta: s[1], pad: int(sel) % 3, bias: sel&8 != 0, relu: sel&16 != 0}
+		tc := gemmCase{transA: tr&1 != 0, transB: tr&2 != 0, m: int(m), n: int(n), k: int(k) * 3, alpha: s[0], beta: s[1], pad: int(sel) % 3, bias: sel&8 != 0, act: Act(sel>>4) % 3}
 		check(t, r, tc)
 	})
 }
@@ -352,7 +365,7 @@ func BenchmarkGemm(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := threadCPU()
 			for b.Loop() {
-				Gemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, 1, a, lda, bb, ldb, 0, c, tc.n, nil, false)
+				Gemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, 1, a, lda, bb, ldb, 0, c, tc.n, nil, Identity)
 			}
 			flops := 2 * float64(tc.m*tc.n*tc.k) * float64(b.N)
 			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOPS")

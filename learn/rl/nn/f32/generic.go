@@ -46,7 +46,11 @@ func kernelGo(k int, a, b, c *float32, ldc int, bias *float32, flags int) {
 				row[j] += acc[i*nr+j]
 			}
 		}
-		epilogue(row, bi, flags&flagReLU != 0)
+		act := Identity
+		if flags&flagReLU != 0 {
+			act = ReLU
+		}
+		epilogue(row, bi, act)
 	}
 }
 

@@ -490,3 +490,313 @@ relunext:
 	JNZ  relurow
 	VZEROUPPER
 	RET
+
+// Constants of the float32 tanh (tanh.go), each broadcast to 8 lanes:
+// |x| mask, tiny, ±clamp, the numerator's and the denominator's
+// coefficients from the highest degree down, and 1.
+DATA tanhc<>+0(SB)/4, $0x7fffffff
+DATA tanhc<>+4(SB)/4, $0x7fffffff
+DATA tanhc<>+8(SB)/4, $0x7fffffff
+DATA tanhc<>+12(SB)/4, $0x7fffffff
+DATA tanhc<>+16(SB)/4, $0x7fffffff
+DATA tanhc<>+20(SB)/4, $0x7fffffff
+DATA tanhc<>+24(SB)/4, $0x7fffffff
+DATA tanhc<>+28(SB)/4, $0x7fffffff
+DATA tanhc<>+32(SB)/4, $0x39d1b717
+DATA tanhc<>+36(SB)/4, $0x39d1b717
+DATA tanhc<>+40(SB)/4, $0x39d1b717
+DATA tanhc<>+44(SB)/4, $0x39d1b717
+DATA tanhc<>+48(SB)/4, $0x39d1b717
+DATA tanhc<>+52(SB)/4, $0x39d1b717
+DATA tanhc<>+56(SB)/4, $0x39d1b717
+DATA tanhc<>+60(SB)/4, $0x39d1b717
+DATA tanhc<>+64(SB)/4, $0x40fcf84f
+DATA tanhc<>+68(SB)/4, $0x40fcf84f
+DATA tanhc<>+72(SB)/4, $0x40fcf84f
+DATA tanhc<>+76(SB)/4, $0x40fcf84f
+DATA tanhc<>+80(SB)/4, $0x40fcf84f
+DATA tanhc<>+84(SB)/4, $0x40fcf84f
+DATA tanhc<>+88(SB)/4, $0x40fcf84f
+DATA tanhc<>+92(SB)/4, $0x40fcf84f
+DATA tanhc<>+96(SB)/4, $0xc0fcf84f
+DATA tanhc<>+100(SB)/4, $0xc0fcf84f
+DATA tanhc<>+104(SB)/4, $0xc0fcf84f
+DATA tanhc<>+108(SB)/4, $0xc0fcf84f
+DATA tanhc<>+112(SB)/4, $0xc0fcf84f
+DATA tanhc<>+116(SB)/4, $0xc0fcf84f
+DATA tanhc<>+120(SB)/4, $0xc0fcf84f
+DATA tanhc<>+124(SB)/4, $0xc0fcf84f
+DATA tanhc<>+128(SB)/4, $0xa59f25c0
+DATA tanhc<>+132(SB)/4, $0xa59f25c0
+DATA tanhc<>+136(SB)/4, $0xa59f25c0
+DATA tanhc<>+140(SB)/4, $0xa59f25c0
+DATA tanhc<>+144(SB)/4, $0xa59f25c0
+DATA tanhc<>+148(SB)/4, $0xa59f25c0
+DATA tanhc<>+152(SB)/4, $0xa59f25c0
+DATA tanhc<>+156(SB)/4, $0xa59f25c0
+DATA tanhc<>+160(SB)/4, $0x2a61337e
+DATA tanhc<>+164(SB)/4, $0x2a61337e
+DATA tanhc<>+168(SB)/4, $0x2a61337e
+DATA tanhc<>+172(SB)/4, $0x2a61337e
+DATA tanhc<>+176(SB)/4, $0x2a61337e
+DATA tanhc<>+180(SB)/4, $0x2a61337e
+DATA tanhc<>+184(SB)/4, $0x2a61337e
+DATA tanhc<>+188(SB)/4, $0x2a61337e
+DATA tanhc<>+192(SB)/4, $0xaebd37ff
+DATA tanhc<>+196(SB)/4, $0xaebd37ff
+DATA tanhc<>+200(SB)/4, $0xaebd37ff
+DATA tanhc<>+204(SB)/4, $0xaebd37ff
+DATA tanhc<>+208(SB)/4, $0xaebd37ff
+DATA tanhc<>+212(SB)/4, $0xaebd37ff
+DATA tanhc<>+216(SB)/4, $0xaebd37ff
+DATA tanhc<>+220(SB)/4, $0xaebd37ff
+DATA tanhc<>+224(SB)/4, $0x335c0041
+DATA tanhc<>+228(SB)/4, $0x335c0041
+DATA tanhc<>+232(SB)/4, $0x335c0041
+DATA tanhc<>+236(SB)/4, $0x335c0041
+DATA tanhc<>+240(SB)/4, $0x335c0041
+DATA tanhc<>+244(SB)/4, $0x335c0041
+DATA tanhc<>+248(SB)/4, $0x335c0041
+DATA tanhc<>+252(SB)/4, $0x335c0041
+DATA tanhc<>+256(SB)/4, $0x3779434a
+DATA tanhc<>+260(SB)/4, $0x3779434a
+DATA tanhc<>+264(SB)/4, $0x3779434a
+DATA tanhc<>+268(SB)/4, $0x3779434a
+DATA tanhc<>+272(SB)/4, $0x3779434a
+DATA tanhc<>+276(SB)/4, $0x3779434a
+DATA tanhc<>+280(SB)/4, $0x3779434a
+DATA tanhc<>+284(SB)/4, $0x3779434a
+DATA tanhc<>+288(SB)/4, $0x3a270ded
+DATA tanhc<>+292(SB)/4, $0x3a270ded
+DATA tanhc<>+296(SB)/4, $0x3a270ded
+DATA tanhc<>+300(SB)/4, $0x3a270ded
+DATA tanhc<>+304(SB)/4, $0x3a270ded
+DATA tanhc<>+308(SB)/4, $0x3a270ded
+DATA tanhc<>+312(SB)/4, $0x3a270ded
+DATA tanhc<>+316(SB)/4, $0x3a270ded
+DATA tanhc<>+320(SB)/4, $0x3ba059dc
+DATA tanhc<>+324(SB)/4, $0x3ba059dc
+DATA tanhc<>+328(SB)/4, $0x3ba059dc
+DATA tanhc<>+332(SB)/4, $0x3ba059dc
+DATA tanhc<>+336(SB)/4, $0x3ba059dc
+DATA tanhc<>+340(SB)/4, $0x3ba059dc
+DATA tanhc<>+344(SB)/4, $0x3ba059dc
+DATA tanhc<>+348(SB)/4, $0x3ba059dc
+DATA tanhc<>+352(SB)/4, $0x35a0d3d8
+DATA tanhc<>+356(SB)/4, $0x35a0d3d8
+DATA tanhc<>+360(SB)/4, $0x35a0d3d8
+DATA tanhc<>+364(SB)/4, $0x35a0d3d8
+DATA tanhc<>+368(SB)/4, $0x35a0d3d8
+DATA tanhc<>+372(SB)/4, $0x35a0d3d8
+DATA tanhc<>+376(SB)/4, $0x35a0d3d8
+DATA tanhc<>+380(SB)/4, $0x35a0d3d8
+DATA tanhc<>+384(SB)/4, $0x38f895d6
+DATA tanhc<>+388(SB)/4, $0x38f895d6
+DATA tanhc<>+392(SB)/4, $0x38f895d6
+DATA tanhc<>+396(SB)/4, $0x38f895d6
+DATA tanhc<>+400(SB)/4, $0x38f895d6
+DATA tanhc<>+404(SB)/4, $0x38f895d6
+DATA tanhc<>+408(SB)/4, $0x38f895d6
+DATA tanhc<>+412(SB)/4, $0x38f895d6
+DATA tanhc<>+416(SB)/4, $0x3b14aa05
+DATA tanhc<>+420(SB)/4, $0x3b14aa05
+DATA tanhc<>+424(SB)/4, $0x3b14aa05
+DATA tanhc<>+428(SB)/4, $0x3b14aa05
+DATA tanhc<>+432(SB)/4, $0x3b14aa05
+DATA tanhc<>+436(SB)/4, $0x3b14aa05
+DATA tanhc<>+440(SB)/4, $0x3b14aa05
+DATA tanhc<>+444(SB)/4, $0x3b14aa05
+DATA tanhc<>+448(SB)/4, $0x3ba059dd
+DATA tanhc<>+452(SB)/4, $0x3ba059dd
+DATA tanhc<>+456(SB)/4, $0x3ba059dd
+DATA tanhc<>+460(SB)/4, $0x3ba059dd
+DATA tanhc<>+464(SB)/4, $0x3ba059dd
+DATA tanhc<>+468(SB)/4, $0x3ba059dd
+DATA tanhc<>+472(SB)/4, $0x3ba059dd
+DATA tanhc<>+476(SB)/4, $0x3ba059dd
+DATA tanhc<>+480(SB)/4, $0x3f800000
+DATA tanhc<>+484(SB)/4, $0x3f800000
+DATA tanhc<>+488(SB)/4, $0x3f800000
+DATA tanhc<>+492(SB)/4, $0x3f800000
+DATA tanhc<>+496(SB)/4, $0x3f800000
+DATA tanhc<>+500(SB)/4, $0x3f800000
+DATA tanhc<>+504(SB)/4, $0x3f800000
+DATA tanhc<>+508(SB)/4, $0x3f800000
+GLOBL tanhc<>(SB), RODATA|NOPTR, $512
+
+// func tanhAVX2(rows, cols, ld int, x *float32)
+//
+// x = Tanh32(x) on columns [0, cols) (a multiple of 8) of the rows×ld
+// matrix x, with tanh.go's float32 operations in its order (separate
+// multiplies and adds, no FMA; |x| < tiny selects x, the clamps return x
+// for NaN), so the result is Tanh32's bit for bit. Two vectors are
+// evaluated interleaved: each is one long dependency chain (Horner's
+// rule, then a division), and two chains keep the FP pipes busier.
+TEXT ·tanhAVX2(SB), NOSPLIT, $0-32
+	MOVQ    rows+0(FP), BX
+	MOVQ    cols+8(FP), CX
+	MOVQ    ld+16(FP), R8
+	SHLQ    $2, R8
+	MOVQ    x+24(FP), DI
+	SHRQ    $3, CX
+	JZ      tanhdone
+	TESTQ   BX, BX
+	JZ      tanhdone
+	VMOVUPS tanhc<>+0(SB), Y15
+	VMOVUPS tanhc<>+32(SB), Y12
+	VMOVUPS tanhc<>+64(SB), Y14
+	VMOVUPS tanhc<>+96(SB), Y13
+
+tanhrow:
+	MOVQ DI, R9
+	MOVQ CX, AX
+
+tanhpair:
+	CMPQ AX, $2
+	JLT  tanhsingle
+	VMOVUPS (R9), Y0
+	VMOVUPS 32(R9), Y6
+	VANDPS  Y15, Y0, Y1
+	VANDPS  Y15, Y6, Y7
+	VCMPPS  $1, Y12, Y1, Y1
+	VCMPPS  $1, Y12, Y7, Y7
+	VMINPS  Y0, Y14, Y2
+	VMINPS  Y6, Y14, Y8
+	VMAXPS  Y2, Y13, Y2
+	VMAXPS  Y8, Y13, Y8
+	VMULPS  Y2, Y2, Y3
+	VMULPS  Y8, Y8, Y9
+	VMULPS  tanhc<>+128(SB), Y3, Y4
+	VMULPS  tanhc<>+128(SB), Y9, Y10
+	VADDPS  tanhc<>+160(SB), Y4, Y4
+	VADDPS  tanhc<>+160(SB), Y10, Y10
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y9, Y10, Y10
+	VADDPS  tanhc<>+192(SB), Y4, Y4
+	VADDPS  tanhc<>+192(SB), Y10, Y10
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y9, Y10, Y10
+	VADDPS  tanhc<>+224(SB), Y4, Y4
+	VADDPS  tanhc<>+224(SB), Y10, Y10
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y9, Y10, Y10
+	VADDPS  tanhc<>+256(SB), Y4, Y4
+	VADDPS  tanhc<>+256(SB), Y10, Y10
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y9, Y10, Y10
+	VADDPS  tanhc<>+288(SB), Y4, Y4
+	VADDPS  tanhc<>+288(SB), Y10, Y10
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y9, Y10, Y10
+	VADDPS  tanhc<>+320(SB), Y4, Y4
+	VADDPS  tanhc<>+320(SB), Y10, Y10
+	VMULPS  Y2, Y4, Y4
+	VMULPS  Y8, Y10, Y10
+	VMULPS  tanhc<>+352(SB), Y3, Y5
+	VMULPS  tanhc<>+352(SB), Y9, Y11
+	VADDPS  tanhc<>+384(SB), Y5, Y5
+	VADDPS  tanhc<>+384(SB), Y11, Y11
+	VMULPS  Y3, Y5, Y5
+	VMULPS  Y9, Y11, Y11
+	VADDPS  tanhc<>+416(SB), Y5, Y5
+	VADDPS  tanhc<>+416(SB), Y11, Y11
+	VMULPS  Y3, Y5, Y5
+	VMULPS  Y9, Y11, Y11
+	VADDPS  tanhc<>+448(SB), Y5, Y5
+	VADDPS  tanhc<>+448(SB), Y11, Y11
+	VDIVPS  Y5, Y4, Y4
+	VDIVPS  Y11, Y10, Y10
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VBLENDVPS Y7, Y6, Y10, Y10
+	VMOVUPS Y4, (R9)
+	VMOVUPS Y10, 32(R9)
+	ADDQ    $64, R9
+	SUBQ    $2, AX
+	JMP     tanhpair
+
+tanhsingle:
+	TESTQ AX, AX
+	JZ    tanhnext
+	VMOVUPS (R9), Y0
+	VANDPS  Y15, Y0, Y1
+	VCMPPS  $1, Y12, Y1, Y1
+	VMINPS  Y0, Y14, Y2
+	VMAXPS  Y2, Y13, Y2
+	VMULPS  Y2, Y2, Y3
+	VMULPS  tanhc<>+128(SB), Y3, Y4
+	VADDPS  tanhc<>+160(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  tanhc<>+192(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  tanhc<>+224(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  tanhc<>+256(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  tanhc<>+288(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  tanhc<>+320(SB), Y4, Y4
+	VMULPS  Y2, Y4, Y4
+	VMULPS  tanhc<>+352(SB), Y3, Y5
+	VADDPS  tanhc<>+384(SB), Y5, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  tanhc<>+416(SB), Y5, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  tanhc<>+448(SB), Y5, Y5
+	VDIVPS  Y5, Y4, Y4
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VMOVUPS Y4, (R9)
+
+tanhnext:
+	ADDQ R8, DI
+	DECQ BX
+	JNZ  tanhrow
+
+tanhdone:
+	VZEROUPPER
+	RET
+
+// func tanhBackAVX2(rows, cols, ld int, dz, y, gb *float32)
+//
+// For columns [0, cols) (a multiple of 8) of the rows×ld matrices dz and
+// y: dz = dz·(1 − y·y), and gb[j] += dz[r][j] row by row (skipped when gb
+// is nil), in tanhBackGo's order and roundings.
+TEXT ·tanhBackAVX2(SB), NOSPLIT, $0-48
+	MOVQ    rows+0(FP), BX
+	MOVQ    cols+8(FP), CX
+	MOVQ    ld+16(FP), R8
+	SHLQ    $2, R8
+	MOVQ    dz+24(FP), DI
+	MOVQ    y+32(FP), SI
+	MOVQ    gb+40(FP), DX
+	SHRQ    $3, CX
+	VMOVUPS tanhc<>+480(SB), Y15
+
+tbrow:
+	MOVQ DI, R9
+	MOVQ SI, R10
+	MOVQ DX, R11
+	MOVQ CX, AX
+
+tbcol:
+	VMOVUPS (R10), Y0
+	VMULPS  Y0, Y0, Y1
+	VSUBPS  Y1, Y15, Y1 // 1 − y²
+	VMULPS  (R9), Y1, Y2
+	VMOVUPS Y2, (R9)
+	TESTQ   R11, R11
+	JZ      tbnext
+	VADDPS  (R11), Y2, Y3
+	VMOVUPS Y3, (R11)
+	ADDQ    $32, R11
+
+tbnext:
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ AX
+	JNZ  tbcol
+	ADDQ R8, DI
+	ADDQ R8, SI
+	DECQ BX
+	JNZ  tbrow
+	VZEROUPPER
+	RET

@@ -49,6 +49,8 @@ type Server struct {
 	vecs map[uint64]*vector
 	next uint64
 	live int
+	// lanes holds the open shared-memory lanes by vector handle.
+	lanes map[uint64]*lane
 }
 
 // NewServer returns a server with no environments.
@@ -435,6 +437,7 @@ func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.Close
 	if v == nil {
 		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d", req.GetHandle())
 	}
+	s.closeLane(req.GetHandle())
 	return &gympb.CloseResponse{}, nil
 }
 

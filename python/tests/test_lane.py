@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import wait_stopped
 
 import cclab
 from cclab._proto import gym_pb2
@@ -159,6 +160,7 @@ def test_server_killed_mid_step_raises_naming_it(cclab_binary: str) -> None:
     proc = env.server.process
     assert proc is not None
     os.kill(proc.pid, signal.SIGSTOP)  # the next step waits for an answer ...
+    wait_stopped(proc.pid)
     killer = threading.Timer(0.5, lambda: os.kill(proc.pid, signal.SIGKILL))  # ... and the server dies meanwhile
     killer.start()
     start = time.monotonic()

@@ -148,18 +148,19 @@ class _Remote:
         self.act_space = to_space(resp.action_space)
         self.max_episode_steps = int(resp.max_episode_steps)
         self.obs_shape = (self.num_envs, *(self.obs_space.shape or ()))
+        if isinstance(self.act_space, spaces.Discrete):
+            self._act_shape: tuple[int, ...] = (self.num_envs,)
+        else:
+            self._act_shape = (self.num_envs, *(self.act_space.shape or ()))
+        self._act_count = int(np.prod(self._act_shape))
 
     def pack(self, actions: Any) -> bytes:
         return self._array(actions).tobytes()
 
     def _array(self, actions: Any) -> NDArray[np.float32]:
         a = np.asarray(actions, dtype="<f4")
-        if isinstance(self.act_space, spaces.Discrete):
-            want = (self.num_envs,)
-        else:
-            want = (self.num_envs, *(self.act_space.shape or ()))
-        if a.size != int(np.prod(want)):
-            raise ValueError(f"actions: shape {a.shape}, want {want}")
+        if a.size != self._act_count:
+            raise ValueError(f"actions: shape {a.shape}, want {self._act_shape}")
         return a
 
     def reset(self, seeds: Sequence[int]) -> tuple[Obs, list[dict[str, Any]]]:

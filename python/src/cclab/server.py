@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 import numpy as np
@@ -174,10 +174,14 @@ class Server:
 
     def step_stream(self) -> StepStream:
         """Open a :class:`StepStream` on this server."""
+        return StepStream(self, self.watchdog())
+
+    def watchdog(self) -> _Watchdog:
+        """The server's step watchdog, started on first use."""
         with self._lock:
             if self._watchdog is None:
                 self._watchdog = _Watchdog()
-            return StepStream(self, self._watchdog)
+            return self._watchdog
 
     def is_local(self) -> bool:
         """Whether the server surely runs on this machine: this client
@@ -319,6 +323,15 @@ class StepStream:
         self._drop()
 
 
+class _Deadlined(Protocol):
+    """A step in flight the watchdog can end: ``deadline`` is monotonic
+    seconds (0 when idle)."""
+
+    deadline: float
+
+    def cancel(self) -> None: ...
+
+
 class _Watchdog:
     """One daemon thread per server that cancels steps past their deadline.
 
@@ -326,18 +339,18 @@ class _Watchdog:
     """
 
     def __init__(self) -> None:
-        self._streams: weakref.WeakSet[StepStream] = weakref.WeakSet()
+        self._streams: weakref.WeakSet[_Deadlined] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def add(self, s: StepStream) -> None:
+    def add(self, s: _Deadlined) -> None:
         with self._lock:
             self._streams.add(s)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="cclab-step-watchdog", daemon=True)
                 self._thread.start()
 
-    def remove(self, s: StepStream) -> None:
+    def remove(self, s: _Deadlined) -> None:
         with self._lock:
             self._streams.discard(s)
 
@@ -366,10 +379,12 @@ class SharedLane:
     are in the file. No gRPC per step, so no grpcio locks or thread
     hand-offs; the client blocks in ``recv`` (no spinning).
 
-    The answer is awaited in slices of at most a second: a server that dies
-    closes the socket (``ServerError`` at once, naming the server and how
-    it died), and one that does not answer within ``call_timeout`` raises
-    ``ServerError`` too, after which the lane is dropped. A step the server
+    The answer is awaited in a blocking ``recv``: a server that dies closes
+    the socket (``ServerError`` at once, naming the server and how it
+    died), and one that does not answer within ``call_timeout`` has its
+    socket shut down by the server's watchdog thread (the one StepStream
+    uses; no timer per step), which raises ``ServerError`` too and drops
+    the lane. A step the server
     refuses raises :class:`RequestError` with the status and message
     ``StepStream`` would give, and the lane stays usable.
     """
@@ -401,7 +416,11 @@ class SharedLane:
         except BaseException:
             self.close()
             raise
-        self._sock.settimeout(min(1.0, server.call_timeout))
+        self._sock.settimeout(None)
+        self.deadline = 0.0
+        self.timed_out = False
+        self._watchdog = server.watchdog()
+        self._watchdog.add(self)
         mm, n = self._mm, num_envs
         self._hdr64 = np.frombuffer(mm, dtype="<u8", count=8, offset=0)
         self._hdr32 = np.frombuffer(mm, dtype="<u4", count=16, offset=0)
@@ -429,29 +448,20 @@ class SharedLane:
         self._act[:] = actions.reshape(-1)
         self._hdr32[8] = 1 if autoreset else 0
         self._hdr64[3] = self._seq
-        deadline = time.monotonic() + self._server.call_timeout
+        self.timed_out = False
+        self.deadline = time.monotonic() + self._server.call_timeout
+        why = ""
         try:
             sock.send(b"\x01")
-            while True:
-                try:
-                    got = sock.recv(1)
-                    break
-                except TimeoutError:
-                    if not self._server.alive():
-                        got = b""
-                        break
-                    if time.monotonic() > deadline:
-                        self.close()
-                        raise ServerError(
-                            f"{self._server.describe()}: step got no answer within {self._server.call_timeout} s"
-                        ) from None
+            got = sock.recv(1)
         except OSError as err:
-            got = b""
-            why = f" ({err})"
-        else:
-            why = ""
+            got, why = b"", f" ({err})"
+        finally:
+            self.deadline = 0.0
         if not got:
             self.close()
+            if self.timed_out:
+                raise ServerError(f"{self._server.describe()}: step got no answer within {self._server.call_timeout} s")
             raise ServerError(f"{self._server.describe_death()}: the step lane closed without an answer{why}")
         h32 = self._hdr32
         if int(self._hdr64[5]) != self._seq:
@@ -476,6 +486,16 @@ class SharedLane:
             self._pres[: n * nk].reshape(n, nk),
         )
 
+    def cancel(self) -> None:
+        """End the step in flight (the watchdog's way to end a hang)."""
+        sock = self._sock
+        if sock is not None:
+            self.timed_out = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def _read_keys(self, nk: int) -> list[str]:
         assert self._mm is not None
         raw = bytes(self._mm[self._keys_at : self._keys_at + self._keys_size])
@@ -489,6 +509,9 @@ class SharedLane:
     def close(self) -> None:
         """Hang up; the server ends the lane (its files are already gone
         once connected; removed here too in case it never connected)."""
+        watchdog = self.__dict__.get("_watchdog")
+        if watchdog is not None:
+            watchdog.remove(self)
         if self._sock is not None:
             self._sock.close()
             self._sock = None

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -297,16 +298,55 @@ func (l *lane) run() {
 	defer conn.Close()
 	l.lis.Close()
 	os.RemoveAll(l.dir)
-	var b [1]byte
+	rc, err := conn.(*net.UnixConn).SyscallConn()
+	if err != nil {
+		return
+	}
+	// The doorbell's reads and writes are raw non-blocking system calls,
+	// waited for by the runtime's poller: a plain conn.Read or Write
+	// enters the runtime's syscall path, which wakes its sysmon thread out
+	// of the deep sleep it falls into whenever the server idles between
+	// two steps, a thread wake-up per step (~13% of a MARLIN lane's
+	// server CPU in perf).
+	d := &doorbell{}
+	read, write := d.read, d.write
 	for seq := uint64(1); ; seq++ {
-		if _, err := conn.Read(b[:]); err != nil {
+		if err := rc.Read(read); err != nil || d.err != 0 || d.n == 0 {
 			return
 		}
 		fatal := l.serve(seq)
-		if _, err := conn.Write(l.bell[:]); err != nil || fatal {
+		if err := rc.Write(write); err != nil || d.err != 0 || fatal {
 			return
 		}
 	}
+}
+
+// doorbell reads and writes one byte on a non-blocking socket with raw
+// system calls; its methods are syscall.RawConn callbacks, bound once.
+type doorbell struct {
+	b   [1]byte
+	n   uintptr
+	err syscall.Errno
+}
+
+// read reports false (wait and retry) while there is nothing to read.
+func (d *doorbell) read(fd uintptr) bool {
+	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
+	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
+		d.err = 0
+		return false
+	}
+	return true
+}
+
+func (d *doorbell) write(fd uintptr) bool {
+	d.b[0] = 1
+	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
+	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
+		d.err = 0
+		return false
+	}
+	return true
 }
 
 // forget drops the lane from the server's table if it is still there.

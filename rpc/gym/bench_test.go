@@ -132,15 +132,23 @@ func BenchmarkMarlinService(b *testing.B) {
 	}
 }
 
-func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+// benchVector makes and resets a vector of n MARLIN environments, closed
+// when the benchmark ends.
+func benchVector(ctx context.Context, b *testing.B, c gympb.GymClient, n int) *gympb.MakeResponse {
 	mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
+	b.Cleanup(func() { c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle}) })
 	if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
 		b.Fatal(err)
 	}
+	return mk
+}
+
+func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+	mk := benchVector(ctx, b, c, n)
+	var err error
 	var st gympb.Gym_StepStreamClient
 	if stream {
 		if st, err = c.StepStream(ctx); err != nil {
@@ -182,14 +190,7 @@ func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream b
 // the environments' allocations only (the same as over StepStream's path:
 // TestLaneAllocations).
 func benchLane(ctx context.Context, b *testing.B, c gympb.GymClient, n int) {
-	mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
-	if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
-		b.Fatal(err)
-	}
+	mk := benchVector(ctx, b, c, n)
 	lc := openLane(b, c, mk.Handle, n)
 	le := binary.LittleEndian
 	le.PutUint32(lc.mem[hAutoreset:], 1)

@@ -120,18 +120,7 @@ func TestLaneMatchesStream(t *testing.T) {
 		{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
 	} {
 		const n = 3
-		var h [2]uint64
-		var mk *gympb.MakeResponse
-		for j := range h {
-			var err error
-			if mk, err = c.Make(ctx, &gympb.MakeRequest{EnvId: tc.id, NumEnvs: n, Options: tc.opts}); err != nil {
-				t.Fatal(err)
-			}
-			h[j] = mk.Handle
-			if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: h[j], Seeds: []int64{5, 6, 7}}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		h, mk := twins(ctx, t, c, tc.id, tc.opts)
 		st, err := c.StepStream(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -189,6 +189,11 @@ func (s *Server) OpenSharedLane(_ context.Context, req *gympb.OpenLaneRequest) (
 		return nil, status.Errorf(codes.FailedPrecondition, "dir: cannot create a lane in %s: %v", dir, err)
 	}
 	s.mu.Lock()
+	if s.lanesClosed {
+		s.mu.Unlock()
+		l.release()
+		return nil, status.Error(codes.Unavailable, "the server is stopping")
+	}
 	if s.vecs[l.handle] == nil {
 		s.mu.Unlock()
 		l.release()
@@ -464,10 +469,11 @@ func (s *Server) closeLane(h uint64) {
 	}
 }
 
-// CloseLanes closes every open lane and removes their files; Serve calls
-// it when the server stops.
+// CloseLanes closes every open lane and removes their files, and refuses
+// new ones; Serve calls it when the server stops.
 func (s *Server) CloseLanes() {
 	s.mu.Lock()
+	s.lanesClosed = true // a lane opened from now on would outlive the server
 	var ls []*lane
 	for _, l := range s.lanes {
 		ls = append(ls, l)

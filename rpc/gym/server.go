@@ -52,6 +52,8 @@ type Server struct {
 	live int
 	// lanes holds the open shared-memory lanes by vector handle.
 	lanes map[uint64]*lane
+	// lanesClosed is set by CloseLanes.
+	lanesClosed bool
 }
 
 // NewServer returns a server with no environments.

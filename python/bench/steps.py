@@ -5,6 +5,7 @@ action pattern of rpc/gym's BenchmarkInProcess (the in-process Go baseline)
 and prints one row per vector size, after the load average. Usage:
 
     python bench/steps.py [--steps 20000] [--sizes 1,2,4,8,16] [--listen 127.0.0.1:0] [--no-single]
+                          [--step-lane auto|shm|stream]
 """
 
 from __future__ import annotations
@@ -39,13 +40,16 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], help="Make option name=value (repeatable)")
     ap.add_argument("--listen", default=None, help="server address (default: a private Unix-domain socket)")
     ap.add_argument("--no-single", action="store_true", help="skip the single gymnasium.Env")
+    ap.add_argument("--step-lane", default=None, help="auto (default), shm (shared-memory lane) or stream (StepStream)")
     args = ap.parse_args()
-    opts = dict(o.split("=", 1) for o in args.option)
-    print(f"load average {os.getloadavg()[0]:.1f}")
+    opts: dict[str, str] = dict(o.split("=", 1) for o in args.option)
+    # (step_lane only when given: older clients, measured for comparison, lack it)
+    lane = {"step_lane": args.step_lane} if args.step_lane else {}
+    print(f"load average {os.getloadavg()[0]:.1f}, step lane {args.step_lane or 'default'}")
     # (listen only when given: older clients, measured for comparison, lack it)
     with cclab.Server(**({"listen": args.listen} if args.listen else {})) as server:
         # The plain gymnasium.Env, one call per step.
-        env = cclab.CclabEnv(args.env, server=server, **opts)
+        env = cclab.CclabEnv(args.env, server=server, **lane, **opts)
         env.reset(seed=1)
         dim = int(np.prod(env.action_space.shape or (1,)))
         if not args.no_single:
@@ -59,7 +63,7 @@ def main() -> None:
             print(f"single gymnasium.Env: {args.steps / dt:.0f} steps/s")
         env.close()
         for n in [int(x) for x in args.sizes.split(",")]:
-            vec = cclab.CclabVectorEnv(args.env, num_envs=n, server=server, **opts)
+            vec = cclab.CclabVectorEnv(args.env, num_envs=n, server=server, **lane, **opts)
             vec.reset(seed=1)
             acts = [action(k, n, dim) for k in range(63)]
             k = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,3 +45,15 @@ def server(cclab_binary: str) -> Iterator[cclab.Server]:
     """One server shared by the tests that do not kill theirs."""
     with cclab.Server(cclab_binary) as s:
         yield s
+
+
+def wait_stopped(pid: int) -> None:
+    """Wait until SIGSTOP has taken effect: kill returns before it does, and
+    a step over the shared-memory lane is quick enough to finish first."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                return
+        time.sleep(0.001)
+    pytest.fail(f"process {pid} did not stop")

@@ -9,6 +9,7 @@ import time
 import grpc
 import numpy as np
 import pytest
+from conftest import wait_stopped
 
 import cclab
 from cclab._proto import gym_pb2
@@ -148,6 +149,7 @@ def test_hung_server_times_out_naming_it(cclab_binary: str) -> None:
     env.step(np.zeros(1, dtype=np.float32))
     assert s.process is not None
     os.kill(s.process.pid, signal.SIGSTOP)  # alive, holding its socket, answering nothing
+    wait_stopped(s.process.pid)
     try:
         start = time.monotonic()
         with pytest.raises(cclab.ServerError, match="no answer within 2.0 s") as err:

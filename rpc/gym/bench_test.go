@@ -2,7 +2,9 @@ package gym
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"path/filepath"
 	"syscall"
@@ -110,9 +112,16 @@ func BenchmarkMarlinService(b *testing.B) {
 			b.Fatal(err)
 		}
 		c := gympb.NewGymClient(conn)
-		for _, rpc := range []string{"unary", "stream"} {
+		for _, rpc := range []string{"unary", "stream", "lane"} {
+			if rpc == "lane" && network != "unix" {
+				continue // the lane is for a client on the server's machine
+			}
 			for _, n := range benchSizes {
 				b.Run(fmt.Sprintf("net=%s/rpc=%s/envs=%d", network, rpc, n), func(b *testing.B) {
+					if rpc == "lane" {
+						benchLane(ctx, b, c, n)
+						return
+					}
 					benchService(ctx, b, c, rpc == "stream", n)
 				})
 			}
@@ -123,15 +132,23 @@ func BenchmarkMarlinService(b *testing.B) {
 	}
 }
 
-func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+// benchVector makes and resets a vector of n MARLIN environments, closed
+// when the benchmark ends.
+func benchVector(ctx context.Context, b *testing.B, c gympb.GymClient, n int) *gympb.MakeResponse {
 	mk, err := c.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: int32(n)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle})
+	b.Cleanup(func() { c.Close(ctx, &gympb.CloseRequest{Handle: mk.Handle}) })
 	if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: mk.Handle}); err != nil {
 		b.Fatal(err)
 	}
+	return mk
+}
+
+func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream bool, n int) {
+	mk := benchVector(ctx, b, c, n)
+	var err error
 	var st gympb.Gym_StepStreamClient
 	if stream {
 		if st, err = c.StepStream(ctx); err != nil {
@@ -161,6 +178,43 @@ func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream b
 		}
 		if err != nil {
 			b.Fatal(err)
+		}
+		steps += n
+	}
+	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
+}
+
+// benchLane is benchService over a shared-memory lane, with a client that
+// allocates nothing per step, so that -benchmem counts the server's and
+// the environments' allocations only (the same as over StepStream's path:
+// TestLaneAllocations).
+func benchLane(ctx context.Context, b *testing.B, c gympb.GymClient, n int) {
+	mk := benchVector(ctx, b, c, n)
+	lc := openLane(b, c, mk.Handle, n)
+	le := binary.LittleEndian
+	le.PutUint32(lc.mem[hAutoreset:], 1)
+	var bell [1]byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	start := time.Now()
+	steps := 0
+	for k := 0; steps < b.N; k++ {
+		for i := range n {
+			le.PutUint32(lc.mem[int(lc.resp.ActionsOffset)+4*i:], math.Float32bits(benchAction(k, i)))
+		}
+		lc.seq++
+		le.PutUint64(lc.mem[hReqSeq:], lc.seq)
+		bell[0] = 1
+		if _, err := lc.conn.Write(bell[:]); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := lc.conn.Read(bell[:]); err != nil {
+			b.Fatal(err)
+		}
+		if le.Uint32(lc.mem[hStatus:]) != 0 || le.Uint64(lc.mem[hRespSeq:]) != lc.seq {
+			b.Fatal("lane step failed")
 		}
 		steps += n
 	}

@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -49,6 +50,10 @@ type Server struct {
 	vecs map[uint64]*vector
 	next uint64
 	live int
+	// lanes holds the open shared-memory lanes by vector handle.
+	lanes map[uint64]*lane
+	// lanesClosed is set by CloseLanes.
+	lanesClosed bool
 }
 
 // NewServer returns a server with no environments.
@@ -111,6 +116,9 @@ type vector struct {
 	// (a closure per step would be an allocation per step).
 	out    *stepOut
 	stepFn func(i int)
+	// cost is the last parallel call's duration times the goroutines it
+	// used: about the CPU its environments took.
+	cost time.Duration
 	// parallel's join and first failure, reused from call to call.
 	wg    sync.WaitGroup
 	errMu sync.Mutex
@@ -435,24 +443,38 @@ func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.Close
 	if v == nil {
 		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d", req.GetHandle())
 	}
+	s.closeLane(req.GetHandle())
 	return &gympb.CloseResponse{}, nil
 }
 
+// serialBelow is the cost of a whole vector's call below which parallel
+// runs it on the calling goroutine alone: waking another worker and
+// parking it again costs tens of microseconds of CPU (more on a loaded
+// machine), more than it saves when the vector's environments take a few
+// microseconds each (MARLIN: ~6 us a step, 8 of them ~50 us).
+const serialBelow = 250 * time.Microsecond
+
 // parallel runs f for every environment of v, spread over at most
 // Workers goroutines (environment i on worker i mod w, the calling
-// goroutine being one of them): a MARLIN step is ~10 us, so one goroutine
-// per environment would cost more in hand-offs than it gains. A panic in
-// an environment breaks the vector (its state is unknown) and becomes
-// codes.Internal. The caller holds v.mu.
+// goroutine being one of them), or on the calling goroutine alone when
+// the vector's last call cost less than serialBelow. Either way each
+// environment runs on one goroutine at a time, so results do not depend
+// on the choice. A panic in an environment breaks the vector (its state
+// is unknown) and becomes codes.Internal. The caller holds v.mu.
 func (s *Server) parallel(v *vector, f func(i int)) error {
 	w := min(s.cfg.Workers, len(v.envs))
+	if v.cost < serialBelow {
+		w = 1
+	}
 	v.first = nil
+	start := time.Now()
 	for j := 1; j < w; j++ {
 		v.wg.Add(1)
 		go s.work(v, f, j, w)
 	}
 	s.share(v, f, 0, w)
 	v.wg.Wait()
+	v.cost = time.Since(start) * time.Duration(w)
 	if v.first != nil {
 		v.broken = v.first
 		return status.Error(codes.Internal, v.first.Error())

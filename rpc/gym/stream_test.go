@@ -59,6 +59,25 @@ func batchInfos(t *gympb.InfoTable, n int) []map[string]float64 {
 	return out
 }
 
+// twins makes two vectors of 3 environments alike and resets them alike
+// (seeds 5, 6, 7), for comparing two ways of stepping.
+func twins(ctx context.Context, t *testing.T, c gympb.GymClient, id string, opts map[string]string) ([2]uint64, *gympb.MakeResponse) {
+	t.Helper()
+	var h [2]uint64
+	var mk *gympb.MakeResponse
+	for j := range h {
+		var err error
+		if mk, err = c.Make(ctx, &gympb.MakeRequest{EnvId: id, NumEnvs: 3, Options: opts}); err != nil {
+			t.Fatal(err)
+		}
+		h[j] = mk.Handle
+		if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: h[j], Seeds: []int64{5, 6, 7}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h, mk
+}
+
 // TestStepStreamMatchesStep steps two vectors made and reset alike, one
 // with unary Step and one over StepStream, and checks that every step's
 // observations, rewards, flags and infos agree bit for bit, across episode
@@ -77,18 +96,7 @@ func TestStepStreamMatchesStep(t *testing.T) {
 		{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
 	} {
 		const n = 3
-		var h [2]uint64
-		var mk *gympb.MakeResponse
-		for j := range h {
-			var err error
-			if mk, err = c.Make(ctx, &gympb.MakeRequest{EnvId: tc.id, NumEnvs: n, Options: tc.opts}); err != nil {
-				t.Fatal(err)
-			}
-			h[j] = mk.Handle
-			if _, err := c.Reset(ctx, &gympb.ResetRequest{Handle: h[j], Seeds: []int64{5, 6, 7}}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		h, mk := twins(ctx, t, c, tc.id, tc.opts)
 		st, err := c.StepStream(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,8 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from cclab._proto import gym_pb2
-from cclab.server import Server, StepStream, default_server
+from cclab.errors import RequestError, ServerError
+from cclab.server import Server, SharedLane, StepStream, default_server
 
 Obs = NDArray[np.float32]
 
@@ -66,27 +67,48 @@ def _info(info: gym_pb2.Info) -> dict[str, Any]:
 
 
 class Batch:
-    """One step of a vector, decoded from a StepBatch with a few bulk copies
-    (one per field, whatever the number of environments and info keys)."""
+    """One step of a vector, decoded with a few bulk copies (one per field,
+    whatever the number of environments and info keys), from a StepBatch or
+    from a shared-memory lane."""
 
     __slots__ = ("obs", "rewards", "terminated", "truncated", "info_keys", "info_values", "info_present")
 
-    def __init__(self, b: gym_pb2.StepBatch, obs_shape: tuple[int, ...]) -> None:
-        n = obs_shape[0]
-        self.obs = _unpack(b.observations, obs_shape)
-        self.rewards = np.frombuffer(b.rewards, dtype="<f8").astype(np.float64)
-        self.terminated = np.frombuffer(b.terminated, dtype=np.bool_).copy()
-        self.truncated = np.frombuffer(b.truncated, dtype=np.bool_).copy()
-        t = b.infos
-        self.info_keys: list[str] = list(t.keys)
-        nk = len(self.info_keys)
+    def __init__(
+        self,
+        obs: Obs,
+        rewards: NDArray[np.float64],
+        terminated: NDArray[np.bool_],
+        truncated: NDArray[np.bool_],
+        keys: list[str],
+        values: NDArray[np.float64],
+        present: NDArray[np.bool_] | None,
+    ) -> None:
+        self.obs, self.rewards, self.terminated, self.truncated = obs, rewards, terminated, truncated
+        self.info_keys = keys
         # Key-major copies, so that each key's column is a contiguous,
         # writable array of num_envs values.
-        self.info_values = np.frombuffer(t.values, dtype="<f8").reshape(n, nk).T.astype(np.float64, order="C")
-        if t.present:
-            self.info_present = np.frombuffer(t.present, dtype=np.bool_).reshape(n, nk).T.copy()
+        self.info_values = values.T.astype(np.float64, order="C")
+        if present is not None:
+            self.info_present = present.T.astype(np.bool_, order="C")
         else:
-            self.info_present = np.ones((nk, n), dtype=np.bool_)
+            self.info_present = np.ones((len(keys), obs.shape[0]), dtype=np.bool_)
+
+    @classmethod
+    def from_proto(cls, b: gym_pb2.StepBatch, obs_shape: tuple[int, ...]) -> Batch:
+        """Decode a StepBatch."""
+        n = obs_shape[0]
+        t = b.infos
+        keys: list[str] = list(t.keys)
+        nk = len(keys)
+        return cls(
+            _unpack(b.observations, obs_shape),
+            np.frombuffer(b.rewards, dtype="<f8").astype(np.float64),
+            np.frombuffer(b.terminated, dtype=np.bool_).copy(),
+            np.frombuffer(b.truncated, dtype=np.bool_).copy(),
+            keys,
+            np.frombuffer(t.values, dtype="<f8").reshape(n, nk),
+            np.frombuffer(t.present, dtype=np.bool_).reshape(n, nk) if t.present else None,
+        )
 
     def info(self, i: int) -> dict[str, Any]:
         """Environment i's info dict."""
@@ -105,10 +127,18 @@ class Batch:
 class _Remote:
     """A vector of environments on a server (shared by both classes)."""
 
-    def __init__(self, env_id: str, num_envs: int, server: ServerArg, options: Mapping[str, Any]) -> None:
+    def __init__(
+        self, env_id: str, num_envs: int, server: ServerArg, options: Mapping[str, Any], step_lane: str = "auto"
+    ) -> None:
+        if step_lane not in _LANES:
+            raise ValueError(f"step_lane: {step_lane!r}, want one of {', '.join(_LANES)}")
         self.server, self._owns = _server(server)
         self.handle = 0
         self._stream: StepStream | None = None
+        self._lane: SharedLane | None = None
+        # "shm" until a lane cannot be opened under "auto", then "stream".
+        self.step_lane = step_lane if step_lane != "auto" else ("shm" if self.server.is_local() else "stream")
+        self._forced = step_lane != "auto"
         resp = self.server.call(
             "Make", gym_pb2.MakeRequest(env_id=env_id, num_envs=num_envs, options=_options(options))
         )
@@ -118,28 +148,52 @@ class _Remote:
         self.act_space = to_space(resp.action_space)
         self.max_episode_steps = int(resp.max_episode_steps)
         self.obs_shape = (self.num_envs, *(self.obs_space.shape or ()))
+        if isinstance(self.act_space, spaces.Discrete):
+            self._act_shape: tuple[int, ...] = (self.num_envs,)
+        else:
+            self._act_shape = (self.num_envs, *(self.act_space.shape or ()))
+        self._act_count = int(np.prod(self._act_shape))
 
     def pack(self, actions: Any) -> bytes:
+        return self._array(actions).tobytes()
+
+    def _array(self, actions: Any) -> NDArray[np.float32]:
         a = np.asarray(actions, dtype="<f4")
-        if isinstance(self.act_space, spaces.Discrete):
-            want = (self.num_envs,)
-        else:
-            want = (self.num_envs, *(self.act_space.shape or ()))
-        if a.size != int(np.prod(want)):
-            raise ValueError(f"actions: shape {a.shape}, want {want}")
-        return a.tobytes()
+        if a.size != self._act_count:
+            raise ValueError(f"actions: shape {a.shape}, want {self._act_shape}")
+        return a
 
     def reset(self, seeds: Sequence[int]) -> tuple[Obs, list[dict[str, Any]]]:
         resp = self.server.call("Reset", gym_pb2.ResetRequest(handle=self.handle, seeds=list(seeds)))
         return _unpack(resp.observations, self.obs_shape), [_info(i) for i in resp.infos]
 
     def step(self, actions: Any, autoreset: bool) -> Batch:
+        if self.step_lane == "shm":
+            a = self._array(actions)
+            if self._lane is None:
+                self._open_lane()
+            if self._lane is not None:
+                return Batch(*self._lane.step(a, autoreset))
         if self._stream is None:
             self._stream = self.server.step_stream()
         req = gym_pb2.StepRequest(handle=self.handle, actions=self.pack(actions), autoreset=autoreset)
-        return Batch(self._stream.step(req), self.obs_shape)
+        return Batch.from_proto(self._stream.step(req), self.obs_shape)
+
+    def _open_lane(self) -> None:
+        act_size = int(np.prod(self.act_space.shape or ())) if isinstance(self.act_space, spaces.Box) else 1
+        try:
+            self._lane = SharedLane(self.server, self.handle, self.num_envs, act_size, self.obs_shape)
+        except (RequestError, OSError) as err:
+            if self._forced or (isinstance(err, ServerError) and not self.server.alive()):
+                raise
+            # Not on the server's machine after all, or a server without
+            # lanes: the stream works everywhere.
+            self.step_lane = "stream"
 
     def close(self) -> None:
+        if self._lane is not None:
+            self._lane.close()
+            self._lane = None
         if self._stream is not None:
             self._stream.close()
             self._stream = None
@@ -153,6 +207,9 @@ class _Remote:
             self.server.close()
 
 
+_LANES = ("auto", "shm", "stream")
+
+
 def _check_seed(seed: Any) -> int:
     if not isinstance(seed, (int, np.integer)) or seed < 0 or seed >= 1 << 63:
         raise ValueError(f"seed: {seed!r} is not an integer in [0, 2**63)")
@@ -163,17 +220,25 @@ class CclabEnv(gymnasium.Env[Obs, Any]):
     """One cclab environment (``gymnasium.make("cclab/Marlin-v0")``).
 
     ``options`` are the environment's Make options (docs/python.md lists
-    them); ``server`` says where it runs (see :data:`ServerArg`).
+    them); ``server`` says where it runs (see :data:`ServerArg`);
+    ``step_lane`` how steps travel (see :class:`CclabVectorEnv`).
     ``reset(seed=s)`` runs exactly the episode ``env.Reset(s)`` runs in Go.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
 
-    def __init__(self, env_id: str, server: ServerArg = None, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        server: ServerArg = None,
+        render_mode: str | None = None,
+        step_lane: str = "auto",
+        **options: Any,
+    ) -> None:
         if render_mode is not None:
             raise ValueError(f"render_mode: cclab environments do not render (got {render_mode!r})")
         self.env_id = env_id
-        self._remote = _Remote(env_id, 1, server, options)
+        self._remote = _Remote(env_id, 1, server, options, step_lane)
         self.observation_space = self._remote.obs_space  # type: ignore[assignment]
         self.action_space = self._remote.act_space
         self._obs_shape = self.observation_space.shape or ()
@@ -208,14 +273,24 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
     next-step autoreset): that step returns the new episode's first
     observation with reward 0. ``reset(seed=s)`` seeds environment i with
     ``s + i``, so environment i replays ``CclabEnv.reset(seed=s + i)``.
+
+    ``step_lane`` chooses how steps travel: ``"shm"``, a shared-memory lane
+    (actions and results in a memory-mapped file, a socket byte each way:
+    the cheapest, for a server on this machine); ``"stream"``, gRPC's
+    ``StepStream`` (works over any network); ``"auto"`` (default): the lane
+    when the server is surely local (this package started it, or it listens
+    on a Unix-domain socket) and opening it works, else the stream. Both
+    give the same results bit for bit.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": "NextStep"}
 
-    def __init__(self, env_id: str, num_envs: int = 1, server: ServerArg = None, **options: Any) -> None:
+    def __init__(
+        self, env_id: str, num_envs: int = 1, server: ServerArg = None, step_lane: str = "auto", **options: Any
+    ) -> None:
         options.pop("render_mode", None)
         self.env_id = env_id
-        self._remote = _Remote(env_id, num_envs, server, options)
+        self._remote = _Remote(env_id, num_envs, server, options, step_lane)
         self.num_envs = self._remote.num_envs
         self.single_observation_space = self._remote.obs_space
         self.single_action_space = self._remote.act_space
@@ -266,4 +341,6 @@ class CclabVectorEnv(gymnasium.vector.VectorEnv[Obs, Any, Any]):
         return out
 
     def close_extras(self, **kwargs: Any) -> None:
-        self._remote.close()
+        remote = getattr(self, "_remote", None)  # absent if __init__ failed
+        if remote is not None:
+            remote.close()

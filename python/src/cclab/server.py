@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import atexit
+import mmap
 import os
 import queue
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import tempfile
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
+import numpy as np
 from google.protobuf.message import Message
 
 from cclab._proto import gym_pb2, gym_pb2_grpc
@@ -170,10 +174,29 @@ class Server:
 
     def step_stream(self) -> StepStream:
         """Open a :class:`StepStream` on this server."""
+        return StepStream(self, self.watchdog())
+
+    def watchdog(self) -> _Watchdog:
+        """The server's step watchdog, started on first use."""
         with self._lock:
             if self._watchdog is None:
                 self._watchdog = _Watchdog()
-            return StepStream(self, self._watchdog)
+            return self._watchdog
+
+    def is_local(self) -> bool:
+        """Whether the server surely runs on this machine: this client
+        started it, or it listens on a Unix-domain socket."""
+        return self.process is not None or self.address.startswith("unix:")
+
+    def describe_death(self) -> str:
+        """describe(), after giving a dying started server a moment to be
+        reaped so that the message says how it ended."""
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
+        return self.describe()
 
     def gone(self, what: str, err: grpc.RpcError) -> ServerError:
         """The error for a call that failed because the server is gone."""
@@ -300,6 +323,15 @@ class StepStream:
         self._drop()
 
 
+class _Deadlined(Protocol):
+    """A step in flight the watchdog can end: ``deadline`` is monotonic
+    seconds (0 when idle)."""
+
+    deadline: float
+
+    def cancel(self) -> None: ...
+
+
 class _Watchdog:
     """One daemon thread per server that cancels steps past their deadline.
 
@@ -307,18 +339,18 @@ class _Watchdog:
     """
 
     def __init__(self) -> None:
-        self._streams: weakref.WeakSet[StepStream] = weakref.WeakSet()
+        self._streams: weakref.WeakSet[_Deadlined] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def add(self, s: StepStream) -> None:
+    def add(self, s: _Deadlined) -> None:
         with self._lock:
             self._streams.add(s)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="cclab-step-watchdog", daemon=True)
                 self._thread.start()
 
-    def remove(self, s: StepStream) -> None:
+    def remove(self, s: _Deadlined) -> None:
         with self._lock:
             self._streams.discard(s)
 
@@ -333,6 +365,173 @@ class _Watchdog:
                     return
             for s in late:
                 s.cancel()
+
+
+_CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
+_LANE_MAGIC = 0x4E4C4343
+_LANE_VERSION = 1
+
+
+class SharedLane:
+    """Steps one vector over a shared-memory lane (``OpenSharedLane``): the
+    actions go into a memory-mapped file the server created, one byte on a
+    Unix-domain socket rings the step, and one byte back says the results
+    are in the file. No gRPC per step, so no grpcio locks or thread
+    hand-offs; the client blocks in ``recv`` (no spinning).
+
+    The answer is awaited in a blocking ``recv``: a server that dies closes
+    the socket (``ServerError`` at once, naming the server and how it
+    died), and one that does not answer within ``call_timeout`` has its
+    socket shut down by the server's watchdog thread (the one StepStream
+    uses; no timer per step), which raises ``ServerError`` too and drops
+    the lane. A step the server
+    refuses raises :class:`RequestError` with the status and message
+    ``StepStream`` would give, and the lane stays usable.
+    """
+
+    def __init__(self, server: Server, handle: int, num_envs: int, act_size: int, obs_shape: tuple[int, ...]) -> None:
+        self._server = server
+        resp = server.call("OpenSharedLane", gym_pb2.OpenLaneRequest(handle=handle))
+        self._paths = (resp.path, resp.socket)
+        self._mm: mmap.mmap | None = None
+        self._sock: socket.socket | None = None
+        try:
+            if resp.version != _LANE_VERSION:
+                raise ServerError(
+                    f"{server.describe()}: lane version {resp.version}, this client speaks {_LANE_VERSION}"
+                )
+            fd = os.open(resp.path, os.O_RDWR)
+            try:
+                self._mm = mmap.mmap(fd, resp.size)
+            finally:
+                os.close(fd)
+            magic, version, n, ad, od = struct.unpack_from("<5I", self._mm, 0)
+            if (magic, version, n, ad) != (_LANE_MAGIC, _LANE_VERSION, num_envs, act_size) or n * od != int(
+                np.prod(obs_shape)
+            ):
+                raise ServerError(f"{server.describe()}: lane {resp.path} does not match the vector")
+            self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._sock.settimeout(max(1.0, resp.accept_timeout_ms / 1000))
+            self._sock.connect(resp.socket)
+        except BaseException:
+            self.close()
+            raise
+        self._sock.settimeout(None)
+        self.deadline = 0.0
+        self.timed_out = False
+        self._watchdog = server.watchdog()
+        self._watchdog.add(self)
+        mm, n = self._mm, num_envs
+        self._hdr64 = np.frombuffer(mm, dtype="<u8", count=8, offset=0)
+        self._hdr32 = np.frombuffer(mm, dtype="<u4", count=16, offset=0)
+        self._act = np.frombuffer(mm, dtype="<f4", count=n * act_size, offset=resp.actions_offset)
+        self._obs = np.frombuffer(mm, dtype="<f4", count=n * od, offset=resp.observations_offset).reshape(obs_shape)
+        self._rew = np.frombuffer(mm, dtype="<f8", count=n, offset=resp.rewards_offset)
+        self._term = np.frombuffer(mm, dtype=np.uint8, count=n, offset=resp.terminated_offset)
+        self._trunc = np.frombuffer(mm, dtype=np.uint8, count=n, offset=resp.truncated_offset)
+        self._vals = np.frombuffer(mm, dtype="<f8", count=n * resp.max_info_keys, offset=resp.info_values_offset)
+        self._pres = np.frombuffer(mm, dtype=np.uint8, count=n * resp.max_info_keys, offset=resp.info_present_offset)
+        self._keys_at, self._keys_size = resp.info_keys_offset, resp.info_keys_size
+        self._msg_at = resp.message_offset
+        self._n = n
+        self._seq = 0
+        self._key_gen = 0
+        self.keys: list[str] = []
+
+    def step(self, actions: np.ndarray[Any, Any], autoreset: bool) -> tuple[Any, ...]:
+        """Run one step; return copies of (obs, rewards, terminated,
+        truncated, info keys, info values n x k, info present n x k)."""
+        sock = self._sock
+        if sock is None:
+            raise ServerError(f"{self._server.describe()}: the step lane is closed")
+        self._seq += 1
+        self._act[:] = actions.reshape(-1)
+        self._hdr32[8] = 1 if autoreset else 0
+        self._hdr64[3] = self._seq
+        self.timed_out = False
+        self.deadline = time.monotonic() + self._server.call_timeout
+        why = ""
+        try:
+            sock.send(b"\x01")
+            got = sock.recv(1)
+        except OSError as err:
+            got, why = b"", f" ({err})"
+        finally:
+            self.deadline = 0.0
+        if not got:
+            self.close()
+            if self.timed_out:
+                raise ServerError(f"{self._server.describe()}: step got no answer within {self._server.call_timeout} s")
+            raise ServerError(f"{self._server.describe_death()}: the step lane closed without an answer{why}")
+        h32 = self._hdr32
+        if int(self._hdr64[5]) != self._seq:
+            self.close()
+            raise ServerError(f"{self._server.describe()}: lane answer {int(self._hdr64[5])} for step {self._seq}")
+        if h32[12] != 0:
+            assert self._mm is not None
+            msg = bytes(self._mm[self._msg_at : self._msg_at + int(h32[13])]).decode(errors="replace")
+            raise RequestError(f"Step: {msg}", _CODE_NAMES.get(int(h32[12]), str(int(h32[12]))))
+        nk = int(h32[14])
+        if int(h32[15]) != self._key_gen:
+            self._key_gen = int(h32[15])
+            self.keys = self._read_keys(nk)
+        n = self._n
+        return (
+            self._obs.copy(),
+            self._rew.copy(),
+            self._term.astype(np.bool_),
+            self._trunc.astype(np.bool_),
+            self.keys,
+            self._vals[: n * nk].reshape(n, nk),
+            self._pres[: n * nk].reshape(n, nk),
+        )
+
+    def cancel(self) -> None:
+        """End the step in flight (the watchdog's way to end a hang)."""
+        sock = self._sock
+        if sock is not None:
+            self.timed_out = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _read_keys(self, nk: int) -> list[str]:
+        assert self._mm is not None
+        raw = bytes(self._mm[self._keys_at : self._keys_at + self._keys_size])
+        keys, at = [], 0
+        for _ in range(nk):
+            (ln,) = struct.unpack_from("<H", raw, at)
+            keys.append(raw[at + 2 : at + 2 + ln].decode())
+            at += 2 + ln
+        return keys
+
+    def close(self) -> None:
+        """Hang up; the server ends the lane (its files are already gone
+        once connected; removed here too in case it never connected)."""
+        watchdog = self.__dict__.get("_watchdog")
+        if watchdog is not None:
+            watchdog.remove(self)
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        for attr in ("_hdr64", "_hdr32", "_act", "_obs", "_rew", "_term", "_trunc", "_vals", "_pres"):
+            self.__dict__.pop(attr, None)
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:  # a view still held by a caller; freed with it
+                pass
+            self._mm = None
+        for p in self._paths:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        try:
+            os.rmdir(os.path.dirname(self._paths[0]))
+        except OSError:
+            pass
 
 
 _default: Server | None = None

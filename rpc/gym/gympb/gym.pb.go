@@ -895,6 +895,247 @@ func (x *InfoTable) GetPresent() []byte {
 	return nil
 }
 
+type OpenLaneRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Handle uint64                 `protobuf:"varint,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// dir is where the server creates the lane's private (0700) directory;
+	// empty means /dev/shm if usable, else the system's temporary directory.
+	Dir           string `protobuf:"bytes,2,opt,name=dir,proto3" json:"dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenLaneRequest) Reset() {
+	*x = OpenLaneRequest{}
+	mi := &file_gym_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenLaneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenLaneRequest) ProtoMessage() {}
+
+func (x *OpenLaneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gym_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenLaneRequest.ProtoReflect.Descriptor instead.
+func (*OpenLaneRequest) Descriptor() ([]byte, []int) {
+	return file_gym_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *OpenLaneRequest) GetHandle() uint64 {
+	if x != nil {
+		return x.Handle
+	}
+	return 0
+}
+
+func (x *OpenLaneRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+// OpenLaneResponse describes a lane: byte offsets into the file of each
+// region (all little-endian, each region 8-byte aligned). The header at
+// offset 0: magic u32 "CCLN", version u32, num_envs u32, action dim u32,
+// observation dim u32, (pad), request sequence u64 at 24, autoreset u32
+// at 32, answer sequence u64 at 40, answer status u32 at 48 (a gRPC code,
+// 0 for OK), message length u32 at 52, info key count u32 at 56, info key
+// generation u32 at 60.
+type OpenLaneResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// path is the lane file to map (read and write, shared), socket the
+	// doorbell to connect to, within accept_timeout_ms.
+	Path               string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Socket             string `protobuf:"bytes,2,opt,name=socket,proto3" json:"socket,omitempty"`
+	Size               uint64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	Version            uint32 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	ActionsOffset      uint64 `protobuf:"varint,5,opt,name=actions_offset,json=actionsOffset,proto3" json:"actions_offset,omitempty"`
+	ObservationsOffset uint64 `protobuf:"varint,6,opt,name=observations_offset,json=observationsOffset,proto3" json:"observations_offset,omitempty"`
+	RewardsOffset      uint64 `protobuf:"varint,7,opt,name=rewards_offset,json=rewardsOffset,proto3" json:"rewards_offset,omitempty"`
+	TerminatedOffset   uint64 `protobuf:"varint,8,opt,name=terminated_offset,json=terminatedOffset,proto3" json:"terminated_offset,omitempty"`
+	TruncatedOffset    uint64 `protobuf:"varint,9,opt,name=truncated_offset,json=truncatedOffset,proto3" json:"truncated_offset,omitempty"`
+	// info values: num_envs x max_info_keys float64, environment-major with
+	// the current key count as the row length (as InfoTable's values);
+	// present: likewise, bytes.
+	InfoValuesOffset  uint64 `protobuf:"varint,10,opt,name=info_values_offset,json=infoValuesOffset,proto3" json:"info_values_offset,omitempty"`
+	InfoPresentOffset uint64 `protobuf:"varint,11,opt,name=info_present_offset,json=infoPresentOffset,proto3" json:"info_present_offset,omitempty"`
+	// keys: the current info keys, each a u16 length and its UTF-8 bytes,
+	// sorted; rewritten (and the generation bumped) when they change.
+	InfoKeysOffset uint64 `protobuf:"varint,12,opt,name=info_keys_offset,json=infoKeysOffset,proto3" json:"info_keys_offset,omitempty"`
+	MaxInfoKeys    uint32 `protobuf:"varint,13,opt,name=max_info_keys,json=maxInfoKeys,proto3" json:"max_info_keys,omitempty"`
+	InfoKeysSize   uint32 `protobuf:"varint,14,opt,name=info_keys_size,json=infoKeysSize,proto3" json:"info_keys_size,omitempty"`
+	// message: an error status's message, message-length bytes of UTF-8.
+	MessageOffset   uint64 `protobuf:"varint,15,opt,name=message_offset,json=messageOffset,proto3" json:"message_offset,omitempty"`
+	MessageSize     uint32 `protobuf:"varint,16,opt,name=message_size,json=messageSize,proto3" json:"message_size,omitempty"`
+	AcceptTimeoutMs uint32 `protobuf:"varint,17,opt,name=accept_timeout_ms,json=acceptTimeoutMs,proto3" json:"accept_timeout_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *OpenLaneResponse) Reset() {
+	*x = OpenLaneResponse{}
+	mi := &file_gym_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenLaneResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenLaneResponse) ProtoMessage() {}
+
+func (x *OpenLaneResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gym_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenLaneResponse.ProtoReflect.Descriptor instead.
+func (*OpenLaneResponse) Descriptor() ([]byte, []int) {
+	return file_gym_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *OpenLaneResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *OpenLaneResponse) GetSocket() string {
+	if x != nil {
+		return x.Socket
+	}
+	return ""
+}
+
+func (x *OpenLaneResponse) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetActionsOffset() uint64 {
+	if x != nil {
+		return x.ActionsOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetObservationsOffset() uint64 {
+	if x != nil {
+		return x.ObservationsOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetRewardsOffset() uint64 {
+	if x != nil {
+		return x.RewardsOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetTerminatedOffset() uint64 {
+	if x != nil {
+		return x.TerminatedOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetTruncatedOffset() uint64 {
+	if x != nil {
+		return x.TruncatedOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetInfoValuesOffset() uint64 {
+	if x != nil {
+		return x.InfoValuesOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetInfoPresentOffset() uint64 {
+	if x != nil {
+		return x.InfoPresentOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetInfoKeysOffset() uint64 {
+	if x != nil {
+		return x.InfoKeysOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetMaxInfoKeys() uint32 {
+	if x != nil {
+		return x.MaxInfoKeys
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetInfoKeysSize() uint32 {
+	if x != nil {
+		return x.InfoKeysSize
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetMessageOffset() uint64 {
+	if x != nil {
+		return x.MessageOffset
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetMessageSize() uint32 {
+	if x != nil {
+		return x.MessageSize
+	}
+	return 0
+}
+
+func (x *OpenLaneResponse) GetAcceptTimeoutMs() uint32 {
+	if x != nil {
+		return x.AcceptTimeoutMs
+	}
+	return 0
+}
+
 type CloseRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Handle        uint64                 `protobuf:"varint,1,opt,name=handle,proto3" json:"handle,omitempty"`
@@ -904,7 +1145,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_gym_proto_msgTypes[13]
+	mi := &file_gym_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -916,7 +1157,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gym_proto_msgTypes[13]
+	mi := &file_gym_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -929,7 +1170,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_gym_proto_rawDescGZIP(), []int{13}
+	return file_gym_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CloseRequest) GetHandle() uint64 {
@@ -947,7 +1188,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_gym_proto_msgTypes[14]
+	mi := &file_gym_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1200,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gym_proto_msgTypes[14]
+	mi := &file_gym_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1213,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_gym_proto_rawDescGZIP(), []int{14}
+	return file_gym_proto_rawDescGZIP(), []int{16}
 }
 
 var File_gym_proto protoreflect.FileDescriptor
@@ -1048,17 +1289,40 @@ const file_gym_proto_rawDesc = "" +
 	"\tInfoTable\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\tR\x04keys\x12\x16\n" +
 	"\x06values\x18\x02 \x01(\fR\x06values\x12\x18\n" +
-	"\apresent\x18\x03 \x01(\fR\apresent\"&\n" +
+	"\apresent\x18\x03 \x01(\fR\apresent\";\n" +
+	"\x0fOpenLaneRequest\x12\x16\n" +
+	"\x06handle\x18\x01 \x01(\x04R\x06handle\x12\x10\n" +
+	"\x03dir\x18\x02 \x01(\tR\x03dir\"\x8b\x05\n" +
+	"\x10OpenLaneResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
+	"\x06socket\x18\x02 \x01(\tR\x06socket\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x04R\x04size\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\rR\aversion\x12%\n" +
+	"\x0eactions_offset\x18\x05 \x01(\x04R\ractionsOffset\x12/\n" +
+	"\x13observations_offset\x18\x06 \x01(\x04R\x12observationsOffset\x12%\n" +
+	"\x0erewards_offset\x18\a \x01(\x04R\rrewardsOffset\x12+\n" +
+	"\x11terminated_offset\x18\b \x01(\x04R\x10terminatedOffset\x12)\n" +
+	"\x10truncated_offset\x18\t \x01(\x04R\x0ftruncatedOffset\x12,\n" +
+	"\x12info_values_offset\x18\n" +
+	" \x01(\x04R\x10infoValuesOffset\x12.\n" +
+	"\x13info_present_offset\x18\v \x01(\x04R\x11infoPresentOffset\x12(\n" +
+	"\x10info_keys_offset\x18\f \x01(\x04R\x0einfoKeysOffset\x12\"\n" +
+	"\rmax_info_keys\x18\r \x01(\rR\vmaxInfoKeys\x12$\n" +
+	"\x0einfo_keys_size\x18\x0e \x01(\rR\finfoKeysSize\x12%\n" +
+	"\x0emessage_offset\x18\x0f \x01(\x04R\rmessageOffset\x12!\n" +
+	"\fmessage_size\x18\x10 \x01(\rR\vmessageSize\x12*\n" +
+	"\x11accept_timeout_ms\x18\x11 \x01(\rR\x0facceptTimeoutMs\"&\n" +
 	"\fCloseRequest\x12\x16\n" +
 	"\x06handle\x18\x01 \x01(\x04R\x06handle\"\x0f\n" +
-	"\rCloseResponse2\x98\x03\n" +
+	"\rCloseResponse2\xe9\x03\n" +
 	"\x03Gym\x12I\n" +
 	"\bListEnvs\x12\x1d.cclab.gym.v1.ListEnvsRequest\x1a\x1e.cclab.gym.v1.ListEnvsResponse\x12=\n" +
 	"\x04Make\x12\x19.cclab.gym.v1.MakeRequest\x1a\x1a.cclab.gym.v1.MakeResponse\x12@\n" +
 	"\x05Reset\x12\x1a.cclab.gym.v1.ResetRequest\x1a\x1b.cclab.gym.v1.ResetResponse\x12=\n" +
 	"\x04Step\x12\x19.cclab.gym.v1.StepRequest\x1a\x1a.cclab.gym.v1.StepResponse\x12D\n" +
 	"\n" +
-	"StepStream\x12\x19.cclab.gym.v1.StepRequest\x1a\x17.cclab.gym.v1.StepBatch(\x010\x01\x12@\n" +
+	"StepStream\x12\x19.cclab.gym.v1.StepRequest\x1a\x17.cclab.gym.v1.StepBatch(\x010\x01\x12O\n" +
+	"\x0eOpenSharedLane\x12\x1d.cclab.gym.v1.OpenLaneRequest\x1a\x1e.cclab.gym.v1.OpenLaneResponse\x12@\n" +
 	"\x05Close\x12\x1a.cclab.gym.v1.CloseRequest\x1a\x1b.cclab.gym.v1.CloseResponseB&Z$github.com/cclab/cclab/rpc/gym/gympbb\x06proto3"
 
 var (
@@ -1074,7 +1338,7 @@ func file_gym_proto_rawDescGZIP() []byte {
 }
 
 var file_gym_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_gym_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_gym_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_gym_proto_goTypes = []any{
 	(Space_Kind)(0),          // 0: cclab.gym.v1.Space.Kind
 	(*Space)(nil),            // 1: cclab.gym.v1.Space
@@ -1090,20 +1354,22 @@ var file_gym_proto_goTypes = []any{
 	(*StepResponse)(nil),     // 11: cclab.gym.v1.StepResponse
 	(*StepBatch)(nil),        // 12: cclab.gym.v1.StepBatch
 	(*InfoTable)(nil),        // 13: cclab.gym.v1.InfoTable
-	(*CloseRequest)(nil),     // 14: cclab.gym.v1.CloseRequest
-	(*CloseResponse)(nil),    // 15: cclab.gym.v1.CloseResponse
-	nil,                      // 16: cclab.gym.v1.MakeRequest.OptionsEntry
-	nil,                      // 17: cclab.gym.v1.ResetRequest.OptionsEntry
-	nil,                      // 18: cclab.gym.v1.Info.ValuesEntry
+	(*OpenLaneRequest)(nil),  // 14: cclab.gym.v1.OpenLaneRequest
+	(*OpenLaneResponse)(nil), // 15: cclab.gym.v1.OpenLaneResponse
+	(*CloseRequest)(nil),     // 16: cclab.gym.v1.CloseRequest
+	(*CloseResponse)(nil),    // 17: cclab.gym.v1.CloseResponse
+	nil,                      // 18: cclab.gym.v1.MakeRequest.OptionsEntry
+	nil,                      // 19: cclab.gym.v1.ResetRequest.OptionsEntry
+	nil,                      // 20: cclab.gym.v1.Info.ValuesEntry
 }
 var file_gym_proto_depIdxs = []int32{
 	0,  // 0: cclab.gym.v1.Space.kind:type_name -> cclab.gym.v1.Space.Kind
 	2,  // 1: cclab.gym.v1.ListEnvsResponse.envs:type_name -> cclab.gym.v1.EnvSpec
-	16, // 2: cclab.gym.v1.MakeRequest.options:type_name -> cclab.gym.v1.MakeRequest.OptionsEntry
+	18, // 2: cclab.gym.v1.MakeRequest.options:type_name -> cclab.gym.v1.MakeRequest.OptionsEntry
 	1,  // 3: cclab.gym.v1.MakeResponse.observation_space:type_name -> cclab.gym.v1.Space
 	1,  // 4: cclab.gym.v1.MakeResponse.action_space:type_name -> cclab.gym.v1.Space
-	17, // 5: cclab.gym.v1.ResetRequest.options:type_name -> cclab.gym.v1.ResetRequest.OptionsEntry
-	18, // 6: cclab.gym.v1.Info.values:type_name -> cclab.gym.v1.Info.ValuesEntry
+	19, // 5: cclab.gym.v1.ResetRequest.options:type_name -> cclab.gym.v1.ResetRequest.OptionsEntry
+	20, // 6: cclab.gym.v1.Info.values:type_name -> cclab.gym.v1.Info.ValuesEntry
 	8,  // 7: cclab.gym.v1.ResetResponse.infos:type_name -> cclab.gym.v1.Info
 	8,  // 8: cclab.gym.v1.StepResponse.infos:type_name -> cclab.gym.v1.Info
 	13, // 9: cclab.gym.v1.StepBatch.infos:type_name -> cclab.gym.v1.InfoTable
@@ -1112,15 +1378,17 @@ var file_gym_proto_depIdxs = []int32{
 	7,  // 12: cclab.gym.v1.Gym.Reset:input_type -> cclab.gym.v1.ResetRequest
 	10, // 13: cclab.gym.v1.Gym.Step:input_type -> cclab.gym.v1.StepRequest
 	10, // 14: cclab.gym.v1.Gym.StepStream:input_type -> cclab.gym.v1.StepRequest
-	14, // 15: cclab.gym.v1.Gym.Close:input_type -> cclab.gym.v1.CloseRequest
-	4,  // 16: cclab.gym.v1.Gym.ListEnvs:output_type -> cclab.gym.v1.ListEnvsResponse
-	6,  // 17: cclab.gym.v1.Gym.Make:output_type -> cclab.gym.v1.MakeResponse
-	9,  // 18: cclab.gym.v1.Gym.Reset:output_type -> cclab.gym.v1.ResetResponse
-	11, // 19: cclab.gym.v1.Gym.Step:output_type -> cclab.gym.v1.StepResponse
-	12, // 20: cclab.gym.v1.Gym.StepStream:output_type -> cclab.gym.v1.StepBatch
-	15, // 21: cclab.gym.v1.Gym.Close:output_type -> cclab.gym.v1.CloseResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
+	14, // 15: cclab.gym.v1.Gym.OpenSharedLane:input_type -> cclab.gym.v1.OpenLaneRequest
+	16, // 16: cclab.gym.v1.Gym.Close:input_type -> cclab.gym.v1.CloseRequest
+	4,  // 17: cclab.gym.v1.Gym.ListEnvs:output_type -> cclab.gym.v1.ListEnvsResponse
+	6,  // 18: cclab.gym.v1.Gym.Make:output_type -> cclab.gym.v1.MakeResponse
+	9,  // 19: cclab.gym.v1.Gym.Reset:output_type -> cclab.gym.v1.ResetResponse
+	11, // 20: cclab.gym.v1.Gym.Step:output_type -> cclab.gym.v1.StepResponse
+	12, // 21: cclab.gym.v1.Gym.StepStream:output_type -> cclab.gym.v1.StepBatch
+	15, // 22: cclab.gym.v1.Gym.OpenSharedLane:output_type -> cclab.gym.v1.OpenLaneResponse
+	17, // 23: cclab.gym.v1.Gym.Close:output_type -> cclab.gym.v1.CloseResponse
+	17, // [17:24] is the sub-list for method output_type
+	10, // [10:17] is the sub-list for method input_type
 	10, // [10:10] is the sub-list for extension type_name
 	10, // [10:10] is the sub-list for extension extendee
 	0,  // [0:10] is the sub-list for field type_name
@@ -1137,7 +1405,7 @@ func file_gym_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gym_proto_rawDesc), len(file_gym_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

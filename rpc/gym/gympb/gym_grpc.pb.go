@@ -28,12 +28,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Gym_ListEnvs_FullMethodName   = "/cclab.gym.v1.Gym/ListEnvs"
-	Gym_Make_FullMethodName       = "/cclab.gym.v1.Gym/Make"
-	Gym_Reset_FullMethodName      = "/cclab.gym.v1.Gym/Reset"
-	Gym_Step_FullMethodName       = "/cclab.gym.v1.Gym/Step"
-	Gym_StepStream_FullMethodName = "/cclab.gym.v1.Gym/StepStream"
-	Gym_Close_FullMethodName      = "/cclab.gym.v1.Gym/Close"
+	Gym_ListEnvs_FullMethodName       = "/cclab.gym.v1.Gym/ListEnvs"
+	Gym_Make_FullMethodName           = "/cclab.gym.v1.Gym/Make"
+	Gym_Reset_FullMethodName          = "/cclab.gym.v1.Gym/Reset"
+	Gym_Step_FullMethodName           = "/cclab.gym.v1.Gym/Step"
+	Gym_StepStream_FullMethodName     = "/cclab.gym.v1.Gym/StepStream"
+	Gym_OpenSharedLane_FullMethodName = "/cclab.gym.v1.Gym/OpenSharedLane"
+	Gym_Close_FullMethodName          = "/cclab.gym.v1.Gym/Close"
 )
 
 // GymClient is the client API for Gym service.
@@ -58,6 +59,16 @@ type GymClient interface {
 	// A request Step would refuse ends the stream with Step's status; the
 	// vector stays usable (open a new stream).
 	StepStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StepRequest, StepBatch], error)
+	// OpenSharedLane opens a shared-memory step lane for a vector, for a
+	// client on the server's machine: a memory-mapped file holding one
+	// step's actions and results, and a Unix-domain socket whose single
+	// bytes ring the step (client to server) and its answer (back). A step
+	// then costs two one-byte socket writes instead of gRPC's framing and
+	// thread hand-offs. The server removes the lane's directory once the
+	// client has connected (it has mapped the file by then), or when the
+	// vector closes or the server stops; opening another lane for the same
+	// vector closes the previous one. docs/python.md describes the layout.
+	OpenSharedLane(ctx context.Context, in *OpenLaneRequest, opts ...grpc.CallOption) (*OpenLaneResponse, error)
 	// Close releases a vector.
 	Close(ctx context.Context, in *CloseRequest, opts ...grpc.CallOption) (*CloseResponse, error)
 }
@@ -123,6 +134,16 @@ func (c *gymClient) StepStream(ctx context.Context, opts ...grpc.CallOption) (gr
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Gym_StepStreamClient = grpc.BidiStreamingClient[StepRequest, StepBatch]
 
+func (c *gymClient) OpenSharedLane(ctx context.Context, in *OpenLaneRequest, opts ...grpc.CallOption) (*OpenLaneResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OpenLaneResponse)
+	err := c.cc.Invoke(ctx, Gym_OpenSharedLane_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *gymClient) Close(ctx context.Context, in *CloseRequest, opts ...grpc.CallOption) (*CloseResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CloseResponse)
@@ -155,6 +176,16 @@ type GymServer interface {
 	// A request Step would refuse ends the stream with Step's status; the
 	// vector stays usable (open a new stream).
 	StepStream(grpc.BidiStreamingServer[StepRequest, StepBatch]) error
+	// OpenSharedLane opens a shared-memory step lane for a vector, for a
+	// client on the server's machine: a memory-mapped file holding one
+	// step's actions and results, and a Unix-domain socket whose single
+	// bytes ring the step (client to server) and its answer (back). A step
+	// then costs two one-byte socket writes instead of gRPC's framing and
+	// thread hand-offs. The server removes the lane's directory once the
+	// client has connected (it has mapped the file by then), or when the
+	// vector closes or the server stops; opening another lane for the same
+	// vector closes the previous one. docs/python.md describes the layout.
+	OpenSharedLane(context.Context, *OpenLaneRequest) (*OpenLaneResponse, error)
 	// Close releases a vector.
 	Close(context.Context, *CloseRequest) (*CloseResponse, error)
 	mustEmbedUnimplementedGymServer()
@@ -181,6 +212,9 @@ func (UnimplementedGymServer) Step(context.Context, *StepRequest) (*StepResponse
 }
 func (UnimplementedGymServer) StepStream(grpc.BidiStreamingServer[StepRequest, StepBatch]) error {
 	return status.Error(codes.Unimplemented, "method StepStream not implemented")
+}
+func (UnimplementedGymServer) OpenSharedLane(context.Context, *OpenLaneRequest) (*OpenLaneResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method OpenSharedLane not implemented")
 }
 func (UnimplementedGymServer) Close(context.Context, *CloseRequest) (*CloseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Close not implemented")
@@ -285,6 +319,24 @@ func _Gym_StepStream_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Gym_StepStreamServer = grpc.BidiStreamingServer[StepRequest, StepBatch]
 
+func _Gym_OpenSharedLane_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OpenLaneRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GymServer).OpenSharedLane(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gym_OpenSharedLane_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GymServer).OpenSharedLane(ctx, req.(*OpenLaneRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Gym_Close_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CloseRequest)
 	if err := dec(in); err != nil {
@@ -325,6 +377,10 @@ var Gym_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Step",
 			Handler:    _Gym_Step_Handler,
+		},
+		{
+			MethodName: "OpenSharedLane",
+			Handler:    _Gym_OpenSharedLane_Handler,
 		},
 		{
 			MethodName: "Close",

@@ -166,6 +166,52 @@ class InfoTable(_message.Message):
     present: bytes
     def __init__(self, keys: _Optional[_Iterable[str]] = ..., values: _Optional[bytes] = ..., present: _Optional[bytes] = ...) -> None: ...
 
+class OpenLaneRequest(_message.Message):
+    __slots__ = ("handle", "dir")
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    DIR_FIELD_NUMBER: _ClassVar[int]
+    handle: int
+    dir: str
+    def __init__(self, handle: _Optional[int] = ..., dir: _Optional[str] = ...) -> None: ...
+
+class OpenLaneResponse(_message.Message):
+    __slots__ = ("path", "socket", "size", "version", "actions_offset", "observations_offset", "rewards_offset", "terminated_offset", "truncated_offset", "info_values_offset", "info_present_offset", "info_keys_offset", "max_info_keys", "info_keys_size", "message_offset", "message_size", "accept_timeout_ms")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    REWARDS_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    TERMINATED_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    INFO_VALUES_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    INFO_PRESENT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    INFO_KEYS_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MAX_INFO_KEYS_FIELD_NUMBER: _ClassVar[int]
+    INFO_KEYS_SIZE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    socket: str
+    size: int
+    version: int
+    actions_offset: int
+    observations_offset: int
+    rewards_offset: int
+    terminated_offset: int
+    truncated_offset: int
+    info_values_offset: int
+    info_present_offset: int
+    info_keys_offset: int
+    max_info_keys: int
+    info_keys_size: int
+    message_offset: int
+    message_size: int
+    accept_timeout_ms: int
+    def __init__(self, path: _Optional[str] = ..., socket: _Optional[str] = ..., size: _Optional[int] = ..., version: _Optional[int] = ..., actions_offset: _Optional[int] = ..., observations_offset: _Optional[int] = ..., rewards_offset: _Optional[int] = ..., terminated_offset: _Optional[int] = ..., truncated_offset: _Optional[int] = ..., info_values_offset: _Optional[int] = ..., info_present_offset: _Optional[int] = ..., info_keys_offset: _Optional[int] = ..., max_info_keys: _Optional[int] = ..., info_keys_size: _Optional[int] = ..., message_offset: _Optional[int] = ..., message_size: _Optional[int] = ..., accept_timeout_ms: _Optional[int] = ...) -> None: ...
+
 class CloseRequest(_message.Message):
     __slots__ = ("handle",)
     HANDLE_FIELD_NUMBER: _ClassVar[int]

@@ -59,6 +59,11 @@ class GymStub:
                 request_serializer=cclab_dot___proto_dot_gym__pb2.StepRequest.SerializeToString,
                 response_deserializer=cclab_dot___proto_dot_gym__pb2.StepBatch.FromString,
                 _registered_method=True)
+        self.OpenSharedLane = channel.unary_unary(
+                '/cclab.gym.v1.Gym/OpenSharedLane',
+                request_serializer=cclab_dot___proto_dot_gym__pb2.OpenLaneRequest.SerializeToString,
+                response_deserializer=cclab_dot___proto_dot_gym__pb2.OpenLaneResponse.FromString,
+                _registered_method=True)
         self.Close = channel.unary_unary(
                 '/cclab.gym.v1.Gym/Close',
                 request_serializer=cclab_dot___proto_dot_gym__pb2.CloseRequest.SerializeToString,
@@ -112,6 +117,21 @@ class GymServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenSharedLane(self, request, context):
+        """OpenSharedLane opens a shared-memory step lane for a vector, for a
+        client on the server's machine: a memory-mapped file holding one
+        step's actions and results, and a Unix-domain socket whose single
+        bytes ring the step (client to server) and its answer (back). A step
+        then costs two one-byte socket writes instead of gRPC's framing and
+        thread hand-offs. The server removes the lane's directory once the
+        client has connected (it has mapped the file by then), or when the
+        vector closes or the server stops; opening another lane for the same
+        vector closes the previous one. docs/python.md describes the layout.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Close(self, request, context):
         """Close releases a vector.
         """
@@ -146,6 +166,11 @@ def add_GymServicer_to_server(servicer, server):
                     servicer.StepStream,
                     request_deserializer=cclab_dot___proto_dot_gym__pb2.StepRequest.FromString,
                     response_serializer=cclab_dot___proto_dot_gym__pb2.StepBatch.SerializeToString,
+            ),
+            'OpenSharedLane': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenSharedLane,
+                    request_deserializer=cclab_dot___proto_dot_gym__pb2.OpenLaneRequest.FromString,
+                    response_serializer=cclab_dot___proto_dot_gym__pb2.OpenLaneResponse.SerializeToString,
             ),
             'Close': grpc.unary_unary_rpc_method_handler(
                     servicer.Close,
@@ -288,6 +313,33 @@ class Gym:
             '/cclab.gym.v1.Gym/StepStream',
             cclab_dot___proto_dot_gym__pb2.StepRequest.SerializeToString,
             cclab_dot___proto_dot_gym__pb2.StepBatch.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenSharedLane(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cclab.gym.v1.Gym/OpenSharedLane',
+            cclab_dot___proto_dot_gym__pb2.OpenLaneRequest.SerializeToString,
+            cclab_dot___proto_dot_gym__pb2.OpenLaneResponse.FromString,
             options,
             channel_credentials,
             insecure,

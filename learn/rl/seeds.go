@@ -1,9 +1,12 @@
 package rl
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/cclab/cclab/experiment/metrics"
 )
 
 // The rule for which of several independently trained policies ships,
@@ -43,4 +46,92 @@ func MedianSeed(scores []float64) (int, error) {
 		return 0
 	})
 	return idx[(len(idx)-1)/2], nil
+}
+
+// MedianRule states the rule in words, for reports.
+const MedianRule = "median of the independently trained policies' validation scores (rl.MedianSeed; lower is better, ties to the earlier policy), validation disjoint from evaluation"
+
+// SeedEstimate is one metric over independently trained policies: each
+// policy's own value (typically its mean over the evaluation runs), their
+// mean, and the 95% confidence interval across policies (Student's t with
+// n-1 degrees of freedom). It measures the training procedure, not one
+// run of it; the interval is 0 for a single policy.
+type SeedEstimate struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	CI95 float64 `json:"ci95"`
+	N    int     `json:"n"`
+	// PerSeed holds each policy's value, in policy order.
+	PerSeed []float64 `json:"per_policy"`
+}
+
+// OverSeeds summarises per-policy values. NaN values (a policy without a
+// measurement) are left out of the mean and the interval but kept in
+// PerSeed.
+func OverSeeds(perSeed []float64) SeedEstimate {
+	s := metrics.Summarize(perSeed)
+	return SeedEstimate{Mean: s.Mean, Std: s.Std, CI95: s.CI95, N: s.N, PerSeed: slices.Clone(perSeed)}
+}
+
+// MarshalJSON writes NaN and infinite values as null (JSON has no NaN).
+func (e SeedEstimate) MarshalJSON() ([]byte, error) {
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	per := make([]any, len(e.PerSeed))
+	for i, v := range e.PerSeed {
+		per[i] = num(v)
+	}
+	return json.Marshal(map[string]any{"mean": num(e.Mean), "std": num(e.Std), "ci95": num(e.CI95), "n": e.N, "per_policy": per})
+}
+
+// Selection records which policy the rule chose and why.
+type Selection struct {
+	// Rule is MedianRule.
+	Rule string `json:"rule"`
+	// Index is the chosen policy's position in the list evaluated.
+	Index int `json:"index"`
+	// Scores are every policy's validation score (lower is better).
+	Scores []float64 `json:"scores"`
+	// Score says what a score is; Validation what it was measured on.
+	Score      string `json:"score"`
+	Validation string `json:"validation"`
+}
+
+// SelectMedian applies MedianSeed to scores and records the choice.
+func SelectMedian(scores []float64, score, validation string) (Selection, error) {
+	i, err := MedianSeed(scores)
+	if err != nil {
+		return Selection{}, err
+	}
+	return Selection{Rule: MedianRule, Index: i, Scores: slices.Clone(scores), Score: score, Validation: validation}, nil
+}
+
+// CheckDisjoint returns an error naming the first element of validation
+// that is also in evaluation: choosing a policy on episodes it is then
+// evaluated on would report the choice's luck as its quality. what names
+// the elements (e.g. "seed", "trace").
+func CheckDisjoint[T comparable](what string, validation, evaluation []T) error {
+	ev := make(map[T]bool, len(evaluation))
+	for _, x := range evaluation {
+		ev[x] = true
+	}
+	for _, x := range validation {
+		if ev[x] {
+			return fmt.Errorf("rl: validation and evaluation share %s %v; the policy must be chosen on %ss disjoint from the evaluation's", what, x, what)
+		}
+	}
+	return nil
+}
+
+// SeedRange returns the n consecutive seeds first, first+1, ...
+func SeedRange(first uint64, n int) []uint64 {
+	out := make([]uint64, max(n, 0))
+	for i := range out {
+		out[i] = first + uint64(i)
+	}
+	return out
 }

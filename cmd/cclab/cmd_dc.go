@@ -329,6 +329,14 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f.valRuns < 0 {
 		return usagef("--validation-runs must be non-negative, got %d", f.valRuns)
 	}
+	if f.valSeed == 0 {
+		f.valSeed = f.seed + datacenter.ValidationSeedOffset
+	}
+	if len(f.seedPols) > 1 && f.valRuns > 0 {
+		if err := rl.CheckDisjoint("seed", rl.SeedRange(f.valSeed, f.valRuns), rl.SeedRange(f.seed, f.runs)); err != nil {
+			return usagef("--validation-seed: %v", err)
+		}
+	}
 	if f.runs < 1 || f.gridRuns < 1 || f.jobs < 0 {
 		return usagef("--runs and --grid-runs must be at least 1 and --jobs non-negative")
 	}
@@ -369,15 +377,8 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var sel *rl.Selection
 	if sd := rep.Seeds; sd != nil && len(sd.Schemes) > 1 && f.valRuns > 0 {
-		vs := f.valSeed
-		if vs == 0 {
-			vs = f.seed + datacenter.ValidationSeedOffset
-		}
-		if err := rl.CheckDisjoint("seed", rl.SeedRange(vs, f.valRuns), rl.SeedRange(f.seed, f.runs)); err != nil {
-			return usagef("--validation-seed: %v", err)
-		}
 		bar := progress.NewRuns(stderr, "dc eval: validation")
-		s, err := datacenter.SelectPolicy(ctx, cfg, ls[:len(sd.Schemes)], f.valRuns, vs, f.seed, f.runs, f.jobs)
+		s, err := datacenter.SelectPolicy(ctx, cfg, ls[:len(sd.Schemes)], f.valRuns, f.valSeed, f.seed, f.runs, f.jobs)
 		bar.Finish()
 		if err != nil {
 			return err

@@ -167,7 +167,7 @@ func TestDeepCCEvalSeeds(t *testing.T) {
 	if len(rep.TCR) != 7 || rep.TCR[0].Scheme != "deepcc-tuned" {
 		t.Errorf("TCR rows %+v", rep.TCR)
 	}
-	for _, f := range []string{"deepcc_seeds.json", "policy1/report.html", "policy2/deepcc.json"} {
+	for _, f := range []string{"deepcc_seeds.json", "report.html", "policy1/report.html", "policy2/deepcc.json"} {
 		if _, err := os.Stat(filepath.Join(dir, "eval", f)); err != nil {
 			t.Errorf("--out: %v", err)
 		}

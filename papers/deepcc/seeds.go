@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
@@ -236,8 +237,9 @@ func (s *SeedsReport) WriteText(w io.Writer) {
 	tw.Flush()
 }
 
-// WriteDir writes deepcc_seeds.json and each policy's own evaluation
-// (figures and report.html) under policyN/ in dir.
+// WriteDir writes deepcc_seeds.json, report.html (the across-policy
+// tables) and each policy's own evaluation (figures and report.html)
+// under policyN/ in dir.
 func (s *SeedsReport) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -254,5 +256,10 @@ func (s *SeedsReport) WriteDir(dir string) error {
 			return err
 		}
 	}
-	return nil
+	rep := report.New("DeepCC evaluation over training seeds")
+	rep.Paragraph("Mean over the independently trained policies of each policy's mean, ± 95% confidence interval across policies; each policy's value in brackets. Each policy's own evaluation (figures, tables) is in policyN/report.html.")
+	var text strings.Builder
+	s.WriteText(&text)
+	rep.Pre(text.String())
+	return rep.WriteFile(filepath.Join(dir, "report.html"))
 }

@@ -73,19 +73,25 @@ func OverSeeds(perSeed []float64) SeedEstimate {
 	return SeedEstimate{Mean: s.Mean, Std: s.Std, CI95: s.CI95, N: s.N, PerSeed: slices.Clone(perSeed)}
 }
 
-// MarshalJSON writes NaN and infinite values as null (JSON has no NaN).
+// jsonNum maps NaN and infinities, which JSON cannot hold, to null.
+func jsonNum(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+func jsonNums(v []float64) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = jsonNum(x)
+	}
+	return out
+}
+
+// MarshalJSON writes NaN and infinite values as null.
 func (e SeedEstimate) MarshalJSON() ([]byte, error) {
-	num := func(v float64) any {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return v
-	}
-	per := make([]any, len(e.PerSeed))
-	for i, v := range e.PerSeed {
-		per[i] = num(v)
-	}
-	return json.Marshal(map[string]any{"mean": num(e.Mean), "std": num(e.Std), "ci95": num(e.CI95), "n": e.N, "per_policy": per})
+	return json.Marshal(map[string]any{"mean": jsonNum(e.Mean), "std": jsonNum(e.Std), "ci95": jsonNum(e.CI95), "n": e.N, "per_policy": jsonNums(e.PerSeed)})
 }
 
 // Selection records which policy the rule chose and why.
@@ -99,6 +105,12 @@ type Selection struct {
 	// Score says what a score is; Validation what it was measured on.
 	Score      string `json:"score"`
 	Validation string `json:"validation"`
+}
+
+// MarshalJSON writes NaN scores (policies that could not be scored) as
+// null.
+func (s Selection) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"rule": s.Rule, "index": s.Index, "scores": jsonNums(s.Scores), "score": s.Score, "validation": s.Validation})
 }
 
 // SelectMedian applies MedianSeed to scores and records the choice.

@@ -67,6 +67,9 @@ func TestSelectMedianAndDisjoint(t *testing.T) {
 	if err != nil || s.Index != 2 || s.Rule != MedianRule || len(s.Scores) != 3 {
 		t.Errorf("SelectMedian = %+v, %v; want index 2 under MedianRule", s, err)
 	}
+	if js, err := json.Marshal(Selection{Scores: []float64{1, math.NaN()}}); err != nil || !strings.Contains(string(js), `"scores":[1,null]`) {
+		t.Errorf("selection JSON %s, err %v; want a NaN score as null", js, err)
+	}
 	if _, err := SelectMedian(nil, "", ""); err == nil {
 		t.Error("no scores gave no error")
 	}

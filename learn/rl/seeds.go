@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/cclab/cclab/experiment/metrics"
 )
@@ -85,6 +87,31 @@ func jsonNums(v []float64) []any {
 	out := make([]any, len(v))
 	for i, x := range v {
 		out[i] = jsonNum(x)
+	}
+	return out
+}
+
+// Format writes the estimate as "mean ±ci [v1 v2 ...]" with digits
+// decimals, the per-policy values in brackets; "n/a" without a value.
+func (e SeedEstimate) Format(digits int) string {
+	if math.IsNaN(e.Mean) {
+		return "n/a"
+	}
+	per := make([]string, len(e.PerSeed))
+	for i, v := range e.PerSeed {
+		per[i] = strconv.FormatFloat(v, 'f', digits, 64)
+	}
+	return fmt.Sprintf("%.*f ±%.*f [%s]", digits, e.Mean, digits, e.CI95, strings.Join(per, " "))
+}
+
+// Scale returns the estimate with every value multiplied by k (k > 0),
+// e.g. a ratio as a percentage.
+func (e SeedEstimate) Scale(k float64) SeedEstimate {
+	out := e
+	out.Mean, out.Std, out.CI95 = k*e.Mean, k*e.Std, k*e.CI95
+	out.PerSeed = make([]float64, len(e.PerSeed))
+	for i, v := range e.PerSeed {
+		out.PerSeed[i] = k * v
 	}
 	return out
 }

@@ -87,3 +87,15 @@ func TestSelectMedianAndDisjoint(t *testing.T) {
 		t.Errorf("SeedRange(7, 3) = %v", got)
 	}
 }
+
+func TestSeedEstimateFormat(t *testing.T) {
+	if got := OverSeeds([]float64{1, 2, 6}).Format(2); got != "3.00 ±6.57 [1.00 2.00 6.00]" {
+		t.Errorf("Format = %q", got)
+	}
+	if got := OverSeeds([]float64{0.2, 0.4, 0.6}).Scale(100).Format(1); got != "40.0 ±49.7 [20.0 40.0 60.0]" {
+		t.Errorf("Scale(100).Format = %q", got)
+	}
+	if got := OverSeeds([]float64{math.NaN()}).Format(1); got != "n/a" {
+		t.Errorf("no value: %q", got)
+	}
+}

@@ -135,17 +135,6 @@ func SelectPolicy(ctx context.Context, env Config, seeds []Learned, runs int, fi
 		runs, Conditions[0].Name, first, first+uint64(runs)-1))
 }
 
-func fmtSeedEst(e rl.SeedEstimate, digits int) string {
-	if math.IsNaN(e.Mean) {
-		return "n/a"
-	}
-	per := make([]string, len(e.PerSeed))
-	for i, v := range e.PerSeed {
-		per[i] = fmt.Sprintf("%.*f", digits, v)
-	}
-	return fmt.Sprintf("%.*f ±%.*f [%s]", digits, e.Mean, digits, e.CI95, strings.Join(per, " "))
-}
-
 // WriteText writes the group's table: mean ± 95% CI across policies, each
 // policy's mean in brackets.
 func (s *SeedsSummary) WriteText(w io.Writer) {
@@ -158,8 +147,8 @@ func (s *SeedsSummary) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\treward\tvs default\tvs static best\tutil\tRTT p95 ms\tshort FCT p95 ms\t")
 	for _, r := range s.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Condition, fmtSeedEst(r.Metrics["reward"], 3), fmtSeedEst(r.VsDefault, 3), fmtSeedEst(r.VsStatic, 3),
-			fmtSeedEst(r.Metrics["util"], 3), fmtSeedEst(r.Metrics["rtt_p95_ms"], 2), fmtSeedEst(r.Metrics["small_fct_p95_ms"], 0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Condition, r.Metrics["reward"].Format(3), r.VsDefault.Format(3), r.VsStatic.Format(3),
+			r.Metrics["util"].Format(3), r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
 	}
 	tw.Flush()
 }

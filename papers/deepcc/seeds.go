@@ -187,14 +187,6 @@ func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, va
 		runs, c.Duration.Seconds(), strings.Join(names(validation), ", ")))
 }
 
-func fmtSeeds(e rl.SeedEstimate, digits int) string {
-	per := make([]string, len(e.PerSeed))
-	for i, v := range e.PerSeed {
-		per[i] = fmt.Sprintf("%.*f", digits, v)
-	}
-	return fmt.Sprintf("%.*f ±%.*f [%s]", digits, e.Mean, digits, e.CI95, strings.Join(per, " "))
-}
-
 // WriteText writes the tables cclab deepcc eval prints for several
 // policies: mean ± 95% CI across policies, each policy's value in brackets.
 func (s *SeedsReport) WriteText(w io.Writer) {
@@ -216,7 +208,7 @@ func (s *SeedsReport) WriteText(w io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scheme\tthroughput Mbit/s\tp95 qdelay ms\tloss %\t")
 		for _, sc := range t.Schemes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", sc.Scheme, fmtSeeds(sc.Throughput, 2), fmtSeeds(sc.DelayP95, 1), fmtSeeds(sc.LossPercent, 2))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", sc.Scheme, sc.Throughput.Format(2), sc.DelayP95.Format(1), sc.LossPercent.Format(2))
 		}
 		tw.Flush()
 	}
@@ -226,13 +218,7 @@ func (s *SeedsReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\nTarget completion ratio over all traces (%%)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, c := range s.TCR {
-		pct := c.Ratio
-		pct.Mean, pct.CI95 = 100*pct.Mean, 100*pct.CI95
-		pct.PerSeed = make([]float64, len(c.Ratio.PerSeed))
-		for i, v := range c.Ratio.PerSeed {
-			pct.PerSeed[i] = 100 * v
-		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", c.Scheme, fmtSeeds(pct, 1))
+		fmt.Fprintf(tw, "%s\t%s\t\n", c.Scheme, c.Ratio.Scale(100).Format(1))
 	}
 	tw.Flush()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/internal/progress"
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 	"github.com/cclab/cclab/papers/datacenter"
@@ -223,6 +224,9 @@ func (n *namedPolicies) Set(v string) error {
 type dcEvalFlags struct {
 	pol, static, conds, out, scn string
 	more                         namedPolicies
+	seedPols                     stringList
+	valRuns                      int
+	valSeed                      uint64
 	runs, gridRuns, jobs, agents int
 	seed                         uint64
 	asJSON                       bool
@@ -233,6 +237,9 @@ type dcEvalFlags struct {
 
 func (f *dcEvalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.pol, "policy", datacenter.ShippedPolicyPath, "trained policy file(s), comma-separated for independent agents; \"none\" for the baselines only")
+	fs.Var(&f.seedPols, "seed-policy", "one independently trained policy of a configuration, FILE[,FILE...] for independent agents (repeat once per training seed; replaces --policy): the learned scheme is reported per policy and as mean ± 95% CI across policies")
+	fs.IntVar(&f.valRuns, "validation-runs", 8, "with several --seed-policy: training-condition episodes per policy for choosing the median seed (0: skip the choice)")
+	fs.Uint64Var(&f.valSeed, "validation-seed", 0, "with several --seed-policy: seed of the first validation episode (default: --seed + 2000000); must not overlap the evaluation's seeds")
 	fs.Var(&f.more, "compare", "another trained scheme NAME=FILE[,FILE...] (repeatable; same environment settings)")
 	fs.IntVar(&f.runs, "runs", 8, "episodes per scheme and condition")
 	fs.Uint64Var(&f.seed, "seed", 1000, "seed of the first evaluation episode (the grid search uses others)")
@@ -254,7 +261,28 @@ func (f *dcEvalFlags) register(fs *flag.FlagSet) {
 func (f *dcEvalFlags) learned(rep *datacenter.EvalReport, cfg *datacenter.Config) ([]datacenter.Learned, error) {
 	var ls []datacenter.Learned
 	var err error
-	if f.pol != "none" {
+	if len(f.seedPols) > 0 {
+		name := datacenter.PolicyName(f.seedPols[0])
+		seen := map[uint64]string{}
+		var schemes []string
+		for _, files := range f.seedPols {
+			pols, _, err := datacenter.LoadPolicies(files)
+			if err != nil {
+				return nil, fmt.Errorf("--seed-policy: %w", err)
+			}
+			sd := pols[0].Meta.Seed
+			if prev, dup := seen[sd]; dup {
+				return nil, usagef("--seed-policy: %s and %s were both trained with seed %d; independently trained policies need distinct training seeds", prev, files, sd)
+			}
+			seen[sd] = files
+			sn := datacenter.SeedSchemeName(name, sd)
+			if ls, err = rep.AddLearned(cfg, ls, sn, files); err != nil {
+				return nil, fmt.Errorf("--seed-policy %s: %w", files, err)
+			}
+			schemes = append(schemes, sn)
+		}
+		rep.Seeds = &datacenter.SeedsSummary{Name: name, Schemes: schemes}
+	} else if f.pol != "none" {
 		if ls, err = rep.AddLearned(cfg, ls, datacenter.PolicyName(f.pol), f.pol); err != nil {
 			return nil, fmt.Errorf("--policy: %w", err)
 		}
@@ -300,6 +328,24 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) > 0 {
 		return usagef("dc eval takes no arguments, got %q", pos)
 	}
+	if len(f.seedPols) > 0 {
+		explicit := false
+		fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "policy" })
+		if explicit {
+			return usagef("--policy and --seed-policy exclude each other: give every independently trained policy as a --seed-policy")
+		}
+	}
+	if f.valRuns < 0 {
+		return usagef("--validation-runs must be non-negative, got %d", f.valRuns)
+	}
+	if f.valSeed == 0 {
+		f.valSeed = f.seed + datacenter.ValidationSeedOffset
+	}
+	if len(f.seedPols) > 1 && f.valRuns > 0 {
+		if err := rl.CheckDisjoint("seed", rl.SeedRange(f.valSeed, f.valRuns), rl.SeedRange(f.seed, f.runs)); err != nil {
+			return usagef("--validation-seed: %v", err)
+		}
+	}
 	if f.runs < 1 || f.gridRuns < 1 || f.jobs < 0 {
 		return usagef("--runs and --grid-runs must be at least 1 and --jobs non-negative")
 	}
@@ -338,6 +384,17 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := f.staticBest(ctx, rep, cfg, stderr); err != nil {
 		return err
 	}
+	var sel *rl.Selection
+	if sd := rep.Seeds; sd != nil && len(sd.Schemes) > 1 && f.valRuns > 0 {
+		bar := progress.NewRuns(stderr, "dc eval: validation")
+		s, err := datacenter.SelectPolicy(ctx, cfg, ls[:len(sd.Schemes)], f.valRuns, f.valSeed, f.seed, f.runs, f.jobs)
+		bar.Finish()
+		if err != nil {
+			return err
+		}
+		sel = &s
+		fmt.Fprintf(stderr, "median seed on %d validation episodes each: %s, scores %.4f\n", f.valRuns, sd.Schemes[s.Index], s.Scores)
+	}
 	schemes := datacenter.Schemes(rep.StaticBest, ls)
 	var first []*policy.Policy
 	firstName := ""
@@ -353,6 +410,12 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bar.Finish()
 	if err != nil {
 		return err
+	}
+	if sd := rep.Seeds; sd != nil {
+		if rep.Seeds, err = datacenter.SummarizeSeeds(rep.Rows, sd.Name, sd.Schemes); err != nil {
+			return err
+		}
+		rep.Seeds.Selection = sel
 	}
 	if f.out != "" {
 		if err := rep.AddTraces(cfg, f.seed, schemes); err != nil {

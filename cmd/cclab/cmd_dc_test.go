@@ -103,3 +103,74 @@ func TestDCTrainEval(t *testing.T) {
 		t.Fatalf("multi-agent eval exit %d: %s%s", code, out, errs)
 	}
 }
+
+// TestDCEvalSeeds evaluates two tiny independently trained policies as
+// seeds: the rule's choice and the across-policy summary are in the JSON;
+// bad combinations are usage errors.
+func TestDCEvalSeeds(t *testing.T) {
+	shipped := "papers/datacenter/policy/ppo.policy"
+	for _, args := range [][]string{
+		{"dc", "eval", "--policy", shipped, "--seed-policy", shipped},
+		{"dc", "eval", "--seed-policy", shipped, "--seed-policy", shipped, "--static-best", "0.1,3", "--runs", "1"},
+		{"dc", "eval", "--seed-policy", "a", "--validation-runs", "-1"},
+		{"dc", "eval", "--seed-policy", "a", "--seed-policy", "b", "--seed", "10", "--runs", "5", "--validation-seed", "14"},
+	} {
+		if code, _, errs := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+	if _, _, errs := runCmd(t, "dc", "eval", "--seed-policy", "a", "--seed-policy", "b", "--seed", "10", "--runs", "5", "--validation-seed", "14"); !strings.Contains(errs, "seed 14") {
+		t.Errorf("overlapping validation seeds: stderr %q does not name the shared seed", errs)
+	}
+	dir := t.TempDir()
+	tiny := []string{"--episode", "3", "--interval", "20ms", "--envs", "1", "--steps", "24"}
+	var pols []string
+	for _, s := range []string{"1", "2"} {
+		p := filepath.Join(dir, "p"+s+".policy")
+		if code, out, errs := runCmd(t, append([]string{"dc", "train", "--seed", s, "--out", p}, tiny...)...); code != 0 {
+			t.Fatalf("train seed %s exit %d: %s%s", s, code, out, errs)
+		}
+		pols = append(pols, p)
+	}
+	code, out, errs := runCmd(t, "dc", "eval", "--seed-policy", pols[0], "--seed-policy", pols[1], "--validation-runs", "2",
+		"--runs", "2", "--static-best", "0.1,3", "--conditions", "train", "--json", "--out", filepath.Join(dir, "eval"))
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Results []struct{ Scheme string } `json:"results"`
+		Seeds   struct {
+			Schemes   []string
+			Selection struct {
+				Index  int
+				Scores []float64
+			}
+			Results []struct {
+				Condition string
+				Metrics   map[string]struct {
+					Mean      float64
+					PerPolicy []float64 `json:"per_policy"`
+				}
+			}
+		} `json:"seeds"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	sd := rep.Seeds
+	if len(rep.Results) != 4 || len(sd.Schemes) != 2 || sd.Schemes[0] != "PPO seed 1" || sd.Schemes[1] != "PPO seed 2" {
+		t.Fatalf("rows %+v, seed schemes %v; want default, static and two PPO seeds", rep.Results, sd.Schemes)
+	}
+	if len(sd.Selection.Scores) != 2 || sd.Selection.Index != 0 && sd.Selection.Index != 1 {
+		t.Errorf("selection %+v", sd.Selection)
+	}
+	if len(sd.Results) != 1 || len(sd.Results[0].Metrics["reward"].PerPolicy) != 2 {
+		t.Errorf("summary %+v, want one condition with two per-policy rewards", sd.Results)
+	}
+	if !strings.Contains(errs, "median seed on 2 validation episodes") {
+		t.Errorf("stderr does not report the choice: %q", errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "eval", "report.html")); err != nil {
+		t.Errorf("--out: %v", err)
+	}
+}

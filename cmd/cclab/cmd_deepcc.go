@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/internal/progress"
+	"github.com/cclab/cclab/learn/rl"
+	"github.com/cclab/cclab/learn/rl/policy"
 
 	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/papers/deepcc/tuner"
@@ -103,7 +105,9 @@ func parseWidths(s string) ([]int, error) {
 
 func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("deepcc eval", stderr)
-	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file (the default is built into cclab)")
+	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file, or comma-separated files of independently trained seeds of one configuration (the default is built into cclab)")
+	valTraces := fs.String("validation-traces", strings.Join(deepcc.TrainTraces, ","), "with several policies: traces (in --traces) the median seed is chosen on; must not include an --eval-traces trace")
+	valRuns := fs.Int("validation-runs", 4, "with several policies: windows per validation trace for choosing the median seed (0: skip the choice)")
 	traceDir := fs.String("traces", "traces", "directory holding the traces")
 	evalTraces := fs.String("eval-traces", strings.Join(deepcc.EvalTraces, ","), "held-out traces (comma-separated file names in --traces)")
 	classic := fs.String("classic", strings.Join(deepcc.DefaultClassic, ","), "classic controllers to compare with")
@@ -155,20 +159,43 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !(*tm >= 0 && *tm < 1) || *tdw < 1 || *tk < 0 || *tlr < 0 {
 		return usagef("--tuner-margin must be in [0, 1), --tuner-delay-window >= 1, --tuner-k and --tuner-lr >= 0")
 	}
-	p, err := deepcc.LoadPolicy(*pol)
-	if err != nil {
-		return fmt.Errorf("--policy: %w", err)
+	files := splitList(*pol)
+	if len(files) == 0 {
+		return usagef("--policy names no file")
 	}
-	if err := p.Check(deepcc.PolicySpaces()); err != nil {
-		return fmt.Errorf("--policy %s: %w", *pol, err)
+	if *valRuns < 0 {
+		return usagef("--validation-runs must be non-negative, got %d", *valRuns)
 	}
-	bar := progress.NewRuns(stderr, "deepcc eval")
-	rep, err := deepcc.Evaluate(ctx, deepcc.EvalConfig{
-		Policy: p, Traces: deepcc.TracePaths(*traceDir, names), Classic: splitList(*classic),
+	var pols []*policy.Policy
+	for _, f := range files {
+		p, err := deepcc.LoadPolicy(f)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		if err := p.Check(deepcc.PolicySpaces()); err != nil {
+			return fmt.Errorf("--policy %s: %w", f, err)
+		}
+		pols = append(pols, p)
+	}
+	cfg := deepcc.EvalConfig{
+		Policy: pols[0], Traces: deepcc.TracePaths(*traceDir, names), Classic: splitList(*classic),
 		Duration: *duration, Runs: *runs, Delay: *delay, Queue: *queue, NoTargets: *noTargets,
 		TunerStart: &start, Tuner: tuner.Config{K: *tk, LearningRate: *tlr, RawSlopes: *traw}, DelayWindow: *tdw, TunerMargin: *tm,
-		Seed: *seed, Jobs: *jobs, Progress: bar.Update, DecisionRTTs: *decision, TuneRTTs: *tune,
-	})
+		Seed: *seed, Jobs: *jobs, DecisionRTTs: *decision, TuneRTTs: *tune,
+	}
+	if len(pols) > 1 {
+		seen := map[uint64]string{}
+		for i, p := range pols {
+			if prev, dup := seen[p.Meta.Seed]; dup {
+				return usagef("--policy: %s and %s were both trained with seed %d; independently trained policies need distinct training seeds", prev, files[i], p.Meta.Seed)
+			}
+			seen[p.Meta.Seed] = files[i]
+		}
+		return deepccEvalSeeds(ctx, cfg, pols, files, deepcc.TracePaths(*traceDir, splitList(*valTraces)), *valRuns, *out, *asJSON, stdout, stderr)
+	}
+	bar := progress.NewRuns(stderr, "deepcc eval")
+	cfg.Progress = bar.Update
+	rep, err := deepcc.Evaluate(ctx, cfg)
 	bar.Finish()
 	if err != nil {
 		return err
@@ -179,4 +206,51 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return emit(stdout, *asJSON, rep, rep.WriteText)
+}
+
+// deepccEvalSeeds evaluates independently trained policies: the median
+// seed on the validation traces (unless valRuns is 0), then every policy
+// on the evaluation traces, summarised across policies.
+func deepccEvalSeeds(ctx context.Context, cfg deepcc.EvalConfig, pols []*policy.Policy, files, valTraces []string, valRuns int, out string, asJSON bool, stdout, stderr io.Writer) error {
+	var sel *rl.Selection
+	if valRuns > 0 {
+		if len(valTraces) == 0 {
+			return usagef("--validation-traces names no trace")
+		}
+		names := make([]string, len(valTraces))
+		for i, v := range valTraces {
+			names[i] = deepcc.TraceName(v)
+		}
+		evalNames := make([]string, len(cfg.Traces))
+		for i, v := range cfg.Traces {
+			evalNames[i] = deepcc.TraceName(v)
+		}
+		if err := rl.CheckDisjoint("trace", names, evalNames); err != nil {
+			return usagef("--validation-traces: %v", err)
+		}
+		bar := progress.NewRuns(stderr, "deepcc eval: validation")
+		c := cfg
+		c.Progress = bar.Update
+		s, err := deepcc.SelectPolicy(ctx, c, pols, valTraces, valRuns)
+		bar.Finish()
+		if err != nil {
+			return err
+		}
+		sel = &s
+		fmt.Fprintf(stderr, "median seed on the validation traces: policy %d (%s), scores (%s) %.3f\n", s.Index+1, files[s.Index], s.Score, s.Scores)
+	}
+	bar := progress.NewRuns(stderr, "deepcc eval")
+	cfg.Progress = bar.Update
+	rep, err := deepcc.EvaluateSeeds(ctx, cfg, pols, files)
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	rep.Selection = sel
+	if out != "" {
+		if err := rep.WriteDir(out); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return emit(stdout, asJSON, rep, rep.WriteText)
 }

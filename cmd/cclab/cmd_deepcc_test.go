@@ -99,3 +99,82 @@ func TestDeepCCUsageErrors(t *testing.T) {
 		t.Errorf("missing trace: exit %d, stderr %q; want 1 naming the trace", code, errs)
 	}
 }
+
+// TestDeepCCEvalSeeds evaluates two tiny independently trained policies:
+// the rule's choice on a validation trace and the across-policy summary
+// are in the JSON; bad combinations are usage errors.
+func TestDeepCCEvalSeeds(t *testing.T) {
+	shipped := "papers/deepcc/policy/deepcc.policy"
+	traces := filepath.Join("..", "..", "traces")
+	for _, args := range [][]string{
+		{"deepcc", "eval", "--policy", shipped + "," + shipped},
+		{"deepcc", "eval", "--policy", shipped, "--validation-runs", "-1"},
+		{"deepcc", "eval", "--policy", ","},
+	} {
+		if code, _, errs := deepccCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+	dir := t.TempDir()
+	var pols []string
+	for _, s := range []string{"1", "2"} {
+		p := filepath.Join(dir, "p"+s+".policy")
+		code, out, errs := deepccCmd(t, "deepcc", "train", "--steps", "200", "--envs", "2", "--hidden", "8,8", "--batch", "16", "--seed", s,
+			"--traces", traces, "--train-traces", "TMobile-LTE-driving.down.gz", "--out", p)
+		if code != 0 {
+			t.Fatalf("train seed %s exit %d: %s%s", s, code, out, errs)
+		}
+		pols = append(pols, p)
+	}
+	both := pols[0] + "," + pols[1]
+	eval := []string{"deepcc", "eval", "--policy", both, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
+		"--runs", "1", "--duration", "2s", "--classic", "cubic"}
+	code, _, errs := deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz,ATT-LTE-driving-2016.down.gz")...)
+	if code != 2 || !strings.Contains(errs, "ATT-LTE-driving-2016.down") {
+		t.Errorf("validation on an evaluation trace: exit %d, stderr %q; want 2 naming the trace", code, errs)
+	}
+	code, out, errs := deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--json", "--out", filepath.Join(dir, "eval"))...)
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Policies  []string `json:"policies"`
+		Selection struct {
+			Index  int       `json:"index"`
+			Scores []float64 `json:"scores"`
+		} `json:"selection"`
+		Traces []struct {
+			Schemes []struct {
+				Scheme     string `json:"scheme"`
+				Throughput struct {
+					Mean      float64   `json:"mean"`
+					PerPolicy []float64 `json:"per_policy"`
+				} `json:"throughput_mbps"`
+			} `json:"schemes"`
+		} `json:"traces"`
+		TCR       []struct{ Scheme string } `json:"tcr"`
+		PerPolicy []json.RawMessage         `json:"per_policy"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if len(rep.Policies) != 2 || len(rep.PerPolicy) != 2 || len(rep.Selection.Scores) != 2 || len(rep.Traces) != 1 || len(rep.Traces[0].Schemes) != 6 {
+		t.Fatalf("report: %d policies, %d per-policy reports, selection %+v, traces %+v", len(rep.Policies), len(rep.PerPolicy), rep.Selection, rep.Traces)
+	}
+	if g := rep.Traces[0].Schemes[1]; g.Scheme != "deepcc-g1" || len(g.Throughput.PerPolicy) != 2 || g.Throughput.Mean != (g.Throughput.PerPolicy[0]+g.Throughput.PerPolicy[1])/2 {
+		t.Errorf("g1 over policies %+v", g)
+	}
+	if len(rep.TCR) != 7 || rep.TCR[0].Scheme != "deepcc-tuned" {
+		t.Errorf("TCR rows %+v", rep.TCR)
+	}
+	for _, f := range []string{"deepcc_seeds.json", "report.html", "policy1/report.html", "policy2/deepcc.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "eval", f)); err != nil {
+			t.Errorf("--out: %v", err)
+		}
+	}
+	// The text tables carry the interval and the choice.
+	code, out, errs = deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--no-targets")...)
+	if code != 0 || !strings.Contains(out, "over 2 independently trained policies") || !strings.Contains(out, "shipped-policy rule") {
+		t.Errorf("text eval exit %d:\n%s%s", code, out, errs)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
@@ -77,6 +78,9 @@ type EvalReport struct {
 	Traces     map[string][]TracePoint `json:"traces,omitempty"`
 	// TraceSeed is the training-condition episode the traces show.
 	TraceSeed uint64 `json:"trace_seed"`
+	// Seeds summarises independently trained policies of one learned
+	// scheme (dc eval --seed-policy), whose per-policy rows are in Rows.
+	Seeds *SeedsSummary `json:"seeds,omitempty"`
 }
 
 // MarshalJSON writes NaN (undefined) estimates as null.
@@ -272,6 +276,22 @@ func (r *EvalReport) Write(dir string) error {
 			rows = append(rows, cells)
 		}
 		rep.Table(fmt.Sprintf("Condition %s (%s)", c.Name, c.Doc), header, rows)
+	}
+	if sd := r.Seeds; sd != nil {
+		rep.Heading("Over training seeds: " + sd.Name)
+		rep.Paragraph(fmt.Sprintf("%d independently trained policies (%s): mean over policies of each policy's mean, ± 95%% CI across policies.", len(sd.Schemes), strings.Join(sd.Schemes, ", ")))
+		if sel := sd.Selection; sel != nil {
+			rep.Paragraph(fmt.Sprintf("Shipped-policy rule: %s. Validation: %s; score: %s; scores %.4f: %s.", sel.Rule, sel.Validation, sel.Score, sel.Scores, sd.Schemes[sel.Index]))
+		}
+		var rows [][]any
+		for _, row := range sd.Rows {
+			cells := []any{row.Condition}
+			for _, e := range []rl.SeedEstimate{row.Metrics["reward"], row.VsDefault, row.VsStatic, row.Metrics["util"], row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"]} {
+				cells = append(cells, report.MeanCI{Mean: e.Mean, CI: e.CI95})
+			}
+			rows = append(rows, cells)
+		}
+		rep.Table(sd.Name+" over seeds", []string{"condition", "reward", "vs default BBR", "vs static best", "util", "RTT p95 (ms)", "short FCT p95 (ms)"}, rows)
 	}
 	rep.Heading("Figures")
 	for _, f := range r.Figures() {

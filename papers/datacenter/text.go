@@ -58,4 +58,7 @@ func (r *EvalReport) WriteText(w io.Writer) {
 		}
 		tw.Flush()
 	}
+	if r.Seeds != nil {
+		r.Seeds.WriteText(w)
+	}
 }

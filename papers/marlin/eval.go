@@ -263,7 +263,7 @@ func acrossPolicies(g []Outcome) (Row, bool) {
 		tt, rx, ri = append(tt, r.TransferTime), append(rx, r.Retrans), append(ri, r.RTI)
 		un += r.Unfinished
 	}
-	st, sr, sx := metrics.Summarize(tt), metrics.Summarize(rx), metrics.Summarize(ri)
+	st, sr, sx := rl.OverSeeds(tt), rl.OverSeeds(rx), rl.OverSeeds(ri)
 	return Row{
 		Scheme: g[0].Scheme, Loss: g[0].Loss, Runs: len(g), Unfinished: un, Policies: len(order),
 		TransferTime: st.Mean, TransferTimeStd: st.Std, TransferTimeCI: st.CI95,
@@ -310,6 +310,10 @@ func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, ru
 	maxLoss := 0.0
 	for _, l := range cfg.Losses {
 		maxLoss = max(maxLoss, l)
+	}
+	// Run i uses seed Seed+i+1 (Evaluate).
+	if err := rl.CheckDisjoint("seed", rl.SeedRange(ValidationSeed+1, runs), rl.SeedRange(cfg.Seed+1, cfg.Runs)); err != nil {
+		return 0, nil, fmt.Errorf("marlin: %w", err)
 	}
 	c := cfg
 	c.Policy, c.Policies = nil, pols

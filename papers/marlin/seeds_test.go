@@ -2,6 +2,7 @@ package marlin
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cclab/cclab/learn/rl/policy"
@@ -49,5 +50,18 @@ func TestEvaluateAcrossPolicies(t *testing.T) {
 	}
 	if i != 0 || len(scores) != 2 || scores[0] != scores[1] {
 		t.Errorf("SelectPolicy of two copies = %d, %v; want 0 and equal scores", i, scores)
+	}
+}
+
+// TestSelectPolicyRefusesOverlap: validation transfers (seeds from
+// ValidationSeed+1) that the evaluation also runs are refused.
+func TestSelectPolicyRefusesOverlap(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := EvalConfig{Base: base, Runs: 10, Seed: ValidationSeed - 5, Losses: []float64{0.03}}
+	if _, _, err := SelectPolicy(context.Background(), cfg, nil, 3); err == nil || !strings.Contains(err.Error(), "1000001") {
+		t.Errorf("evaluation seeds 999996-1000005 against validation 1000001-1000003 gave %v, want an error naming seed 1000001", err)
 	}
 }

@@ -78,7 +78,7 @@ func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "Window against throughput: 0.5 Mbit/s, 50 ms one-way, 20-packet window%s, %d runs of %v per point\n", noSACKHeader(*noSACK), *seeds, *dur)
+		fmt.Fprintf(w, "Window against throughput: 0.5 Mbit/s, 50 ms one-way, 20-packet window%s, %d runs of %v per point\n", tcpnc.SACKNote(*noSACK), *seeds, *dur)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "p\tscheme\tR\tmean cwnd pkts\tthroughput Mbit/s\tRTT ms\tused pkts\tused/cwnd\t")
 		for _, r := range rows {
@@ -194,7 +194,7 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding)%s, %d runs of %v per point; Mbit/s\n", *hops, noSACKHeader(*noSACK), *seeds, *dur)
+		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding)%s, %d runs of %v per point; Mbit/s\n", *hops, tcpnc.SACKNote(*noSACK), *seeds, *dur)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "q\tp = 1-(1-q)^n\tp measured\tR\tTCP chain\tTCP 1 hop\tTCP/NC chain\tTCP/NC 1 hop\t")
 		for _, r := range rows {
@@ -202,12 +202,4 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		tw.Flush()
 	})
-}
-
-// noSACKHeader marks a Reno-style run in a table's heading.
-func noSACKHeader(noSACK bool) string {
-	if noSACK {
-		return ", TCP without SACK"
-	}
-	return ""
 }

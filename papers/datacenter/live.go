@@ -255,6 +255,26 @@ func NewStaticTuner(lineRate units.Bandwidth, initial Params) (*LiveTuner, error
 	return &LiveTuner{cfg: cfg, o: o, initial: initial, interval: cfg.Interval}, nil
 }
 
+// Attach hooks the observer into s before it runs: it sees every RTT
+// sample and starts metering when the flow starts. s's controller must be
+// BBR, whose windows the observer's owner sets; Attach returns it.
+func (o *LiveObserver) Attach(s *udp.Sender) (*bbr.BBR, error) {
+	t := s.Transport()
+	b, ok := t.CC().(*bbr.BBR)
+	if !ok {
+		return nil, fmt.Errorf("datacenter: a dc-bbr tuner sets BBR's windows; the flow runs %T", t.CC())
+	}
+	prev := t.OnRTT
+	t.OnRTT = func(now clock.Time, rtt time.Duration) {
+		if prev != nil {
+			prev(now, rtt)
+		}
+		o.OnRTT(rtt)
+	}
+	s.Post(func(now clock.Time) { o.Start(now, t, b) })
+	return b, nil
+}
+
 // Interval returns the tuner's step T2.
 func (l *LiveTuner) Interval() time.Duration { return l.interval }
 
@@ -267,22 +287,13 @@ func (l *LiveTuner) Initial() Params { return l.initial }
 // Attach hooks the tuner into s before it runs; s's controller must be
 // BBR.
 func (l *LiveTuner) Attach(s *udp.Sender) error {
-	t := s.Transport()
-	b, ok := t.CC().(*bbr.BBR)
-	if !ok {
-		return fmt.Errorf("datacenter: the tuner sets BBR's windows; the flow runs %T", t.CC())
+	b, err := l.o.Attach(s)
+	if err != nil {
+		return err
 	}
 	if err := applyParams(b, l.initial); err != nil {
 		return err
 	}
-	prev := t.OnRTT
-	t.OnRTT = func(now clock.Time, rtt time.Duration) {
-		if prev != nil {
-			prev(now, rtt)
-		}
-		l.o.OnRTT(rtt)
-	}
-	s.Post(func(now clock.Time) { l.o.Start(now, t, b) })
 	s.Every(l.interval, func(now clock.Time, _ *tcp.Sender) { l.step(now) })
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 func (r *Result) WriteText(w io.Writer) {
 	c := r.Config
 	fmt.Fprintf(w, "TCP/NC study: %v bottleneck, %v one-way, %d-packet queue, %s%s with a %d-packet window; erasures on the last hop; %d runs of %v per point (%d runs, %.1f s)\n\n",
-		c.Rate, c.Delay, c.Queue, c.CC, sackNote(c.NoSACK), c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
+		c.Rate, c.Delay, c.Queue, c.CC, SACKNote(c.NoSACK), c.Window, c.Seeds, c.Duration, r.Runs, r.WallSeconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "p\tTCP Mbit/s\tPadhye\tMathis\tR\tTCP/NC Mbit/s\tTCP/NC model\t")
 	for _, x := range r.LossSweep {
@@ -33,11 +33,12 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 }
 
-// sackNote names the TCP variant in headers, so a Reno-style run's output
+// SACKNote names the TCP variant in headings (" (TCP without SACK,
+// Reno-style)", or nothing for the default), so a Reno-style run's output
 // cannot be mistaken for the SACK default's.
-func sackNote(noSACK bool) string {
+func SACKNote(noSACK bool) string {
 	if noSACK {
-		return " without SACK (Reno-style)"
+		return " (TCP without SACK, Reno-style)"
 	}
 	return ""
 }

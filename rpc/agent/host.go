@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/cclab/cclab/cc"
-	"github.com/cclab/cclab/cc/bbr"
 	_ "github.com/cclab/cclab/cc/external" // the controller a MARLIN host drives
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
@@ -432,20 +431,8 @@ type dcView struct {
 }
 
 func (v *dcView) attach(s *udp.Sender) error {
-	t := s.Transport()
-	b, ok := t.CC().(*bbr.BBR)
-	if !ok {
-		return fmt.Errorf("agent: a dc-bbr policy sets BBR's windows; the flow runs %T", t.CC())
-	}
-	prev := t.OnRTT
-	t.OnRTT = func(now clock.Time, rtt time.Duration) {
-		if prev != nil {
-			prev(now, rtt)
-		}
-		v.o.OnRTT(rtt)
-	}
-	s.Post(func(now clock.Time) { v.o.Start(now, t, b) })
-	return nil
+	_, err := v.o.Attach(s)
+	return err
 }
 
 func (v *dcView) observe(now clock.Time, _ *tcp.Sender) ([]float32, map[string]float64) {

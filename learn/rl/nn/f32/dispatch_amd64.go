@@ -89,9 +89,16 @@ func polyak(target, source []float32, tau float32) {
 }
 
 func reluBack(dz, y []float32, rows, ld int, gb []float32) {
+	actBack(dz, y, rows, ld, gb, reluBackAVX2, reluBackGo)
+}
+
+// actBack runs an activation's backward pass: the AVX2 kernel on the
+// columns that fill 8-lane vectors, the Go loop on the rest (or on all of
+// it without AVX2).
+func actBack(dz, y []float32, rows, ld int, gb []float32, avx func(rows, cols, ld int, dz, y, gb *float32), generic func(dz, y []float32, rows, ld, from, to int, gb []float32)) {
 	n := ld &^ 7
 	if !accelerated || n == 0 || rows == 0 {
-		reluBackGo(dz, y, rows, ld, 0, ld, gb)
+		generic(dz, y, rows, ld, 0, ld, gb)
 		return
 	}
 	_, _ = dz[rows*ld-1], y[rows*ld-1]
@@ -99,9 +106,9 @@ func reluBack(dz, y []float32, rows, ld int, gb []float32) {
 	if gb != nil {
 		g = &gb[:ld][0]
 	}
-	reluBackAVX2(rows, n, ld, &dz[0], &y[0], g)
+	avx(rows, n, ld, &dz[0], &y[0], g)
 	if n < ld {
-		reluBackGo(dz, y, rows, ld, n, ld, gb)
+		generic(dz, y, rows, ld, n, ld, gb)
 	}
 }
 
@@ -138,18 +145,5 @@ func tanhRows(x []float32, rows, cols, ld int) {
 }
 
 func tanhBack(dz, y []float32, rows, ld int, gb []float32) {
-	n := ld &^ 7
-	if !accelerated || n == 0 || rows == 0 {
-		tanhBackGo(dz, y, rows, ld, 0, ld, gb)
-		return
-	}
-	_, _ = dz[rows*ld-1], y[rows*ld-1]
-	var g *float32
-	if gb != nil {
-		g = &gb[:ld][0]
-	}
-	tanhBackAVX2(rows, n, ld, &dz[0], &y[0], g)
-	if n < ld {
-		tanhBackGo(dz, y, rows, ld, n, ld, gb)
-	}
+	actBack(dz, y, rows, ld, gb, tanhBackAVX2, tanhBackGo)
 }

@@ -2,30 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/cclab/cclab/internal/progress"
 	"io"
-	"os"
-	"path/filepath"
-	"text/tabwriter"
 	"time"
 
-	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/internal/progress"
 	"github.com/cclab/cclab/papers/tcpnc"
 )
 
 func init() {
 	register(&command{name: "nc window", summary: "TCP/NC study: mean window against the window the throughput used, TCP and TCP/NC, per erasure probability", run: runNCWindow})
 	register(&command{name: "nc sharing", summary: "TCP/NC study: two TCP/NC flows sharing a lossy bottleneck, throughput over time", run: runNCSharing})
-}
-
-func writeJSONFile(path string, v any) error {
-	js, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(js, '\n'), 0o644)
 }
 
 func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -52,40 +39,13 @@ func runNCWindow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, NoSACK: *noSACK}
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		if err := writeJSONFile(filepath.Join(*out, "window.json"), rows); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		var series []plot.Series
-		for _, sc := range []string{"tcp", "tcpnc"} {
-			w := plot.Series{Name: sc + " mean window"}
-			u := plot.Series{Name: sc + " window used (throughput x RTT)"}
-			for _, r := range rows {
-				if r.Scheme == sc {
-					w.X, w.Y = append(w.X, r.P), append(w.Y, r.CwndPackets)
-					u.X, u.Y = append(u.X, r.P), append(u.Y, r.UsedPackets)
-				}
-			}
-			series = append(series, w, u)
-		}
-		fig := plot.TimeSeries{Title: "TCP and TCP/NC: window against the window the throughput used", X: plot.Axis{Label: "erasure probability p"},
-			Y: plot.Axis{Label: "packets", IncludeZero: true}, Series: series, Markers: true}
-		if _, err := plot.SaveAll(fig, filepath.Join(*out, "window"), "png", "svg"); err != nil {
+		if err := tcpnc.SaveWindow(*out, rows); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "Window against throughput: 0.5 Mbit/s, 50 ms one-way, 20-packet window%s, %d runs of %v per point\n", tcpnc.SACKNote(*noSACK), *seeds, *dur)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "p\tscheme\tR\tmean cwnd pkts\tthroughput Mbit/s\tRTT ms\tused pkts\tused/cwnd\t")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%g\t%s\t%.2f\t%.2f\t%.3f\t%.1f\t%.2f\t%.2f\t\n", r.P, r.Scheme, r.R, r.CwndPackets, r.ThroughputMbps, r.RTTMs, r.UsedPackets, r.Efficiency)
-		}
-		tw.Flush()
-	})
+	return emit(stdout, *asJSON, rows, func(w io.Writer) { tcpnc.WriteWindowText(w, rows, cfg) })
 }
 
 func runNCSharing(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -111,29 +71,11 @@ func runNCSharing(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		if err := writeJSONFile(filepath.Join(*out, "sharing.json"), res); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		var series []plot.Series
-		for i, n := range res.Names {
-			series = append(series, plot.Series{Name: n, X: res.T, Y: res.Mbps[i]})
-		}
-		fig := plot.TimeSeries{Title: fmt.Sprintf("Two TCP/NC flows on %.2f Mbit/s, p = %g, R = %g", res.CapacityMbps, res.P, res.R),
-			X: plot.Axis{Label: "time (s)"}, Y: plot.Axis{Label: "throughput (Mbit/s)", IncludeZero: true}, Series: series}
-		if _, err := plot.SaveAll(fig, filepath.Join(*out, "sharing"), "png", "svg"); err != nil {
+		if err := res.Save(*out); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	return emit(stdout, *asJSON, res, func(w io.Writer) {
-		fmt.Fprintf(w, "Two TCP/NC flows on %.2f Mbit/s at p = %g, R = %g, seed %d, %v: ", res.CapacityMbps, res.P, res.R, *seed, *dur)
-		for i, n := range res.Names {
-			fmt.Fprintf(w, "%s %.3f Mbit/s, ", n, res.MeanMbps[i])
-		}
-		fmt.Fprintf(w, "Jain %.4f\n", res.Jain)
-	})
+	return emit(stdout, *asJSON, res, func(w io.Writer) { res.WriteText(w, *seed, *dur) })
 }
 
 func init() {
@@ -170,36 +112,11 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, NoSACK: *noSACK}
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		if err := writeJSONFile(filepath.Join(*out, "hops.json"), rows); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		names := []string{"TCP, chain", "TCP, one hop at p", "TCP/NC, chain", "TCP/NC, one hop at p"}
-		series := make([]plot.Series, 4)
-		for i := range series {
-			series[i].Name = names[i]
-		}
-		for _, r := range rows {
-			for i, v := range []float64{r.TCP, r.TCP1, r.TCPNC, r.TCPNC1} {
-				series[i].X, series[i].Y = append(series[i].X, r.P), append(series[i].Y, v)
-			}
-		}
-		fig := plot.TimeSeries{Title: fmt.Sprintf("TCP and TCP/NC over %d lossy hops (end-to-end p = 1-(1-q)^%d)", *hops, *hops),
-			X: plot.Axis{Label: "end-to-end erasure probability p"}, Y: plot.Axis{Label: "goodput (Mbit/s)", IncludeZero: true}, Series: series, Markers: true}
-		if _, err := plot.SaveAll(fig, filepath.Join(*out, "hops"), "png", "svg"); err != nil {
+		if err := tcpnc.SaveHops(*out, rows, *hops); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	return emit(stdout, *asJSON, rows, func(w io.Writer) {
-		fmt.Fprintf(w, "TCP and TCP/NC over %d lossy hops in series (no re-encoding)%s, %d runs of %v per point; Mbit/s\n", *hops, tcpnc.SACKNote(*noSACK), *seeds, *dur)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "q\tp = 1-(1-q)^n\tp measured\tR\tTCP chain\tTCP 1 hop\tTCP/NC chain\tTCP/NC 1 hop\t")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%g\t%.4f\t%.4f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", r.Q, r.P, r.MeasuredP, r.R, r.TCP, r.TCP1, r.TCPNC, r.TCPNC1)
-		}
-		tw.Flush()
-	})
+	return emit(stdout, *asJSON, rows, func(w io.Writer) { tcpnc.WriteHopsText(w, rows, cfg, *hops) })
 }

@@ -20,9 +20,8 @@ import (
 // not look like congestion when R covers them.
 type Coding struct {
 	// Coded counts coded packets sent; Innovative and NonInnovative the
-	// decoder's receipts; Held the TCP segments that had to wait because
-	// the coding window was full.
-	Coded, Innovative, NonInnovative, Held int64
+	// decoder's receipts.
+	Coded, Innovative, NonInnovative int64
 	// PayloadErrors counts decoded segments whose bytes differ from what
 	// was sent (payload mode only; must stay 0).
 	PayloadErrors int64
@@ -35,11 +34,8 @@ type Coding struct {
 	total   int64
 	payload bool
 	buf     []byte
-	// held holds the indices of new TCP segments waiting for room in the
-	// coding window, oldest first: the layer's back-pressure, released as
-	// acknowledgements slide the window.
-	held     []uint64
-	heldHead int
+	// adm holds new TCP segments waiting for room in the coding window.
+	adm nc.Admission
 }
 
 // patternByte is the payload byte at offset j of segment k in the
@@ -83,18 +79,7 @@ func (e *encoderSide) Receive(now clock.Time, p *packet.Packet) {
 	}
 	idx := uint64(p.Seq) / uint64(k.mss)
 	n.Pool.Put(p)
-	next := k.enc.State().End
-	switch {
-	case idx < next:
-		// A retransmission by TCP: more credit for the current window.
-		k.add(now, idx)
-	case len(k.held) > k.heldHead || k.enc.Full():
-		if idx >= next+uint64(len(k.held)-k.heldHead) {
-			k.held = append(k.held, idx)
-			k.Held++
-		}
-		// else: a retransmission of a segment still held; it will go.
-	default:
+	if k.adm.Offer(k.enc, idx) {
 		k.add(now, idx)
 	}
 }
@@ -140,13 +125,8 @@ func (k *Coding) add(now clock.Time, idx uint64) {
 
 // release feeds held segments to the encoder while its window has room.
 func (k *Coding) release(now clock.Time) {
-	for k.heldHead < len(k.held) && !k.enc.Full() {
-		idx := k.held[k.heldHead]
-		k.heldHead++
+	for idx, ok := k.adm.Next(k.enc); ok; idx, ok = k.adm.Next(k.enc) {
 		k.add(now, idx)
-	}
-	if k.heldHead == len(k.held) {
-		k.held, k.heldHead = k.held[:0], 0
 	}
 }
 

@@ -26,12 +26,10 @@ type encoderSide struct {
 	total int64
 	buf   []byte
 	coded nc.Coded
-	// held are segments waiting for room in the coding window, oldest
-	// first; back-pressure released as acknowledgements slide the window.
-	held     []uint64
-	heldHead int
-	// Coded counts coded datagrams sent, Held segments that had to wait.
-	Coded, Held int64
+	// adm holds segments waiting for room in the coding window.
+	adm nc.Admission
+	// Coded counts coded datagrams sent.
+	Coded int64
 }
 
 func newEncoderSide(s *Sender, c Coding) (*encoderSide, error) {
@@ -50,16 +48,7 @@ func newEncoderSide(s *Sender, c Coding) (*encoderSide, error) {
 func (e *encoderSide) send(now clock.Time, p *packet.Packet) {
 	idx := uint64(p.Seq) / uint64(e.mss)
 	e.s.pool.Put(p)
-	next := e.enc.State().End
-	switch {
-	case idx < next:
-		e.add(now, idx) // a retransmission: more credit for the window
-	case len(e.held) > e.heldHead || e.enc.Full():
-		if idx >= next+uint64(len(e.held)-e.heldHead) {
-			e.held = append(e.held, idx)
-			e.Held++
-		}
-	default:
+	if e.adm.Offer(e.enc, idx) {
 		e.add(now, idx)
 	}
 }
@@ -93,13 +82,8 @@ func (e *encoderSide) add(now clock.Time, idx uint64) {
 }
 
 func (e *encoderSide) release(now clock.Time) {
-	for e.heldHead < len(e.held) && !e.enc.Full() {
-		idx := e.held[e.heldHead]
-		e.heldHead++
+	for idx, ok := e.adm.Next(e.enc); ok; idx, ok = e.adm.Next(e.enc) {
 		e.add(now, idx)
-	}
-	if e.heldHead == len(e.held) {
-		e.held, e.heldHead = e.held[:0], 0
 	}
 }
 

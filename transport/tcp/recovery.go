@@ -59,26 +59,45 @@ func (s *Sender) detectLoss() {
 // duplicate as a segment that left the network until a cumulative ACK
 // covers it (Linux tcp_add_reno_sack / tcp_remove_reno_sacks). Partial ACKs
 // are partialAck's, as with SACK.
-func (s *Sender) renoAck(advanced bool, ackNo int64, ackedSegs int64) {
+//
+// It also keeps Linux's delivery count: a credited duplicate delivered one
+// segment, returned as dup for PRR, and a cumulative ACK delivers only
+// the segments no duplicate stood for (at least the hole), returned as
+// the bytes to take off acked. Without this the ACK that fills a hole
+// hands the controller the whole run of segments the receiver had
+// buffered, and Reno grows its window on each recovery by what Linux
+// counted, but did not grow on, during it.
+func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, credited units.Bytes) {
 	mss := s.cfg.MSS
 	if advanced {
 		s.dupAcks = 0
 		// The first newly acknowledged segment is the hole; the others
 		// are the ones the duplicates stood for.
-		s.renoSacked = max(s.renoSacked-units.Bytes(max(ackedSegs-1, 0))*mss, 0)
+		if acked > mss {
+			credited = min(s.renoSacked, acked-mss)
+		}
+		s.renoSacked -= credited
 		if s.n == 0 || s.phase == open || s.una >= s.recoveryPoint {
 			// Recovery is over: every hole is filled (Linux
 			// tcp_reset_reno_sack).
 			s.renoSacked = 0
 		}
-		return
+		return 0, credited
 	}
 	if ackNo != s.una || s.n == 0 {
-		return
+		return 0, 0
+	}
+	if s.renoHold() {
+		// Linux resets its duplicate count on every ACK of the hold and
+		// neither counts nor acts on them (tcp_fastretrans_alert returns
+		// after tcp_try_undo_recovery).
+		s.renoSacked = 0
+		return 0, 0
 	}
 	s.dupAcks++
 	if s.renoSacked+mss <= s.outBytes-s.lost-mss {
 		s.renoSacked += mss
+		dup = mss
 	}
 	if s.dupAcks == s.cfg.DupThresh && s.phase == open {
 		if g := s.seg(s.unaSeg); !g.lost && !g.retrans {
@@ -86,6 +105,18 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, ackedSegs int64) {
 			s.lostFront = max(s.lostFront, s.unaSeg+1)
 		}
 	}
+	return dup, 0
+}
+
+// renoHold reports the state Linux keeps a connection without SACK in
+// when SND.UNA has reached the recovery point exactly: recovery (or the
+// timeout's loss state) ends only when something above it is
+// acknowledged, and duplicate ACKs meanwhile do not start a new fast
+// retransmit (RFC 6582 §3.2 step 4's "avoid false fast retransmits"; Linux
+// tcp_try_undo_recovery). So a lost first segment after the recovery
+// point is repaired by the retransmission timer, as in Linux.
+func (s *Sender) renoHold() bool {
+	return s.cfg.NoSACK && s.phase != open && s.una == s.recoveryPoint && s.n > 0
 }
 
 // partialAck applies RFC 6582 §3.2 step 5 to an ACK that advanced SND.UNA
@@ -109,7 +140,7 @@ func (s *Sender) partialAck() {
 // one congestion response per window of data (RFC 6675 §5 step (4.1)-(4.2),
 // RFC 6582).
 func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes) {
-	if s.phase != open && s.una >= s.recoveryPoint {
+	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
 		if s.phase == recovery {
 			s.cc.OnRecoveryEnd(now)
 		}

@@ -371,13 +371,18 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	var acked units.Bytes
 
 	advanced := ackNo > s.una && ackNo <= s.nxt
-	prevUnaSeg := s.unaSeg
 	if advanced {
 		s.ackCumulative(now, ackNo, &rs, &acked)
 		s.backoff = 0
 	}
+	// delivered is what PRR counts; without SACK it includes duplicate
+	// ACKs, which Linux counts as delivered segments but does not grow
+	// the window on.
+	var delivered units.Bytes
 	if s.cfg.NoSACK {
-		s.renoAck(advanced, ackNo, s.unaSeg-prevUnaSeg)
+		dup, credited := s.renoAck(advanced, ackNo, acked)
+		acked -= credited
+		delivered = dup
 	}
 	for _, b := range blocks {
 		s.sackRange(now, b, &rs, &acked)
@@ -402,7 +407,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	s.sampleRTT(now, echo, ackDelay, advanced, &rs)
 
 	newlyLost := s.stats.MarkedLost - priorLost
-	s.updateRecovery(now, priorInFlight, newlyLost, acked)
+	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered)
 	s.tlpAck(now, ackNo, advanced, acked > 0)
 	if acked > 0 {
 		s.ackController(now, acked, newlyLost, priorInFlight, &rs)

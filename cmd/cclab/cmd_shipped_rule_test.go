@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/papers/datacenter"
 	"github.com/cclab/cclab/papers/deepcc"
 )
@@ -83,28 +84,7 @@ func TestDeepCCShippedPolicyIsRuleChoice(t *testing.T) {
 	if len(rep.Selection.Scores) != len(files) {
 		t.Fatalf("selection %+v over %d policies", rep.Selection, len(files))
 	}
-	chosen := rep.Policies[rep.Selection.Index]
-	shipped := filepath.Join("..", "..", filepath.FromSlash(deepcc.ShippedPolicyPath))
-	if !sameBytes(t, chosen, shipped) {
-		t.Errorf("the rule chose %s (scores %v) but %s is another policy", chosen, rep.Selection.Scores, deepcc.ShippedPolicyPath)
-	}
-	for _, f := range files {
-		if f != chosen && sameBytes(t, f, shipped) {
-			t.Errorf("%s equals the shipped policy but was not chosen", f)
-		}
-	}
-	// From cmd/cclab the repository path does not exist: the built-in copy.
-	built, err := deepcc.LoadPolicy(deepcc.ShippedPolicyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := deepcc.LoadPolicy(chosen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if built.Meta.Seed != want.Meta.Seed || built.Meta.Command != want.Meta.Command {
-		t.Errorf("built-in policy: seed %d (%s), the rule's choice: seed %d (%s)", built.Meta.Seed, built.Meta.Command, want.Meta.Seed, want.Meta.Command)
-	}
+	checkShippedIsChoice(t, files, rep.Policies[rep.Selection.Index], rep.Selection.Scores, deepcc.ShippedPolicyPath, deepcc.LoadPolicy)
 }
 
 func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
@@ -138,21 +118,30 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 	if len(sel.Scores) != len(files) {
 		t.Fatalf("selection %+v over %d policies", sel, len(files))
 	}
-	chosen := files[sel.Index]
-	shipped := filepath.Join("..", "..", filepath.FromSlash(datacenter.ShippedPolicyPath))
+	checkShippedIsChoice(t, files, files[sel.Index], sel.Scores, datacenter.ShippedPolicyPath, datacenter.LoadPolicy)
+}
+
+// checkShippedIsChoice checks that the policy at the repository path
+// shippedPath is, byte for byte, chosen (the rule's choice among files,
+// scored scores) and no other seed's file, and that the copy built into
+// cclab (what load returns for shippedPath from cmd/cclab, where the
+// repository path does not exist) was trained with the chosen seed.
+func checkShippedIsChoice(t *testing.T, files []string, chosen string, scores []float64, shippedPath string, load func(string) (*policy.Policy, error)) {
+	t.Helper()
+	shipped := filepath.Join("..", "..", filepath.FromSlash(shippedPath))
 	if !sameBytes(t, chosen, shipped) {
-		t.Errorf("the rule chose %s (scores %v) but %s is another policy", chosen, sel.Scores, datacenter.ShippedPolicyPath)
+		t.Errorf("the rule chose %s (scores %v) but %s is another policy", chosen, scores, shippedPath)
 	}
 	for _, f := range files {
 		if f != chosen && sameBytes(t, f, shipped) {
 			t.Errorf("%s equals the shipped policy but was not chosen", f)
 		}
 	}
-	built, err := datacenter.LoadPolicy(datacenter.ShippedPolicyPath)
+	built, err := load(shippedPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := datacenter.LoadPolicy(chosen)
+	want, err := load(chosen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/datacenter"
+	"github.com/cclab/cclab/papers/deepcc"
+)
+
+// The shipped-policy rule (docs/deepcc.md, docs/datacenter.md: the median
+// seed on a validation set disjoint from the evaluation) must pick the
+// policy the commands load by default. These tests run the rule with the
+// commands' default validation settings on the seed files in the
+// repository and check that the default policy file is, byte for byte,
+// the chosen seed's, and that the copy built into cclab is too. A
+// retrained seed that changes the median fails them until the default is
+// swapped.
+
+// shippedSeedFiles returns the repository's per-seed policy files
+// (pattern is a repository path with %d for the training seed, 1, 2, ...
+// while they exist), seen from cmd/cclab.
+func shippedSeedFiles(t *testing.T, pattern string) []string {
+	t.Helper()
+	var files []string
+	for s := 1; ; s++ {
+		f := filepath.Join("..", "..", filepath.FromSlash(fmt.Sprintf(pattern, s)))
+		if _, err := os.Stat(f); err != nil {
+			break
+		}
+		files = append(files, f)
+	}
+	if len(files) < 3 {
+		t.Fatalf("%s: %d seed files, want at least 3", pattern, len(files))
+	}
+	return files
+}
+
+// sameBytes reports whether files a and b hold the same bytes.
+func sameBytes(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x, y)
+}
+
+func TestDeepCCShippedPolicyIsRuleChoice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates three 2M-step policies on the training traces (about 10 s)")
+	}
+	files := shippedSeedFiles(t, "papers/deepcc/policy/deepcc-seed%d.policy")
+	list := files[0]
+	for _, f := range files[1:] {
+		list += "," + f
+	}
+	// The evaluation part is cut to one window of one trace: only the
+	// choice, made with the default validation settings, matters here.
+	code, out, errs := deepccCmd(t, "deepcc", "eval", "--policy", list, "--traces", filepath.Join("..", "..", "traces"),
+		"--eval-traces", "ATT-LTE-driving-2016.down.gz", "--runs", "1", "--classic", "cubic", "--no-targets", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Policies  []string `json:"policies"`
+		Selection struct {
+			Index  int       `json:"index"`
+			Scores []float64 `json:"scores"`
+		} `json:"selection"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Selection.Scores) != len(files) {
+		t.Fatalf("selection %+v over %d policies", rep.Selection, len(files))
+	}
+	checkShippedIsChoice(t, files, rep.Policies[rep.Selection.Index], rep.Selection.Scores, deepcc.ShippedPolicyPath, deepcc.LoadPolicy)
+}
+
+func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates three PPO policies on 8 training-condition episodes each")
+	}
+	files := shippedSeedFiles(t, "papers/datacenter/policy/ppo-seed%d.policy")
+	args := []string{"dc", "eval"}
+	for _, f := range files {
+		args = append(args, "--seed-policy", f)
+	}
+	// One evaluation episode of the training condition and no grid search:
+	// only the choice, made with the default validation settings, matters.
+	args = append(args, "--runs", "1", "--static-best", "0.1,10", "--conditions", "train", "--json")
+	code, out, errs := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Seeds struct {
+			Selection struct {
+				Index  int
+				Scores []float64
+			}
+		} `json:"seeds"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sel := rep.Seeds.Selection
+	if len(sel.Scores) != len(files) {
+		t.Fatalf("selection %+v over %d policies", sel, len(files))
+	}
+	checkShippedIsChoice(t, files, files[sel.Index], sel.Scores, datacenter.ShippedPolicyPath, datacenter.LoadPolicy)
+}
+
+// checkShippedIsChoice checks that the policy at the repository path
+// shippedPath is, byte for byte, chosen (the rule's choice among files,
+// scored scores) and no other seed's file, and that the copy built into
+// cclab (what load returns for shippedPath from cmd/cclab, where the
+// repository path does not exist) was trained with the chosen seed.
+func checkShippedIsChoice(t *testing.T, files []string, chosen string, scores []float64, shippedPath string, load func(string) (*policy.Policy, error)) {
+	t.Helper()
+	shipped := filepath.Join("..", "..", filepath.FromSlash(shippedPath))
+	if !sameBytes(t, chosen, shipped) {
+		t.Errorf("the rule chose %s (scores %v) but %s is another policy", chosen, scores, shippedPath)
+	}
+	for _, f := range files {
+		if f != chosen && sameBytes(t, f, shipped) {
+			t.Errorf("%s equals the shipped policy but was not chosen", f)
+		}
+	}
+	built, err := load(shippedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := load(chosen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built.Meta.Seed != want.Meta.Seed || built.Meta.Command != want.Meta.Command {
+		t.Errorf("built-in policy: seed %d (%s), the rule's choice: seed %d (%s)", built.Meta.Seed, built.Meta.Command, want.Meta.Seed, want.Meta.Command)
+	}
+}

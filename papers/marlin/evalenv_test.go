@@ -51,7 +51,9 @@ func TestEvalEnvMatchesEvaluate(t *testing.T) {
 				}
 			}
 			got := e.Outcome()
-			same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b)) }
+			same := func(a, b float64) bool {
+				return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+			}
 			if !same(got.TransferTime, o.TransferTime) || got.Finished != o.Finished || !same(got.Retransmissions, o.Retransmissions) || !same(got.RTI, o.RTI) {
 				t.Errorf("%s seed %d: evaluation env %+v, Evaluate %+v", variant, o.Seed, got, o)
 			}

@@ -208,7 +208,8 @@ def run_cclab(variant: str, seed: int, steps: int, runs: int, out: str, threads:
         k = int(float(logged[-1]["step"])) // ENVS
         want = r["gradient_steps"] * sum(1 for j in range(1, k + 1) if j * ENVS > COMMON["learning_starts"])
         if int(float(logged[-1]["updates"])) != want:
-            raise SystemExit(f"cclab logged {logged[-1]['updates']} updates at step {logged[-1]['steps']}, expected {want}")
+            got = logged[-1]["updates"]
+            raise SystemExit(f"cclab logged {got} updates at step {logged[-1]['step']}, expected {want}")
     et0 = time.perf_counter()
     res = subprocess.run(
         [binary, "marlin", "eval", "--policy", pol, "--runs", str(runs), "--unseen=false", "--json", "--jobs", "1"],
@@ -298,7 +299,8 @@ def table(out: str, variant: str) -> str:
                     )
     lines += [
         "",
-        "| learner | seed | env steps | gradient steps | train wall s | train CPU s | CPU ms per gradient step | load average (start, end) |",
+        "| learner | seed | env steps | gradient steps | train wall s | train CPU s | CPU ms per gradient step "
+        "| load average (start, end) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for learner in ("cclab", "sb3"):

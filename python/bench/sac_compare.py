@@ -259,7 +259,24 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
     return m, T975[len(xs) - 2] * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
 
 
-def table(out: str, variant: str) -> str:
+def welch(runs: dict[str, list[dict[str, Any]]], key: str) -> str:
+    """SB3's mean transfer time over seeds minus cclab's, +- the 95 %
+    interval of the difference (Welch's t), and the test's p-value."""
+    try:
+        from scipy import stats
+    except ImportError:
+        return "(needs scipy)"
+    a = [r["eval"][key]["transfer_time_s"] for r in runs["sb3"]]
+    b = [r["eval"][key]["transfer_time_s"] for r in runs["cclab"]]
+    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    d = float(np.mean(a) - np.mean(b))
+    half = float(stats.t.ppf(0.975, df) * math.sqrt(va + vb))
+    p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    return f"{d:+.2f} ± {half:.2f} (p = {p:.2f})"
+
+
+def table(out: str, variant: str, seeds: set[int] | None = None) -> str:
     """The markdown tables of every run's JSON in out: each learner's mean
     over seeds of each seed's mean over the evaluation transfers, +- the 95 %
     interval across seeds, then the per-seed figures and the training cost."""
@@ -268,7 +285,8 @@ def table(out: str, variant: str) -> str:
         if name.endswith(".json") and f"-{variant}-seed" in name:
             with open(os.path.join(out, name)) as f:
                 r = json.loads(f.readline())
-            runs[r["learner"]].append(r)
+            if seeds is None or r["seed"] in seeds:
+                runs[r["learner"]].append(r)
     label = {"cclab": "cclab SAC (Go)", "sb3": "SB3 SAC (PyTorch)"}
     lines = [
         "| UHF loss | learner | seeds | transfer time s | retransmissions | RTI | unfinished |",
@@ -289,6 +307,8 @@ def table(out: str, variant: str) -> str:
             n = sum(r["eval"][key]["runs"] for r in rs)
             seeds = ",".join(str(r["seed"]) for r in rs)
             lines.append(f"| {loss:.0%} | {label[learner]} | {seeds} | {' | '.join(cells)} | {unf}/{n} |")
+        if len(runs["cclab"]) > 1 and len(runs["sb3"]) > 1:
+            lines.append(f"| {loss:.0%} | SB3 - cclab (Welch) | | {welch(runs, key)} | | | |")
         if runs["cclab"]:
             for scheme in ("cubic", "mockets", "random", "ideal"):
                 row = runs["cclab"][0].get(scheme, {}).get(key)
@@ -318,6 +338,7 @@ def table(out: str, variant: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", metavar="DIR", help="print the markdown tables of the runs in DIR and exit")
+    ap.add_argument("--table-seeds", help="with --table: only these seeds, comma-separated")
     ap.add_argument("--learner", choices=["sb3", "cclab"])
     ap.add_argument("--variant", choices=sorted(RECIPES), default="compact")
     ap.add_argument("--seed", type=int, default=1)
@@ -327,7 +348,8 @@ def main() -> None:
     ap.add_argument("--out", default=".")
     a = ap.parse_args()
     if a.table:
-        print(table(a.table, a.variant))
+        seeds = {int(x) for x in a.table_seeds.split(",")} if a.table_seeds else None
+        print(table(a.table, a.variant, seeds))
         return
     if a.learner is None:
         ap.error("--learner is required (or --table DIR)")

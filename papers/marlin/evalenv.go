@@ -10,7 +10,7 @@ import (
 )
 
 // EvalEnv is the environment `cclab marlin eval` runs a learned policy in
-// (one transfer of Bytes at one UHF loss level, 10 stacked states, at most
+// (one transfer of Bytes at one UHF loss level, the variant's stacked states, at most
 // maxTime), for learners outside cclab: after each step that ends the
 // episode, Outcome measures the transfer exactly as Evaluate does, so a
 // policy trained elsewhere (Stable-Baselines3 over the gym service) is
@@ -24,11 +24,25 @@ type EvalEnv struct {
 // NewEvalEnv returns the evaluation environment of one loss level; Reset
 // with seed i+1 runs Evaluate's run i (seed offset 0).
 func NewEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration) (*EvalEnv, error) {
-	core, err := NewEnv(EnvConfig{Base: WithLoss(base, loss), Loss: -1, Bytes: bytes})
+	return NewVariantEvalEnv(base, loss, bytes, maxTime, VariantPaper, ActionLinear)
+}
+
+// NewVariantEvalEnv is NewEvalEnv for a policy of another formulation
+// (PolicyVariant) or action parametrisation (PolicyAction), set up as
+// Evaluate sets up that policy's transfers; an empty action is the
+// variant's default (ActionBDP for VariantCompact, else ActionLinear).
+func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, variant, action string) (*EvalEnv, error) {
+	if action == "" {
+		action = ActionLinear
+		if variant == VariantCompact {
+			action = ActionBDP
+		}
+	}
+	core, err := NewEnv(EnvConfig{Base: WithLoss(base, loss), Loss: -1, Bytes: bytes, Variant: variant, Action: action})
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.NewStack(core, History, true)
+	st, err := env.NewStack(core, historyFor(variant), true)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import cclab
 # Options keeping each environment cheap where it has a knob for it.
 CASES: dict[str, dict[str, Any]] = {
     "cclab/Marlin-v0": {},
+    "cclab/MarlinCompact-v0": {},
     "cclab/DeepCC-v0": {"length": "2s"},
     "cclab/BBRTuning-v0": {"steps": 5},
     "cclab/Scenario-v0": {"scenario": "dumbbell", "episode_steps": 10, "step": "50ms"},

@@ -47,7 +47,23 @@ var Specs = []Spec{
 			{"eval_bytes", "evaluation transfer size, bytes [600000]"},
 			{"max_time", "evaluation time limit [120s]"},
 		},
-		Make: makeMarlin,
+		Make: makeMarlin(marlin.VariantPaper),
+	},
+	{
+		ID:  "cclab/MarlinCompact-v0",
+		Doc: "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
+		Options: []Option{
+			{"scenario", "scenario file or built-in name [satcom-uhf]"},
+			{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
+			{"loss", "UHF random loss [0.03]"},
+			{"randomize", "randomise switch time and background per episode [true]"},
+			{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
+			{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"},
+			{"eval_loss", "evaluation mode: one transfer at this UHF loss, as `cclab marlin eval` runs it; the last step's info has transfer_time_s, finished, retransmissions_total and rti [off]"},
+			{"eval_bytes", "evaluation transfer size, bytes [600000]"},
+			{"max_time", "evaluation time limit [120s]"},
+		},
+		Make: makeMarlin(marlin.VariantCompact),
 	},
 	{
 		ID:  "cclab/DeepCC-v0",
@@ -115,30 +131,42 @@ func makeN(n int, f func() (env.Env, error)) ([]env.Env, error) {
 	return envs, nil
 }
 
-func makeMarlin(o *options, n int) ([]env.Env, int, error) {
-	base := o.Scenario("scenario", "satcom-uhf")
-	tc := marlin.TrainConfig{
-		Base:      base,
-		Loss:      o.Float("loss", 0.03, 0, 0.99),
-		Randomize: o.Bool("randomize", true),
-		Bulk:      o.Bool("bulk", false),
+// makeMarlin makes the MARLIN environments of one formulation
+// (marlin.VariantPaper or marlin.VariantCompact).
+func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) {
+	return func(o *options, n int) ([]env.Env, int, error) {
+		base := o.Scenario("scenario", "satcom-uhf")
+		tc := marlin.TrainConfig{
+			Base:      base,
+			Loss:      o.Float("loss", 0.03, 0, 0.99),
+			Randomize: o.Bool("randomize", true),
+			Bulk:      o.Bool("bulk", false),
+			Variant:   variant,
+			Action:    marlin.ActionLinear,
+		}
+		if variant == marlin.VariantCompact {
+			tc.Action = o.String("action", marlin.ActionBDP)
+			if tc.Action != marlin.ActionBDP && tc.Action != marlin.ActionLog2 {
+				o.fail("action", "%q: want %s or %s", tc.Action, marlin.ActionBDP, marlin.ActionLog2)
+			}
+		}
+		_, evalMode := o.m["eval_loss"]
+		evalLoss := o.Float("eval_loss", 0, 0, 0.99)
+		evalBytes := o.Float("eval_bytes", 600_000, 1, 1e12)
+		maxTime := o.Duration("max_time", 120*time.Second, marlin.StepInterval, time.Hour)
+		if err := o.Done(); err != nil {
+			return nil, 0, err
+		}
+		if evalMode {
+			envs, err := makeN(n, func() (env.Env, error) {
+				e, err := marlin.NewVariantEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime, variant, tc.Action)
+				return &marlinEval{EvalEnv: e}, err
+			})
+			return envs, int(maxTime / marlin.StepInterval), err
+		}
+		envs, err := makeN(n, func() (env.Env, error) { return marlin.NewTrainingEnv(tc.EnvConfigFor()) })
+		return envs, marlin.EpisodeSteps, err
 	}
-	_, evalMode := o.m["eval_loss"]
-	evalLoss := o.Float("eval_loss", 0, 0, 0.99)
-	evalBytes := o.Float("eval_bytes", 600_000, 1, 1e12)
-	maxTime := o.Duration("max_time", 120*time.Second, marlin.StepInterval, time.Hour)
-	if err := o.Done(); err != nil {
-		return nil, 0, err
-	}
-	if evalMode {
-		envs, err := makeN(n, func() (env.Env, error) {
-			e, err := marlin.NewEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime)
-			return &marlinEval{EvalEnv: e}, err
-		})
-		return envs, int(maxTime / marlin.StepInterval), err
-	}
-	envs, err := makeN(n, func() (env.Env, error) { return marlin.NewTrainingEnv(tc.EnvConfigFor()) })
-	return envs, marlin.EpisodeSteps, err
 }
 
 // marlinEval reports the transfer's outcome in the info of the step that

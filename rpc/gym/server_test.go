@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,47 +54,72 @@ func mustMake(t testing.TB, s *Server, id string, n int, opts map[string]string)
 func actionAt(i, k int) float32 { return float32(math.Sin(float64(3*k+i))) * 0.8 }
 
 // TestServiceMatchesInProcess checks that a vector of MARLIN environments
-// stepped through the service follows, bit for bit, the trajectories of the
-// same environments reset with the same seeds and stepped in-process.
+// (the paper's formulation and the compact one) stepped through the
+// service follows, bit for bit, the trajectories of the same environments
+// built as `cclab marlin train` builds them, reset with the same seeds and
+// stepped in-process.
 func TestServiceMatchesInProcess(t *testing.T) {
-	const n, steps = 3, 15
-	s := NewServer(Config{})
-	mk := mustMake(t, s, "cclab/Marlin-v0", n, nil)
-	rr, err := s.Reset(context.Background(), &gympb.ResetRequest{Handle: mk.Handle, Seeds: []int64{11, 12, 13}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	const n, steps = 3, 40 // 4 s: past the first deliveries over SATCOM, which vary the rewards
 	base, err := scenarios.Load("satcom-uhf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true}
-	local := make([]env.Env, n)
-	dim := obsDim(mk.ObservationSpace)
-	for i := range local {
-		if local[i], err = marlin.NewTrainingEnv(tc.EnvConfigFor()); err != nil {
-			t.Fatal(err)
-		}
-		obs, _ := local[i].Reset(uint64(11 + i))
-		if got := unpack(rr.Observations)[i*dim : (i+1)*dim]; !equal(got, obs) {
-			t.Fatalf("env %d: reset observation differs from in-process: %v vs %v (dim %d, %d)", i, got[:5], obs[:5], dim, len(obs))
-		}
-	}
-	for k := range steps {
-		act := make([]float32, n)
-		for i := range act {
-			act[i] = actionAt(i, k)
-		}
-		sr, err := s.Step(context.Background(), &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...)})
+	for _, tc := range []struct {
+		id      string
+		variant string
+		obsDim  int
+	}{
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize},
+	} {
+		s := NewServer(Config{})
+		mk := mustMake(t, s, tc.id, n, nil)
+		rr, err := s.Reset(context.Background(), &gympb.ResetRequest{Handle: mk.Handle, Seeds: []int64{11, 12, 13}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := unpack(sr.Observations)
+		// The training command's configuration, defaults filled in as
+		// marlin.Train fills them.
+		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear}
+		if tc.variant == marlin.VariantCompact {
+			cfg.Action = marlin.ActionBDP
+		}
+		local := make([]env.Env, n)
+		dim := obsDim(mk.ObservationSpace)
+		if dim != tc.obsDim {
+			t.Fatalf("%s: observation of %d values, want %d", tc.id, dim, tc.obsDim)
+		}
 		for i := range local {
-			obs, r, term, trunc, _ := local[i].Step(act[i : i+1])
-			if !equal(all[i*dim:(i+1)*dim], obs) || sr.Rewards[i] != r || sr.Terminated[i] != term || sr.Truncated[i] != trunc {
-				t.Fatalf("step %d env %d: service (r=%g) differs from in-process (r=%g)", k, i, sr.Rewards[i], r)
+			if local[i], err = marlin.NewTrainingEnv(cfg.EnvConfigFor()); err != nil {
+				t.Fatal(err)
 			}
+			obs, _ := local[i].Reset(uint64(11 + i))
+			if got := unpack(rr.Observations)[i*dim : (i+1)*dim]; !equal(got, obs) {
+				t.Fatalf("%s env %d: reset observation differs from in-process: %v vs %v (dim %d, %d)", tc.id, i, got[:5], obs[:5], dim, len(obs))
+			}
+		}
+		var rewards []float64
+		for k := range steps {
+			act := make([]float32, n)
+			for i := range act {
+				act[i] = actionAt(i, k)
+			}
+			sr, err := s.Step(context.Background(), &gympb.StepRequest{Handle: mk.Handle, Actions: pack(act...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := unpack(sr.Observations)
+			for i := range local {
+				obs, r, term, trunc, _ := local[i].Step(act[i : i+1])
+				if !equal(all[i*dim:(i+1)*dim], obs) || sr.Rewards[i] != r || sr.Terminated[i] != term || sr.Truncated[i] != trunc {
+					t.Fatalf("%s step %d env %d: service (r=%g) differs from in-process (r=%g)", tc.id, k, i, sr.Rewards[i], r)
+				}
+				rewards = append(rewards, r)
+			}
+		}
+		// Not vacuous: the actions and seeds change the rewards.
+		if slices.Min(rewards) == slices.Max(rewards) {
+			t.Errorf("%s: every reward was %g", tc.id, rewards[0])
 		}
 	}
 }
@@ -262,6 +288,10 @@ func TestBadRequests(t *testing.T) {
 	check("unknown option", err, codes.InvalidArgument, `options["colour"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Scenario-v0", NumEnvs: 1, Options: map[string]string{"scenario": "dumbbell", "step": "soon"}})
 	check("bad duration", err, codes.InvalidArgument, `options["step"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"action": "linear"}})
+	check("compact action", err, codes.InvalidArgument, `options["action"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"action": "bdp"}})
+	check("paper action", err, codes.InvalidArgument, `options["action"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Scenario-v0", NumEnvs: 1, Options: map[string]string{"scenario": "dumbbell", "features": "colour"}})
 	check("bad feature", err, codes.InvalidArgument, "feature")
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Scenario-v0", NumEnvs: 1, Options: map[string]string{"scenario_yaml": "flows: [1"}})

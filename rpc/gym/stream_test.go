@@ -94,6 +94,8 @@ func TestStepStreamMatchesStep(t *testing.T) {
 		{"cclab/Marlin-v0", nil, 12},
 		{"cclab/Scenario-v0", dumbbell, 10}, // 3-step episodes: ends and autoresets
 		{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
+		{"cclab/MarlinCompact-v0", nil, 12},
+		{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
 	} {
 		const n = 3
 		h, mk := twins(ctx, t, c, tc.id, tc.opts)

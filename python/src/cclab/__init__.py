@@ -2,8 +2,9 @@
 Gymnasium environments, served by ``cclab serve`` (a Go process this package
 starts and stops itself).
 
-Importing the package registers ``cclab/Marlin-v0``, ``cclab/DeepCC-v0``,
-``cclab/BBRTuning-v0`` and ``cclab/Scenario-v0`` with Gymnasium, both for
+Importing the package registers ``cclab/Marlin-v0``, ``cclab/MarlinCompact-v0``,
+``cclab/DeepCC-v0``, ``cclab/BBRTuning-v0`` and ``cclab/Scenario-v0`` with
+Gymnasium, both for
 ``gymnasium.make`` (:class:`CclabEnv`) and ``gymnasium.make_vec``
 (:class:`CclabVectorEnv`, stepped in parallel inside the server).
 """
@@ -33,7 +34,13 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-ENV_IDS = ("cclab/Marlin-v0", "cclab/DeepCC-v0", "cclab/BBRTuning-v0", "cclab/Scenario-v0")
+ENV_IDS = (
+    "cclab/Marlin-v0",
+    "cclab/MarlinCompact-v0",
+    "cclab/DeepCC-v0",
+    "cclab/BBRTuning-v0",
+    "cclab/Scenario-v0",
+)
 """The environment ids registered with Gymnasium."""
 
 for _id in ENV_IDS:

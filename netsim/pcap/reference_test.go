@@ -13,8 +13,8 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // referenceCapture is the gopacket encoding of the same capture (the

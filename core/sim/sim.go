@@ -243,14 +243,20 @@ func (s *Scheduler) Step() bool {
 		return false
 	}
 	e := s.heap[0]
-	s.removeAt(0)
 	s.now = e.at
 	s.events++
 	if t := s.timers[e.id]; t != nil {
+		// The entry stays at the top while f runs, as if stopped: a timer
+		// its own callback re-arms (a delay line's head, the bottleneck's
+		// next transmission) is then moved down once by top, instead of
+		// removed now and pushed again, and one that is not re-armed is
+		// dropped there. Either way it takes its place by (time, sequence
+		// number) exactly as a fresh entry would.
 		t.at = clock.Never
 		t.f(e.at)
 		return true
 	}
+	s.removeAt(0)
 	c := &s.calls[e.id]
 	h, arg := c.h, c.arg
 	*c = call{}
@@ -373,32 +379,33 @@ func (t *Timer) Deadline() clock.Time { return t.at }
 // many-flow simulation.
 const arity = 4
 
-func (s *Scheduler) swap(i, j int) {
-	h := s.heap
-	h[i], h[j] = h[j], h[i]
-	s.pos[h[i].id] = int32(i)
-	s.pos[h[j].id] = int32(j)
-}
+// The sifts move a hole instead of swapping: each level costs one entry
+// copy and one pos write instead of two of each.
 
 func (s *Scheduler) up(i int) {
 	h := s.heap
+	x := h[i]
 	for i > 0 {
 		p := (i - 1) / arity
-		if !h[i].less(&h[p]) {
+		if !x.less(&h[p]) {
 			break
 		}
-		s.swap(i, p)
+		h[i] = h[p]
+		s.pos[h[i].id] = int32(i)
 		i = p
 	}
+	h[i] = x
+	s.pos[x.id] = int32(i)
 }
 
 func (s *Scheduler) down(i int) {
 	h := s.heap
 	n := len(h)
+	x := h[i]
 	for {
 		c := i*arity + 1
 		if c >= n {
-			return
+			break
 		}
 		best := c
 		for k := c + 1; k < c+arity && k < n; k++ {
@@ -406,12 +413,15 @@ func (s *Scheduler) down(i int) {
 				best = k
 			}
 		}
-		if !h[best].less(&h[i]) {
-			return
+		if !h[best].less(&x) {
+			break
 		}
-		s.swap(i, best)
+		h[i] = h[best]
+		s.pos[h[i].id] = int32(i)
 		i = best
 	}
+	h[i] = x
+	s.pos[x.id] = int32(i)
 }
 
 func (s *Scheduler) fix(i int) {
@@ -424,10 +434,10 @@ func (s *Scheduler) fix(i int) {
 
 func (s *Scheduler) removeAt(i int) {
 	last := len(s.heap) - 1
+	s.pos[s.heap[i].id] = -1
 	if i != last {
-		s.swap(i, last)
+		s.heap[i] = s.heap[last]
 	}
-	s.pos[s.heap[last].id] = -1
 	s.heap = s.heap[:last]
 	if i < last {
 		s.fix(i)

@@ -175,6 +175,7 @@ func (s *Scheduler) file(t *Timer) {
 		s.horizon = s.now &^ (1<<wheelShift - 1)
 	}
 	if t.at < s.horizon || t.at-s.horizon >= wheelSpan {
+		t.inHeap = true
 		s.push(t.at, t.seq, t.id)
 		return
 	}
@@ -243,6 +244,7 @@ func (s *Scheduler) top() bool {
 		case t == nil || t.at == e.at:
 			return true
 		case t.at == clock.Never:
+			t.inHeap = false
 			s.removeAt(0) // stopped: swept here instead of in Stop
 		case t.at < s.horizon:
 			// A deferred re-arm (see Timer.Reset): move the entry to the
@@ -251,6 +253,7 @@ func (s *Scheduler) top() bool {
 			e.at, e.seq = t.at, t.seq
 			s.down(0)
 		default:
+			t.inHeap = false
 			s.removeAt(0)
 			s.file(t)
 		}
@@ -319,6 +322,7 @@ type Timer struct {
 	f       func(now clock.Time)
 	id      int32
 	inWheel bool
+	inHeap  bool       // its entry is in the heap (pos[id] >= 0)
 	at      clock.Time // deadline, clock.Never when disarmed
 	wat     clock.Time // the deadline it was filed in the wheel with
 	seq     uint64     // sequence number of the last Reset
@@ -365,7 +369,10 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
-	if pos := s.pos[t.id]; pos >= 0 {
+	// inHeap spares the wheel's re-arms a load from pos, which with
+	// thousands of flows is out of cache.
+	if t.inHeap {
+		pos := s.pos[t.id]
 		e := &s.heap[pos]
 		if at > e.at {
 			return // deferred: top moves the entry when it surfaces

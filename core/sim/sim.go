@@ -80,23 +80,32 @@ type Scheduler struct {
 	events  uint64
 	stopped bool
 
-	// The wheel's buckets are arrays of timer ids, not lists linked
-	// through the timers: moving a bucket into the heap then loads its
-	// timers (each a cache miss once there are thousands of flows)
-	// independently, prefetched ahead, instead of one after another
-	// down a list.
-	wheel   [wheelSize][]wslot
-	spare   []wslot    // the array of the bucket advance last emptied
-	horizon clock.Time // every armed timer due before it is in the heap
-	inWheel int        // timers in the wheel
+	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
+	// lists linked through the timers: moving a bucket into the heap then
+	// loads its timers (each a cache miss once there are thousands of
+	// flows) independently, prefetched ahead, instead of one after
+	// another down a list. Chunks come from one arena with a free list,
+	// so the wheel's memory follows the number of timers in it, however
+	// they crowd into a few buckets. wheel[b] is the bucket's newest
+	// chunk (+1; 0 for an empty bucket), the only one not full; a timer
+	// knows its place (chunk*chunkIDs + index), so that taking it out
+	// moves the bucket's newest id into that place.
+	wheel     [wheelSize]int32
+	chunks    []chunk
+	freeChunk int32      // first free chunk (+1; 0 for none)
+	horizon   clock.Time // every armed timer due before it is in the heap
+	inWheel   int        // timers in the wheel
 }
 
-// wslot is a timer filed in a wheel bucket. Removing a timer from the
-// wheel leaves its slot behind: the slot is current only while the
-// timer's filing count equals gen.
-type wslot struct {
-	id  int32
-	gen uint64
+// chunkIDs is the number of timer ids in a wheel chunk (256 bytes).
+const chunkIDs = 62
+
+// chunk is a piece of a wheel bucket: n ids and the bucket's next older
+// chunk (+1; 0 for none), or the next free chunk.
+type chunk struct {
+	ids  [chunkIDs]int32
+	n    int32
+	next int32
 }
 
 // The wheel has wheelSize buckets of 2^wheelShift ns (262 µs): a span of
@@ -179,18 +188,52 @@ func (s *Scheduler) file(t *Timer) {
 		s.push(t.at, t.seq, t.id)
 		return
 	}
-	// Bucket arrays keep their capacity: once they have grown to the
-	// run's working size, filing does not allocate.
 	b := &s.wheel[int(t.at>>wheelShift)&(wheelSize-1)]
-	t.wgen++
-	t.wat, t.inWheel = t.at, true
-	*b = append(*b, wslot{id: t.id, gen: t.wgen})
+	if *b == 0 || s.chunks[*b-1].n == chunkIDs {
+		*b = s.newChunk(*b)
+	}
+	c := &s.chunks[*b-1]
+	t.wat, t.inWheel, t.wslot = t.at, true, (*b-1)*chunkIDs+c.n
+	c.ids[c.n] = t.id
+	c.n++
 	s.inWheel++
 }
 
-// unwheel takes t out of the wheel; its slot goes stale.
+// newChunk returns an empty chunk (+1) whose next is next. The arena
+// grows to the most chunks ever in use at once, then stops allocating.
+func (s *Scheduler) newChunk(next int32) int32 {
+	k := s.freeChunk
+	if k == 0 {
+		s.chunks = append(s.chunks, chunk{})
+		k = int32(len(s.chunks))
+	} else {
+		s.freeChunk = s.chunks[k-1].next
+	}
+	s.chunks[k-1].n, s.chunks[k-1].next = 0, next
+	return k
+}
+
+// freeChunkAt returns chunk k (+1) to the free list.
+func (s *Scheduler) freeChunkAt(k int32) {
+	s.chunks[k-1].next = s.freeChunk
+	s.freeChunk = k
+}
+
+// unwheel takes t out of its wheel bucket.
 func (s *Scheduler) unwheel(t *Timer) {
-	t.wgen++
+	b := &s.wheel[int(t.wat>>wheelShift)&(wheelSize-1)]
+	c := &s.chunks[*b-1]
+	c.n--
+	if last := (*b-1)*chunkIDs + c.n; t.wslot != last {
+		moved := c.ids[c.n]
+		s.chunks[t.wslot/chunkIDs].ids[t.wslot%chunkIDs] = moved
+		s.timers[moved].wslot = t.wslot
+	}
+	if c.n == 0 {
+		k := *b
+		*b = c.next
+		s.freeChunkAt(k)
+	}
 	t.inWheel = false
 	s.inWheel--
 }
@@ -203,28 +246,31 @@ const wheelAhead = 8
 func (s *Scheduler) advance() {
 	b := &s.wheel[int(s.horizon>>wheelShift)&(wheelSize-1)]
 	s.horizon += 1 << wheelShift
-	// Detach the bucket's array: a timer re-filed a wheel span later
-	// lands in this same bucket.
-	slots := *b
-	*b, s.spare = s.spare[:0], nil
-	for i := range min(len(slots), wheelAhead) {
-		prefetch.Line(unsafe.Pointer(s.timers[slots[i].id]))
+	// Detach the bucket's chunks: a timer re-filed a wheel span later
+	// lands in this same bucket, in new chunks.
+	k := *b
+	*b = 0
+	for k != 0 {
+		// s.chunks is indexed afresh each time: file may grow it.
+		n := int(s.chunks[k-1].n)
+		for i := range min(n, wheelAhead) {
+			prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i]]))
+		}
+		for i := range n {
+			if i+wheelAhead < n {
+				prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i+wheelAhead]]))
+			}
+			t := s.timers[s.chunks[k-1].ids[i]]
+			t.inWheel = false
+			s.inWheel--
+			if t.at != clock.Never {
+				s.file(t)
+			}
+		}
+		next := s.chunks[k-1].next
+		s.freeChunkAt(k)
+		k = next
 	}
-	for i, sl := range slots {
-		if i+wheelAhead < len(slots) {
-			prefetch.Line(unsafe.Pointer(s.timers[slots[i+wheelAhead].id]))
-		}
-		t := s.timers[sl.id]
-		if !t.inWheel || t.wgen != sl.gen {
-			continue // stale: re-armed earlier or re-filed since
-		}
-		t.inWheel = false
-		s.inWheel--
-		if t.at != clock.Never {
-			s.file(t)
-		}
-	}
-	s.spare = slots[:0]
 }
 
 // top brings the earliest event to the top of the heap: it moves due wheel
@@ -321,12 +367,12 @@ type Timer struct {
 	s       *Scheduler
 	f       func(now clock.Time)
 	id      int32
+	wslot   int32 // its place in its wheel bucket (see Scheduler.wheel)
 	inWheel bool
 	inHeap  bool       // its entry is in the heap (pos[id] >= 0)
 	at      clock.Time // deadline, clock.Never when disarmed
 	wat     clock.Time // the deadline it was filed in the wheel with
 	seq     uint64     // sequence number of the last Reset
-	wgen    uint64     // times filed in or taken out of the wheel
 }
 
 var _ clock.Timer = (*Timer)(nil)

@@ -253,8 +253,12 @@ func (s *Scheduler) advance() {
 	for k != 0 {
 		// s.chunks is indexed afresh each time: file may grow it.
 		n := int(s.chunks[k-1].n)
-		for i := range min(n, wheelAhead) {
-			prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i]]))
+		if n > 1 {
+			// A lone timer is not worth the calls: with few flows it is
+			// in cache.
+			for i := range min(n, wheelAhead) {
+				prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i]]))
+			}
 		}
 		for i := range n {
 			if i+wheelAhead < n {

@@ -87,9 +87,10 @@ type Scheduler struct {
 	// another down a list. Chunks come from one arena with a free list,
 	// so the wheel's memory follows the number of timers in it, however
 	// they crowd into a few buckets. wheel[b] is the bucket's newest
-	// chunk (+1; 0 for an empty bucket), the only one not full; a timer
-	// knows its place (chunk*chunkIDs + index), so that taking it out
-	// moves the bucket's newest id into that place.
+	// chunk (+1; 0 for an empty bucket), the only one not full, or, for a
+	// bucket holding one timer (most of them with few flows), -1 - its
+	// id; a timer knows its place (chunk*chunkIDs + index, -1 when alone),
+	// so that taking it out moves the bucket's newest id into that place.
 	wheel     [wheelSize]int32
 	chunks    []chunk
 	freeChunk int32      // first free chunk (+1; 0 for none)
@@ -159,7 +160,10 @@ func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
 	s.heap = append(s.heap, entry{at: t, seq: seq, id: id})
 	i := len(s.heap) - 1
 	s.pos[id] = int32(i)
-	s.up(i)
+	// Most pushes are later than their parent: no sift.
+	if i > 0 && s.heap[i].less(&s.heap[(i-1)/arity]) {
+		s.up(i)
+	}
 }
 
 // Next returns the time of the earliest scheduled event, or clock.Never.
@@ -189,7 +193,19 @@ func (s *Scheduler) file(t *Timer) {
 		return
 	}
 	b := &s.wheel[int(t.at>>wheelShift)&(wheelSize-1)]
-	if *b == 0 || s.chunks[*b-1].n == chunkIDs {
+	switch {
+	case *b == 0:
+		*b = -1 - t.id
+		t.wat, t.inWheel, t.wslot = t.at, true, -1
+		s.inWheel++
+		return
+	case *b < 0:
+		// A second timer: the first moves into a chunk.
+		first := -1 - *b
+		*b = s.newChunk(0)
+		s.chunks[*b-1].ids[0], s.chunks[*b-1].n = first, 1
+		s.timers[first].wslot = (*b - 1) * chunkIDs
+	case s.chunks[*b-1].n == chunkIDs:
 		*b = s.newChunk(*b)
 	}
 	c := &s.chunks[*b-1]
@@ -222,6 +238,12 @@ func (s *Scheduler) freeChunkAt(k int32) {
 // unwheel takes t out of its wheel bucket.
 func (s *Scheduler) unwheel(t *Timer) {
 	b := &s.wheel[int(t.wat>>wheelShift)&(wheelSize-1)]
+	t.inWheel = false
+	s.inWheel--
+	if t.wslot < 0 {
+		*b = 0
+		return
+	}
 	c := &s.chunks[*b-1]
 	c.n--
 	if last := (*b-1)*chunkIDs + c.n; t.wslot != last {
@@ -234,8 +256,6 @@ func (s *Scheduler) unwheel(t *Timer) {
 		*b = c.next
 		s.freeChunkAt(k)
 	}
-	t.inWheel = false
-	s.inWheel--
 }
 
 // wheelAhead is how many timers ahead advance prefetches.
@@ -250,6 +270,15 @@ func (s *Scheduler) advance() {
 	// lands in this same bucket, in new chunks.
 	k := *b
 	*b = 0
+	if k < 0 {
+		t := s.timers[-1-k]
+		t.inWheel = false
+		s.inWheel--
+		if t.at != clock.Never {
+			s.file(t)
+		}
+		return
+	}
 	for k != 0 {
 		// s.chunks is indexed afresh each time: file may grow it.
 		n := int(s.chunks[k-1].n)
@@ -371,7 +400,7 @@ type Timer struct {
 	s       *Scheduler
 	f       func(now clock.Time)
 	id      int32
-	wslot   int32 // its place in its wheel bucket (see Scheduler.wheel)
+	wslot   int32 // its place in its wheel bucket, -1 alone (see Scheduler.wheel)
 	inWheel bool
 	inHeap  bool       // its entry is in the heap (pos[id] >= 0)
 	at      clock.Time // deadline, clock.Never when disarmed

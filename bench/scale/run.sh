@@ -5,12 +5,16 @@
 # against one at 10 Gbit/s (newreno-1flow-*.yaml), beside ns-3's when its
 # dumbbell is built (bench/ns3/build.sh).
 #
-# usage: [CCLAB=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--ns3]
+# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3]
 #   CCLAB     time this cclab binary instead of building the checkout (to
 #             compare two versions in one invocation)
+#   CCLAB_SIM with --sim, time this cclab-sim binary instead of building it
 #   --runs N  runs per scenario (default 3); the row is the run with the
 #             median CPU time, min-max CPU in brackets
 #   --only    scenario names (file names without .yaml)
+#   --sim     also time cmd/cclab-sim, the simulator-only binary (the same
+#             runs and results in a binary without cclab's other commands,
+#             whose code and initialisation add about 13 MiB of max RSS)
 #   --ns3     also run ns-3's dumbbell on the multi-flow scenarios (slow:
 #             tens of CPU seconds per run at N = 100)
 #
@@ -26,12 +30,14 @@ repo=$(cd "$here/../.." && pwd)
 runs=3
 only=""
 ns3=0
+sim=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs="$2"; shift ;;
 	--only) only="$2"; shift ;;
 	--ns3) ns3=1 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	--sim) sim=1 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -44,6 +50,13 @@ if [ -n "${CCLAB:-}" ]; then
 	cp "$CCLAB" "$tmp/cclab"
 else
 	(cd "$repo" && go build -o "$tmp/cclab" ./cmd/cclab)
+fi
+if [ "$sim" = 1 ]; then
+	if [ -n "${CCLAB_SIM:-}" ]; then
+		cp "$CCLAB_SIM" "$tmp/cclab-sim"
+	else
+		(cd "$repo" && go build -o "$tmp/cclab-sim" ./cmd/cclab-sim)
+	fi
 fi
 ns3bin="$repo/bench/ns3/build/dumbbell"
 
@@ -78,6 +91,9 @@ for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10M
 		continue
 	fi
 	measure "cclab $f" "$tmp/cclab" run "$here/$f.yaml" --json || true
+	if [ "$sim" = 1 ]; then
+		measure "cclab-sim $f" "$tmp/cclab-sim" "$here/$f.yaml" --json || true
+	fi
 	if [ "$ns3" = 1 ] && [[ $f == *flows ]]; then
 		if [ ! -x "$ns3bin" ]; then
 			echo "run.sh: ns-3 dumbbell not built (bench/ns3/install.sh && bench/ns3/build.sh)" >&2

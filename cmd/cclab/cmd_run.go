@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,34 +31,12 @@ func loadScenario(path, ccName string, seed int64, sets []string) (*scenario.Sce
 	if err != nil {
 		return nil, err
 	}
-	s, file, err := scenario.Decode(data, path)
-	if err != nil {
-		return nil, err
+	s, err := scenario.ParseWithOverrides(data, path, ccName, seed, sets)
+	var oe *scenario.OverrideError
+	if errors.As(err, &oe) {
+		return nil, usagef("%s", oe.Msg)
 	}
-	var ovs []scenario.Override
-	if ccName != "" {
-		if err := s.Set("cc", ccName); err != nil {
-			return nil, usagef("--cc: %v", err)
-		}
-		ovs = append(ovs, scenario.Override{Path: "cc", Origin: "--cc " + ccName})
-	}
-	if seed >= 0 {
-		s.Seed = uint64(seed)
-	}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, usagef("--set %q: want dotted.path=value", kv)
-		}
-		if err := s.Set(k, v); err != nil {
-			return nil, usagef("--set %s: %v", kv, err)
-		}
-		ovs = append(ovs, scenario.Override{Path: k, Origin: "--set " + kv})
-	}
-	if err := s.Validate(); err != nil {
-		return nil, scenario.LocateOverrides(err, file, path, ovs)
-	}
-	return s, nil
+	return s, err
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {

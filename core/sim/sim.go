@@ -13,8 +13,10 @@ package sim
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/internal/prefetch"
 )
 
 // Handler receives events. arg is whatever was passed to At; passing a
@@ -78,9 +80,33 @@ type Scheduler struct {
 	events  uint64
 	stopped bool
 
-	wheel   [wheelSize]*Timer // bucket lists, linked through the timers
-	horizon clock.Time        // every armed timer due before it is in the heap
-	inWheel int               // timers in the wheel
+	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
+	// lists linked through the timers: moving a bucket into the heap then
+	// loads its timers (each a cache miss once there are thousands of
+	// flows) independently, prefetched ahead, instead of one after
+	// another down a list. Chunks come from one arena with a free list,
+	// so the wheel's memory follows the number of timers in it, however
+	// they crowd into a few buckets. wheel[b] is the bucket's newest
+	// chunk (+1; 0 for an empty bucket), the only one not full, or, for a
+	// bucket holding one timer (most of them with few flows), -1 - its
+	// id; a timer knows its place (chunk*chunkIDs + index, -1 when alone),
+	// so that taking it out moves the bucket's newest id into that place.
+	wheel     [wheelSize]int32
+	chunks    []chunk
+	freeChunk int32      // first free chunk (+1; 0 for none)
+	horizon   clock.Time // every armed timer due before it is in the heap
+	inWheel   int        // timers in the wheel
+}
+
+// chunkIDs is the number of timer ids in a wheel chunk (256 bytes).
+const chunkIDs = 62
+
+// chunk is a piece of a wheel bucket: n ids and the bucket's next older
+// chunk (+1; 0 for none), or the next free chunk.
+type chunk struct {
+	ids  [chunkIDs]int32
+	n    int32
+	next int32
 }
 
 // The wheel has wheelSize buckets of 2^wheelShift ns (262 µs): a span of
@@ -134,7 +160,10 @@ func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
 	s.heap = append(s.heap, entry{at: t, seq: seq, id: id})
 	i := len(s.heap) - 1
 	s.pos[id] = int32(i)
-	s.up(i)
+	// Most pushes are later than their parent: no sift.
+	if i > 0 && s.heap[i].less(&s.heap[(i-1)/arity]) {
+		s.up(i)
+	}
 }
 
 // Next returns the time of the earliest scheduled event, or clock.Never.
@@ -159,49 +188,121 @@ func (s *Scheduler) file(t *Timer) {
 		s.horizon = s.now &^ (1<<wheelShift - 1)
 	}
 	if t.at < s.horizon || t.at-s.horizon >= wheelSpan {
+		t.inHeap = true
 		s.push(t.at, t.seq, t.id)
 		return
 	}
-	// Buckets are intrusive lists: filing never allocates.
 	b := &s.wheel[int(t.at>>wheelShift)&(wheelSize-1)]
-	t.wat, t.inWheel = t.at, true
-	t.wprev, t.wnext = nil, *b
-	if *b != nil {
-		(*b).wprev = t
+	switch {
+	case *b == 0:
+		*b = -1 - t.id
+		t.wat, t.inWheel, t.wslot = t.at, true, -1
+		s.inWheel++
+		return
+	case *b < 0:
+		// A second timer: the first moves into a chunk.
+		first := -1 - *b
+		*b = s.newChunk(0)
+		s.chunks[*b-1].ids[0], s.chunks[*b-1].n = first, 1
+		s.timers[first].wslot = (*b - 1) * chunkIDs
+	case s.chunks[*b-1].n == chunkIDs:
+		*b = s.newChunk(*b)
 	}
-	*b = t
+	c := &s.chunks[*b-1]
+	t.wat, t.inWheel, t.wslot = t.at, true, (*b-1)*chunkIDs+c.n
+	c.ids[c.n] = t.id
+	c.n++
 	s.inWheel++
 }
 
-// unwheel removes t from its wheel bucket.
-func (s *Scheduler) unwheel(t *Timer) {
-	if t.wprev != nil {
-		t.wprev.wnext = t.wnext
+// newChunk returns an empty chunk (+1) whose next is next. The arena
+// grows to the most chunks ever in use at once, then stops allocating.
+func (s *Scheduler) newChunk(next int32) int32 {
+	k := s.freeChunk
+	if k == 0 {
+		s.chunks = append(s.chunks, chunk{})
+		k = int32(len(s.chunks))
 	} else {
-		s.wheel[int(t.wat>>wheelShift)&(wheelSize-1)] = t.wnext
+		s.freeChunk = s.chunks[k-1].next
 	}
-	if t.wnext != nil {
-		t.wnext.wprev = t.wprev
-	}
-	t.wprev, t.wnext, t.inWheel = nil, nil, false
-	s.inWheel--
+	s.chunks[k-1].n, s.chunks[k-1].next = 0, next
+	return k
 }
+
+// freeChunkAt returns chunk k (+1) to the free list.
+func (s *Scheduler) freeChunkAt(k int32) {
+	s.chunks[k-1].next = s.freeChunk
+	s.freeChunk = k
+}
+
+// unwheel takes t out of its wheel bucket.
+func (s *Scheduler) unwheel(t *Timer) {
+	b := &s.wheel[int(t.wat>>wheelShift)&(wheelSize-1)]
+	t.inWheel = false
+	s.inWheel--
+	if t.wslot < 0 {
+		*b = 0
+		return
+	}
+	c := &s.chunks[*b-1]
+	c.n--
+	if last := (*b-1)*chunkIDs + c.n; t.wslot != last {
+		moved := c.ids[c.n]
+		s.chunks[t.wslot/chunkIDs].ids[t.wslot%chunkIDs] = moved
+		s.timers[moved].wslot = t.wslot
+	}
+	if c.n == 0 {
+		k := *b
+		*b = c.next
+		s.freeChunkAt(k)
+	}
+}
+
+// wheelAhead is how many timers ahead advance prefetches.
+const wheelAhead = 8
 
 // advance moves the wheel's next bucket into the heap (or, for timers
 // re-armed to later deadlines meanwhile, back into the wheel).
 func (s *Scheduler) advance() {
 	b := &s.wheel[int(s.horizon>>wheelShift)&(wheelSize-1)]
 	s.horizon += 1 << wheelShift
-	t := *b
-	*b = nil
-	for t != nil {
-		next := t.wnext
-		t.wprev, t.wnext, t.inWheel = nil, nil, false
+	// Detach the bucket's chunks: a timer re-filed a wheel span later
+	// lands in this same bucket, in new chunks.
+	k := *b
+	*b = 0
+	if k < 0 {
+		t := s.timers[-1-k]
+		t.inWheel = false
 		s.inWheel--
 		if t.at != clock.Never {
 			s.file(t)
 		}
-		t = next
+		return
+	}
+	for k != 0 {
+		// s.chunks is indexed afresh each time: file may grow it.
+		n := int(s.chunks[k-1].n)
+		if n > 1 {
+			// A lone timer is not worth the calls: with few flows it is
+			// in cache.
+			for i := range min(n, wheelAhead) {
+				prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i]]))
+			}
+		}
+		for i := range n {
+			if i+wheelAhead < n {
+				prefetch.Line(unsafe.Pointer(s.timers[s.chunks[k-1].ids[i+wheelAhead]]))
+			}
+			t := s.timers[s.chunks[k-1].ids[i]]
+			t.inWheel = false
+			s.inWheel--
+			if t.at != clock.Never {
+				s.file(t)
+			}
+		}
+		next := s.chunks[k-1].next
+		s.freeChunkAt(k)
+		k = next
 	}
 }
 
@@ -222,6 +323,7 @@ func (s *Scheduler) top() bool {
 		case t == nil || t.at == e.at:
 			return true
 		case t.at == clock.Never:
+			t.inHeap = false
 			s.removeAt(0) // stopped: swept here instead of in Stop
 		case t.at < s.horizon:
 			// A deferred re-arm (see Timer.Reset): move the entry to the
@@ -230,6 +332,7 @@ func (s *Scheduler) top() bool {
 			e.at, e.seq = t.at, t.seq
 			s.down(0)
 		default:
+			t.inHeap = false
 			s.removeAt(0)
 			s.file(t)
 		}
@@ -243,14 +346,20 @@ func (s *Scheduler) Step() bool {
 		return false
 	}
 	e := s.heap[0]
-	s.removeAt(0)
 	s.now = e.at
 	s.events++
 	if t := s.timers[e.id]; t != nil {
+		// The entry stays at the top while f runs, as if stopped: a timer
+		// its own callback re-arms (a delay line's head, the bottleneck's
+		// next transmission) is then moved down once by top, instead of
+		// removed now and pushed again, and one that is not re-armed is
+		// dropped there. Either way it takes its place by (time, sequence
+		// number) exactly as a fresh entry would.
 		t.at = clock.Never
 		t.f(e.at)
 		return true
 	}
+	s.removeAt(0)
 	c := &s.calls[e.id]
 	h, arg := c.h, c.arg
 	*c = call{}
@@ -288,14 +397,15 @@ func (s *Scheduler) Stopped() bool { return s.stopped }
 // marks the timer disarmed: the queued entry is moved or dropped when it
 // comes due, so the common cases cost no heap work.
 type Timer struct {
-	s            *Scheduler
-	f            func(now clock.Time)
-	id           int32
-	inWheel      bool
-	at           clock.Time // deadline, clock.Never when disarmed
-	wat          clock.Time // the deadline it was filed in the wheel with
-	seq          uint64     // sequence number of the last Reset
-	wprev, wnext *Timer     // neighbours in its wheel bucket
+	s       *Scheduler
+	f       func(now clock.Time)
+	id      int32
+	wslot   int32 // its place in its wheel bucket, -1 alone (see Scheduler.wheel)
+	inWheel bool
+	inHeap  bool       // its entry is in the heap (pos[id] >= 0)
+	at      clock.Time // deadline, clock.Never when disarmed
+	wat     clock.Time // the deadline it was filed in the wheel with
+	seq     uint64     // sequence number of the last Reset
 }
 
 var _ clock.Timer = (*Timer)(nil)
@@ -338,7 +448,10 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
-	if pos := s.pos[t.id]; pos >= 0 {
+	// inHeap spares the wheel's re-arms a load from pos, which with
+	// thousands of flows is out of cache.
+	if t.inHeap {
+		pos := s.pos[t.id]
 		e := &s.heap[pos]
 		if at > e.at {
 			return // deferred: top moves the entry when it surfaces
@@ -373,32 +486,33 @@ func (t *Timer) Deadline() clock.Time { return t.at }
 // many-flow simulation.
 const arity = 4
 
-func (s *Scheduler) swap(i, j int) {
-	h := s.heap
-	h[i], h[j] = h[j], h[i]
-	s.pos[h[i].id] = int32(i)
-	s.pos[h[j].id] = int32(j)
-}
+// The sifts move a hole instead of swapping: each level costs one entry
+// copy and one pos write instead of two of each.
 
 func (s *Scheduler) up(i int) {
 	h := s.heap
+	x := h[i]
 	for i > 0 {
 		p := (i - 1) / arity
-		if !h[i].less(&h[p]) {
+		if !x.less(&h[p]) {
 			break
 		}
-		s.swap(i, p)
+		h[i] = h[p]
+		s.pos[h[i].id] = int32(i)
 		i = p
 	}
+	h[i] = x
+	s.pos[x.id] = int32(i)
 }
 
 func (s *Scheduler) down(i int) {
 	h := s.heap
 	n := len(h)
+	x := h[i]
 	for {
 		c := i*arity + 1
 		if c >= n {
-			return
+			break
 		}
 		best := c
 		for k := c + 1; k < c+arity && k < n; k++ {
@@ -406,12 +520,15 @@ func (s *Scheduler) down(i int) {
 				best = k
 			}
 		}
-		if !h[best].less(&h[i]) {
-			return
+		if !h[best].less(&x) {
+			break
 		}
-		s.swap(i, best)
+		h[i] = h[best]
+		s.pos[h[i].id] = int32(i)
 		i = best
 	}
+	h[i] = x
+	s.pos[x.id] = int32(i)
 }
 
 func (s *Scheduler) fix(i int) {
@@ -424,10 +541,10 @@ func (s *Scheduler) fix(i int) {
 
 func (s *Scheduler) removeAt(i int) {
 	last := len(s.heap) - 1
+	s.pos[s.heap[i].id] = -1
 	if i != last {
-		s.swap(i, last)
+		s.heap[i] = s.heap[last]
 	}
-	s.pos[s.heap[last].id] = -1
 	s.heap = s.heap[:last]
 	if i < last {
 		s.fix(i)

@@ -155,10 +155,21 @@ func TestTimerRearmFromCallback(t *testing.T) {
 // again), and checks every firing against a model that knows each timer's
 // deadline and arming order.
 func TestTimersAgainstReference(t *testing.T) {
-	for seed := range uint64(10) {
+	timersAgainstReference(t, 40, 10, []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000})
+}
+
+// TestCrowdedWheelAgainstReference: many timers crowding into the same
+// wheel buckets (several chunks each, removals from the middle of a chunk
+// chain, re-filing exactly a wheel span later) still fire in the model's
+// order.
+func TestCrowdedWheelAgainstReference(t *testing.T) {
+	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, 3 << wheelShift, wheelSpan - 1, wheelSpan, wheelSpan + 1<<wheelShift, 40_000_000})
+}
+
+func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []clock.Time) {
+	for seed := range seeds {
 		rnd := rand.New(rand.NewPCG(seed, 7))
 		s := New()
-		const nTimers = 40
 		type arm struct {
 			at  clock.Time
 			seq int
@@ -173,7 +184,7 @@ func TestTimersAgainstReference(t *testing.T) {
 				timers[j].Stop()
 				armed[j] = arm{clock.Never, 0}
 			default:
-				d := []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000}[rnd.IntN(6)]
+				d := delays[rnd.IntN(len(delays))]
 				at := now + clock.Time(rnd.Int64N(int64(d)+1))
 				timers[j].Reset(at)
 				seq++
@@ -260,4 +271,59 @@ func firstDiff(a, b []int) int {
 		return min(len(a), len(b))
 	}
 	return -1
+}
+
+// TestCrowdedBucket: 200 timers in one wheel bucket (four chunks); every
+// third is re-armed earlier (taken out of the middle of the chain) and
+// every seventh stopped. All the others fire once, in deadline order.
+func TestCrowdedBucket(t *testing.T) {
+	s := New()
+	const n = 200
+	var fired []int
+	ts := make([]*Timer, n)
+	for i := range ts {
+		ts[i] = s.Timer(func(clock.Time) { fired = append(fired, i) })
+	}
+	base := clock.Time(5 << wheelShift)
+	for i := range ts {
+		ts[i].Reset(base + clock.Time(n-i))
+	}
+	for i := 0; i < n; i += 3 {
+		ts[i].Reset(2<<wheelShift + clock.Time(i))
+	}
+	var want []int
+	for i := 0; i < n; i += 3 {
+		if i%7 != 1 {
+			want = append(want, i)
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if i%3 != 0 && i%7 != 1 {
+			want = append(want, i)
+		}
+	}
+	for i := 1; i < n; i += 7 {
+		ts[i].Stop()
+	}
+	s.Run()
+	if i := firstDiff(fired, want); i >= 0 || len(fired) != len(want) {
+		t.Fatalf("fired %d timers, want %d; first difference at %d", len(fired), len(want), i)
+	}
+}
+
+// BenchmarkSelfRearm: a few timers that re-arm themselves from their
+// callbacks (delay-line heads, a link, per-flow timers of one flow), the
+// engine's work in a one-flow run.
+func BenchmarkSelfRearm(b *testing.B) {
+	s := New()
+	periods := []clock.Time{1_200_000, 10_000_000, 10_000_000, 40_000_000, 200_000_000, 300_000}
+	for _, p := range periods {
+		var tm *Timer
+		tm = s.Timer(func(now clock.Time) { tm.Reset(now + p) })
+		tm.Reset(p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Step()
+	}
 }

@@ -576,6 +576,9 @@ func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
 	case 1:
 		f.Sender.Prefetch()
 		f.RTT.Prefetch()
+		if i := d.segIdx; i < len(f.SegMaxRTT) {
+			prefetch.Line(unsafe.Pointer(&f.SegMaxRTT[i]))
+		}
 	}
 }
 

@@ -94,6 +94,10 @@ func (d *DelayLine) SetPrefetcher(pf Prefetcher) { d.pf = pf }
 // PrefetchStages is the depth of a delay line's prefetch pipeline.
 const PrefetchStages = 3
 
+// packetLines is the cache lines of a packet (line-aligned by the
+// allocator): the receiver reads fields on both.
+const packetLines = int(unsafe.Sizeof(packet.Packet{})+63) / 64
+
 func (d *DelayLine) fire(now clock.Time) {
 	// One packet per event, ordered by its push, as a simulator scheduling
 	// one arrival event per packet at send time (ns-3) orders it: flows
@@ -111,7 +115,7 @@ func (d *DelayLine) fire(now clock.Time) {
 		// cache: start loading the next ones, one stage further along
 		// for each (see Prefetcher).
 		if d.n > PrefetchStages {
-			prefetch.Line(unsafe.Pointer(d.buf[(d.head+PrefetchStages)&mask].p))
+			prefetch.Lines(unsafe.Pointer(d.buf[(d.head+PrefetchStages)&mask].p), packetLines)
 		}
 		if d.pf != nil {
 			for a := min(d.n, PrefetchStages); a > 0; a-- {

@@ -129,10 +129,10 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 
 // Prefetch starts loading what the next ACK's processing reads through the
 // sender's pointers: the controller, the scoreboard's first and next
-// segments and the retransmission and loss-probe timers. A simulation
-// calls it shortly before handing the sender an ACK (and after loading the
-// sender itself) so that these loads overlap other work; it changes
-// nothing.
+// segments, the retransmission and loss-probe timers, the RTT callback's
+// closure and the RACK list's next free slot. A simulation calls it
+// shortly before handing the sender an ACK (and after loading the sender
+// itself) so that these loads overlap other work; it changes nothing.
 func (s *Sender) Prefetch() {
 	prefetch.Lines(prefetch.Data(s.cc), 2)
 	if len(s.ring) > 0 {
@@ -143,6 +143,12 @@ func (s *Sender) Prefetch() {
 	prefetch.Line(prefetch.Data(s.rtoT))
 	if s.tlp.timer != nil {
 		prefetch.Line(prefetch.Data(s.tlp.timer))
+	}
+	if s.OnRTT != nil {
+		prefetch.Line(prefetch.Data(s.OnRTT)) // the closure: its code pointer
+	}
+	if l := &s.rack; len(l.buf) > 0 {
+		prefetch.Line(unsafe.Pointer(&l.buf[(l.head+l.n)&(len(l.buf)-1)]))
 	}
 }
 

@@ -32,38 +32,37 @@ type Spec struct {
 	Make func(o *options, n int) (envs []env.Env, maxSteps int, err error)
 }
 
+// marlinOptions lists both MARLIN variants' options, with the variant's
+// own (extra) after the training ones and before the evaluation ones.
+func marlinOptions(extra ...Option) []Option {
+	o := []Option{
+		{"scenario", "scenario file or built-in name [satcom-uhf]"},
+		{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
+		{"loss", "UHF random loss [0.03]"},
+		{"randomize", "randomise switch time and background per episode [true]"},
+		{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
+	}
+	o = append(o, extra...)
+	return append(o, []Option{
+		{"eval_loss", "evaluation mode: one transfer at this UHF loss, as `cclab marlin eval` runs it; the last step's info has transfer_time_s, finished, retransmissions_total and rti [off]"},
+		{"eval_bytes", "evaluation transfer size, bytes [600000]"},
+		{"max_time", "evaluation time limit [120s]"},
+	}...)
+}
+
 // Specs are the environments the service offers, in ListEnvs order.
 var Specs = []Spec{
 	{
-		ID:  "cclab/Marlin-v0",
-		Doc: "MARLIN (papers/marlin): a Mockets flow's window on the SATCOM-to-UHF dumbbell; 10 stacked 14x7 statistics, 200-step episodes, as `cclab marlin train` trains",
-		Options: []Option{
-			{"scenario", "scenario file or built-in name [satcom-uhf]"},
-			{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
-			{"loss", "UHF random loss [0.03]"},
-			{"randomize", "randomise switch time and background per episode [true]"},
-			{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
-			{"eval_loss", "evaluation mode: one transfer at this UHF loss, as `cclab marlin eval` runs it; the last step's info has transfer_time_s, finished, retransmissions_total and rti [off]"},
-			{"eval_bytes", "evaluation transfer size, bytes [600000]"},
-			{"max_time", "evaluation time limit [120s]"},
-		},
-		Make: makeMarlin(marlin.VariantPaper),
+		ID:      "cclab/Marlin-v0",
+		Doc:     "MARLIN (papers/marlin): a Mockets flow's window on the SATCOM-to-UHF dumbbell; 10 stacked 14x7 statistics, 200-step episodes, as `cclab marlin train` trains",
+		Options: marlinOptions(),
+		Make:    makeMarlin(marlin.VariantPaper),
 	},
 	{
-		ID:  "cclab/MarlinCompact-v0",
-		Doc: "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
-		Options: []Option{
-			{"scenario", "scenario file or built-in name [satcom-uhf]"},
-			{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
-			{"loss", "UHF random loss [0.03]"},
-			{"randomize", "randomise switch time and background per episode [true]"},
-			{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
-			{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"},
-			{"eval_loss", "evaluation mode: one transfer at this UHF loss, as `cclab marlin eval` runs it; the last step's info has transfer_time_s, finished, retransmissions_total and rti [off]"},
-			{"eval_bytes", "evaluation transfer size, bytes [600000]"},
-			{"max_time", "evaluation time limit [120s]"},
-		},
-		Make: makeMarlin(marlin.VariantCompact),
+		ID:      "cclab/MarlinCompact-v0",
+		Doc:     "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
+		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"}),
+		Make:    makeMarlin(marlin.VariantCompact),
 	},
 	{
 		ID:  "cclab/DeepCC-v0",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
@@ -42,6 +43,11 @@ func CheckPolicy(p *policy.Policy) error {
 		return fmt.Errorf("marlin: action %q needs the %q variant", a, VariantCompact)
 	case a != ActionLinear && a != ActionLog2 && a != ActionBDP:
 		return fmt.Errorf("marlin: policy of unknown action %q", a)
+	}
+	if fs, ok := p.Meta.Extra["frame_skip"]; ok {
+		if k, err := strconv.Atoi(fs); err != nil || k < 1 || v != VariantCompact {
+			return fmt.Errorf("marlin: policy frame_skip %q: want a positive integer, with the %q variant", fs, VariantCompact)
+		}
 	}
 	return p.Check(PolicySpacesFor(v))
 }

@@ -76,6 +76,9 @@ type Condition struct {
 	Name    string `json:"name"`
 	Results []Row  `json:"results"`
 	Goals   *Goals `json:"goals,omitempty"`
+	// PerPolicy holds each policy's own marlin row when several policies
+	// (training seeds) are evaluated.
+	PerPolicy [][]Row `json:"per_policy,omitempty"`
 }
 
 // Report is the whole evaluation, the JSON of `cclab marlin eval --json`.
@@ -215,7 +218,11 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 		if i == 0 {
 			rep.Results, rep.Goals = rows, g
 		} else {
-			rep.Unseen = append(rep.Unseen, Condition{Name: t.name, Results: rows, Goals: g})
+			cond := Condition{Name: t.name, Results: rows, Goals: g}
+			if len(cfg.Policies) > 1 {
+				cond.PerPolicy = PerPolicy(out)
+			}
+			rep.Unseen = append(rep.Unseen, cond)
 		}
 	}
 	rep.WallSeconds = time.Since(start).Seconds()

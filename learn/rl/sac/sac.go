@@ -162,7 +162,7 @@ type SAC struct {
 	alphaOpt       *nn.Adam
 	targetEntropy  float64
 	replay         *buffer.Replay
-	nstep          []*nstepQueue // per environment, with NStep > 1
+	nstep          []*nstepQueue  // per environment, with NStep > 1
 	rng            *agentutil.RNG // exploration and sampling
 	window         *agentutil.Window
 	logger         *trainlog.Logger

@@ -1,35 +1,139 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestMarlinTrainAblationFlagsRefused: malformed ablation options exit 2
-// with a message naming the flag, before any training starts.
-func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "x.policy")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--switch-range", "5s"}, "--switch-range wants LO,HI"},
-		{[]string{"--switch-exclude", "4s,six"}, `"six" is not a duration`},
-		{[]string{"--background-range", "0.6,x"}, `"x" is not a number`},
-		{[]string{"--randomize=false", "--background-exclude", "1.3,1.7"}, "need --randomize"},
-		{[]string{"--n-step", "0"}, "--n-step and --frame-skip >= 1"},
-		{[]string{"--ent-coef-init", "0"}, "--ent-coef-init > 0"},
+func TestMarlinUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"marlin", "train", "extra"},
+		{"marlin", "train", "--steps", "0"},
+		{"marlin", "train", "--loss", "1"},
+		{"marlin", "train", "--batch", "-1"},
+		{"marlin", "train", "--gamma", "1"},
+		{"marlin", "train", "--variant", "tiny"},
+		{"marlin", "train", "--action", "bdp"},
+		{"marlin", "train", "--action", "exp"},
+		{"marlin", "eval", "--runs", "0"},
+		{"marlin", "eval", "extra"},
+		{"marlin", "eval", "--variant", "tiny"},
 	} {
-		args := append([]string{"marlin", "train", "--variant", "compact", "--steps", "8", "--out", out}, c.args...)
-		code, _, errs := runCmd(t, args...)
-		if code != 2 || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		if code, _, errs := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
 		}
 	}
-	// Errors found by the training configuration name the option.
-	code, _, errs := runCmd(t, "marlin", "train", "--frame-skip", "2", "--steps", "8", "--out", out)
-	if code == 0 || !strings.Contains(errs, "frame skip needs the \"compact\" variant") {
-		t.Errorf("--frame-skip with the paper's agent: exit %d, stderr %q", code, errs)
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.policy")
+	os.WriteFile(junk, []byte("not a policy"), 0o644)
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", junk); code != 1 || !strings.Contains(errs, "--policy") {
+		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestMarlinTrainResumeEval trains a few hundred steps, continues the run
+// from its checkpoint, and evaluates the policy with JSON output.
+func TestMarlinTrainResumeEval(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "m.policy")
+	train := []string{"marlin", "train", "--envs", "2", "--batch", "8", "--out", pol}
+	code, out, errs := runCmd(t, append(train, "--steps", "400")...)
+	if code != 0 || !strings.Contains(out, "policy written to "+pol) {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = runCmd(t, append(train, "--steps", "800", "--resume")...)
+	if code != 0 || !strings.Contains(out, "trained 800 steps") {
+		t.Fatalf("resumed train exit %d: %s%s", code, out, errs)
+	}
+	// The resumed learning curve continues the first: one header, steps
+	// increasing.
+	f, err := os.Open(filepath.Join(dir, "m.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) < 3 || rows[0][0] != "step" {
+		t.Fatalf("learning curve: %v, %d rows", err, len(rows))
+	}
+	last := int64(-1)
+	for _, r := range rows[1:] {
+		s, err := strconv.ParseInt(r[0], 10, 64)
+		if err != nil || s <= last {
+			t.Fatalf("learning curve rows %v: steps must increase", rows)
+		}
+		last = s
+	}
+	if last != 800 {
+		t.Errorf("last logged step %d, want 800", last)
+	}
+
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol, "--runs", "1", "--unseen=false", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Results []struct {
+			Scheme       string  `json:"scheme"`
+			Loss         float64 `json:"loss"`
+			Runs         int     `json:"runs"`
+			TransferTime float64 `json:"transfer_time_s"`
+		} `json:"results"`
+		Policy        string  `json:"policy"`
+		TrainingWallS float64 `json:"training_wall_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval JSON: %v\n%s", err, out)
+	}
+	schemes := map[string]int{}
+	for _, r := range rep.Results {
+		schemes[r.Scheme]++
+		if r.Runs != 1 || !(r.TransferTime > 0) {
+			t.Errorf("row %+v: want 1 run and a positive transfer time", r)
+		}
+	}
+	for s, n := range map[string]int{"cubic": 4, "newreno": 4, "bbr": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
+		if schemes[s] != n {
+			t.Errorf("%d %s rows, want %d (rows %v)", schemes[s], s, n, schemes)
+		}
+	}
+	if rep.Policy == "" || !(rep.TrainingWallS > 0) {
+		t.Errorf("policy %q, training wall %g s: want both recorded", rep.Policy, rep.TrainingWallS)
+	}
+
+	// Two policies (here the same file twice): marlin rows over policies,
+	// each policy's rows, and the median-seed choice on validation runs.
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol+","+pol, "--runs", "1", "--validation-runs", "1", "--unseen=false", "--json")
+	if code != 0 {
+		t.Fatalf("eval of two policies exit %d: %s", code, errs)
+	}
+	var rep2 struct {
+		Results []struct {
+			Scheme   string `json:"scheme"`
+			Policies int    `json:"policies"`
+		} `json:"results"`
+		PerPolicy [][]json.RawMessage `json:"per_policy"`
+		Selected  *struct {
+			Scores []float64 `json:"validation_transfer_time_s"`
+		} `json:"selected"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep2); err != nil {
+		t.Fatalf("eval JSON: %v\n%s", err, out)
+	}
+	for _, r := range rep2.Results {
+		if r.Scheme == "marlin" && r.Policies != 2 {
+			t.Errorf("marlin row over %d policies, want 2", r.Policies)
+		}
+	}
+	if len(rep2.PerPolicy) != 2 || rep2.Selected == nil || len(rep2.Selected.Scores) != 2 {
+		t.Errorf("per_policy %d entries, selected %+v: want 2 and 2 scores", len(rep2.PerPolicy), rep2.Selected)
+	}
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", pol+",missing.policy"); code != 1 || !strings.Contains(errs, "missing.policy") {
+		t.Errorf("missing second policy: exit %d, stderr %q", code, errs)
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cclab/cclab/internal/progress"
 
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/papers/marlin"
 )
@@ -49,12 +52,66 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	resume := fs.Bool("resume", false, "continue from the checkpoint")
 	force := fs.Bool("force", false, "start afresh even if the checkpoint exists (overwrites it and the learning curve)")
 	csvPath := fs.String("csv", "", "learning-curve CSV (default: OUT.csv)")
+	// Training options of the ablation study (docs/marlin.md).
+	frameSkip := fs.Int("frame-skip", 1, "repeat each action for this many 100-ms steps, summing the rewards (compact variant; a divisor of 200)")
+	nstep := fs.Int("n-step", 1, "rewards per SAC critic target (n-step returns)")
+	entCoef := fs.Float64("ent-coef", 0, "fix SAC's entropy coefficient (default: tuned automatically)")
+	entInit := fs.Float64("ent-coef-init", 1, "initial entropy coefficient of the automatic tuning")
+	targetEnt := fs.Float64("target-entropy", -1, "entropy target of the automatic tuning, nats (SB3: -dim(A) = -1)")
+	obsNorm := fs.Bool("obs-norm", true, "running observation normalisation (the authors' VecNormalize)")
+	switchRange := fs.String("switch-range", "", "with --randomize: range of the link-switch time, LO,HI (default 5s,15s)")
+	switchExcl := fs.String("switch-exclude", "", "with --randomize: switch times LO,HI never drawn (keeps an evaluation condition unseen)")
+	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
+	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
+	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("marlin train takes no arguments, got %q", pos)
+	}
+	var sr, sx [2]time.Duration
+	var br, bx [2]float64
+	for _, p := range []struct {
+		name, v string
+		dur     *[2]time.Duration
+		num     *[2]float64
+	}{{"switch-range", *switchRange, &sr, nil}, {"switch-exclude", *switchExcl, &sx, nil},
+		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}} {
+		if p.v == "" {
+			continue
+		}
+		lo, hi, ok := strings.Cut(p.v, ",")
+		if !ok {
+			return usagef("--%s wants LO,HI, got %q", p.name, p.v)
+		}
+		for i, x := range []string{lo, hi} {
+			x = strings.TrimSpace(x)
+			if p.dur != nil {
+				d, err := time.ParseDuration(x)
+				if err != nil {
+					return usagef("--%s %q: %q is not a duration (e.g. 4.5s)", p.name, p.v, x)
+				}
+				p.dur[i] = d
+			} else {
+				f, err := strconv.ParseFloat(x, 64)
+				if err != nil {
+					return usagef("--%s %q: %q is not a number", p.name, p.v, x)
+				}
+				p.num[i] = f
+			}
+		}
+	}
+	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0) {
+		return usagef("--switch-range, --switch-exclude, --background-range and --background-exclude need --randomize")
+	}
+	if *entCoef < 0 || !(*entInit > 0) || *queueCost < 0 || *nstep < 1 || *frameSkip < 1 {
+		return usagef("--ent-coef and --queue-cost must be >= 0, --ent-coef-init > 0, --n-step and --frame-skip >= 1")
+	}
+	te := *targetEnt
+	if te == 0 {
+		te = rl.Zero // an explicit 0, not the default
 	}
 	if *steps < 1 || *envs < 1 || *batch < 1 || *gsteps < 1 {
 		return usagef("--steps, --envs, --batch and --gradient-steps must be positive")
@@ -92,6 +149,9 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
+		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
+		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
+		QueueCost: *queueCost,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

@@ -59,6 +59,15 @@ type EnvConfig struct {
 	// BackgroundScale, if its upper bound is positive, scales the SATCOM
 	// background's UDP rates by a factor drawn from it [off].
 	BackgroundScale [2]float64
+	// SwitchExclude and BackgroundExclude, if non-empty (lower bound below
+	// upper), are cut out of SwitchRange and BackgroundScale: the draw is
+	// uniform over what is left, so an evaluation condition inside the
+	// range stays unseen [off].
+	SwitchExclude     [2]time.Duration
+	BackgroundExclude [2]float64
+	// QueueCost replaces the compact reward's queueing weight if positive
+	// [QueueCost].
+	QueueCost float64
 	// Bytes is the transfer size; 0 means a bulk flow.
 	Bytes units.Bytes
 	// BytesRange, if its upper bound is positive, draws each episode's
@@ -220,12 +229,14 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 		sched[0].Loss = &scenario.Loss{Model: "bernoulli", P: loss}
 	}
 	if r := e.cfg.SwitchRange; r[1] > 0 && len(sched) > 0 {
-		at := r[0] + time.Duration(rnd.Float64()*float64(r[1]-r[0]))
+		x := e.cfg.SwitchExclude
+		at := time.Duration(drawExcluding(rnd.Float64(), float64(r[0]), float64(r[1]), float64(x[0]), float64(x[1])))
 		at = at.Round(time.Millisecond)
 		sched[0].At = scenario.Dur(at)
 	}
 	if r := e.cfg.BackgroundScale; r[1] > 0 {
-		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		x := e.cfg.BackgroundExclude
+		k := drawExcluding(rnd.Float64(), r[0], r[1], x[0], x[1])
 		for i := range s.Background {
 			scaleUDP(&s.Background[i], k)
 		}
@@ -236,6 +247,21 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 		return nil, fmt.Errorf("marlin: derived scenario: %w", err)
 	}
 	return s, nil
+}
+
+// drawExcluding maps u in [0, 1) uniformly onto [lo, hi] without the open
+// interval (xlo, xhi); with xlo >= xhi (nothing excluded) it is
+// lo + u (hi - lo), the draw of the builds before exclusions.
+func drawExcluding(u, lo, hi, xlo, xhi float64) float64 {
+	xlo, xhi = max(xlo, lo), min(xhi, hi)
+	if xlo >= xhi {
+		return lo + u*(hi-lo)
+	}
+	v := lo + u*((hi-lo)-(xhi-xlo))
+	if v >= xlo {
+		v += xhi - xlo
+	}
+	return v
 }
 
 func scaleUDP(b *scenario.Background, k float64) {
@@ -357,6 +383,9 @@ func (e *Env) observeCompact(now clock.Time, st tcp.FlowState) float64 {
 		infl = float64(s.maxRTT) / float64(nom)
 	}
 	r := CompactReward(s.dt, s.delivered, s.retx, infl)
+	if c := e.cfg.QueueCost; c > 0 {
+		r = compactReward(s.dt, s.delivered, s.retx, infl, c)
+	}
 	e.rewardSum += r
 	e.retxEpisode += float64(s.retx)
 	e.info["delivered_kb"] = s.delivered / 1000
@@ -454,7 +483,13 @@ func (e *Env) Flow() *network.Flow { return e.flow }
 // NewTrainingEnv wraps an environment the way the paper trains: 10 stacked
 // states (CompactHistory for the compact variant) and 200-step episodes
 // truncated (not terminated).
-func NewTrainingEnv(cfg EnvConfig) (env.Env, error) {
+func NewTrainingEnv(cfg EnvConfig) (env.Env, error) { return newTrainingEnv(cfg, 1) }
+
+// newTrainingEnv is NewTrainingEnv with each action repeated for skip
+// steps (ActionRepeat, outside the stack so the observation still holds
+// the last History 100-ms steps) and episodes of EpisodeSteps/skip
+// actions, 20 s as without repetition.
+func newTrainingEnv(cfg EnvConfig, skip int) (env.Env, error) {
 	core, err := NewEnv(cfg)
 	if err != nil {
 		return nil, err
@@ -463,5 +498,11 @@ func NewTrainingEnv(cfg EnvConfig) (env.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return env.NewTimeLimit(st, EpisodeSteps), nil
+	var e env.Env = st
+	if skip > 1 {
+		if e, err = NewActionRepeat(st, skip); err != nil {
+			return nil, err
+		}
+	}
+	return env.NewTimeLimit(e, EpisodeSteps/skip), nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -408,8 +409,10 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		return o, nil
 	case Marlin, Random:
 		ec := EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes}
+		skip := 1
 		if pol != nil {
 			ec.Action, ec.Variant = PolicyAction(pol), PolicyVariant(pol)
+			skip = PolicyFrameSkip(pol)
 		}
 		core, err := NewEnv(ec)
 		if err != nil {
@@ -425,7 +428,12 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		maxSteps := int(cfg.MaxTime / StepInterval)
 		for k := 0; k < maxSteps; k++ {
 			if j.scheme == Marlin {
-				copy(a, pol.ActInto(obs))
+				// A policy trained with action repeat acts every skip
+				// steps, on the observation after the last of them, as in
+				// training (ActionRepeat).
+				if k%skip == 0 {
+					copy(a, pol.ActInto(obs))
+				}
 			} else {
 				a[0] = float32(2*rnd.Float64() - 1)
 			}
@@ -515,6 +523,16 @@ func PolicyAction(p *policy.Policy) string {
 		return ActionBDP
 	}
 	return ActionLinear
+}
+
+// PolicyFrameSkip returns the number of 100-ms steps a policy holds each
+// action for (TrainConfig.FrameSkip; 1 for policies trained without it,
+// and for an unreadable value, which CheckPolicy refuses).
+func PolicyFrameSkip(p *policy.Policy) int {
+	if k, err := strconv.Atoi(p.Meta.Extra["frame_skip"]); err == nil && k >= 1 {
+		return k
+	}
+	return 1
 }
 
 // linkDelay is the bottleneck's one-way delay at t seconds.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
@@ -43,6 +44,11 @@ func CheckPolicy(p *policy.Policy) error {
 	case a != ActionLinear && a != ActionLog2 && a != ActionBDP:
 		return fmt.Errorf("marlin: policy of unknown action %q", a)
 	}
+	if fs, ok := p.Meta.Extra["frame_skip"]; ok {
+		if k, err := strconv.Atoi(fs); err != nil || k < 1 || v != VariantCompact {
+			return fmt.Errorf("marlin: policy frame_skip %q: want a positive integer, with the %q variant", fs, VariantCompact)
+		}
+	}
 	return p.Check(PolicySpacesFor(v))
 }
 
@@ -70,6 +76,9 @@ type Condition struct {
 	Name    string `json:"name"`
 	Results []Row  `json:"results"`
 	Goals   *Goals `json:"goals,omitempty"`
+	// PerPolicy holds each policy's own marlin row when several policies
+	// (training seeds) are evaluated.
+	PerPolicy [][]Row `json:"per_policy,omitempty"`
 }
 
 // Report is the whole evaluation, the JSON of `cclab marlin eval --json`.
@@ -209,7 +218,11 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 		if i == 0 {
 			rep.Results, rep.Goals = rows, g
 		} else {
-			rep.Unseen = append(rep.Unseen, Condition{Name: t.name, Results: rows, Goals: g})
+			cond := Condition{Name: t.name, Results: rows, Goals: g}
+			if len(cfg.Policies) > 1 {
+				cond.PerPolicy = PerPolicy(out)
+			}
+			rep.Unseen = append(rep.Unseen, cond)
 		}
 	}
 	rep.WallSeconds = time.Since(start).Seconds()

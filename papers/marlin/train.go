@@ -72,6 +72,35 @@ type TrainConfig struct {
 	// policy file [VariantPaper]. VariantCompact changes the defaults of
 	// Hidden to [64, 64] and of Action to ActionBDP.
 	Variant string
+
+	// Training options of the ablation study (docs/marlin.md). Zero values
+	// keep the defaults above.
+
+	// FrameSkip repeats each action for this many 100-ms steps, summing
+	// their rewards (action repeat; compact variant only: the live serving
+	// path of the paper's agent acts every step) [1]. It must divide
+	// EpisodeSteps, so an episode still lasts 20 s.
+	FrameSkip int
+	// NStep is SAC's number of rewards per critic target (sac.Config.NStep)
+	// [1].
+	NStep int
+	// EntCoef fixes SAC's entropy coefficient if positive; EntCoefInit is
+	// its initial value under automatic tuning [1]; TargetEntropy the
+	// tuning's target [−1, −dim(A)] (sac.Config; rl.Zero for an explicit 0).
+	EntCoef, EntCoefInit, TargetEntropy float64
+	// NoObsNorm trains on raw observations, without the running
+	// observation normalisation.
+	NoObsNorm bool
+	// SwitchRange and BackgroundRange replace Randomize's ranges of the
+	// switch time [5 s, 15 s] and the SATCOM background scale [0.8, 1.2]
+	// (with Randomize); SwitchExclude and BackgroundExclude cut an interval
+	// out of them, so that a condition of the evaluation (the switch at
+	// 5 s, the background x1.5) stays unseen while its neighbourhood is
+	// trained on.
+	SwitchRange, SwitchExclude         [2]time.Duration
+	BackgroundRange, BackgroundExclude [2]float64
+	// QueueCost replaces the compact reward's queueing weight [QueueCost].
+	QueueCost float64
 }
 
 func (c *TrainConfig) defaults() {
@@ -94,17 +123,57 @@ func (c *TrainConfig) defaults() {
 	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
 	c.Gamma = cmp.Or(c.Gamma, 0.99)
 	c.Action = cmp.Or(c.Action, ActionLinear)
+	c.FrameSkip = cmp.Or(c.FrameSkip, 1)
+	c.NStep = cmp.Or(c.NStep, 1)
+}
+
+func (c *TrainConfig) validate() error {
+	if c.Base == nil {
+		return fmt.Errorf("marlin: no training scenario")
+	}
+	if c.FrameSkip < 1 || EpisodeSteps%c.FrameSkip != 0 {
+		return fmt.Errorf("marlin: frame skip %d must be a positive divisor of the episode's %d steps", c.FrameSkip, EpisodeSteps)
+	}
+	if c.FrameSkip > 1 && c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: frame skip needs the %q variant (the paper's agent is served live one step at a time)", VariantCompact)
+	}
+	if c.QueueCost != 0 && c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
+	}
+	if c.QueueCost < 0 {
+		return fmt.Errorf("marlin: queueing cost %g must be positive", c.QueueCost)
+	}
+	if r := c.SwitchRange; r != [2]time.Duration{} && !(0 < r[0] && r[0] <= r[1]) {
+		return fmt.Errorf("marlin: switch-time range %v must be positive and increasing", r)
+	}
+	if r := c.BackgroundRange; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
+		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
+	}
+	if x := c.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
+		return fmt.Errorf("marlin: excluded switch times %v must be an increasing interval", x)
+	}
+	if x := c.BackgroundExclude; x != [2]float64{} && !(x[0] < x[1]) {
+		return fmt.Errorf("marlin: excluded background scales %v must be an increasing interval", x)
+	}
+	return nil
 }
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
-	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant}
+	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
 	if c.Randomize {
 		e.SwitchRange = [2]time.Duration{5 * time.Second, 15 * time.Second}
 		e.BackgroundScale = [2]float64{0.8, 1.2}
+		if c.SwitchRange[1] > 0 {
+			e.SwitchRange = c.SwitchRange
+		}
+		if c.BackgroundRange[1] > 0 {
+			e.BackgroundScale = c.BackgroundRange
+		}
+		e.SwitchExclude, e.BackgroundExclude = c.SwitchExclude, c.BackgroundExclude
 	}
 	return e
 }
@@ -119,12 +188,12 @@ type Trained struct {
 // Train trains a MARLIN agent with SAC on normalised observations.
 func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	cfg.defaults()
-	if cfg.Base == nil {
-		return nil, fmt.Errorf("marlin: no training scenario")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	envs := make([]env.Env, cfg.Envs)
 	for i := range envs {
-		e, err := NewTrainingEnv(cfg.EnvConfigFor())
+		e, err := newTrainingEnv(cfg.EnvConfigFor(), cfg.FrameSkip)
 		if err != nil {
 			return nil, err
 		}
@@ -137,13 +206,17 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	// Running observation normalisation (the authors' VecNormalize);
 	// equation 1's rewards are already in [-2, 0], the compact reward's
 	// are of order 0.1-1.
-	nv, err := env.NewVecNormalize(v, true, false, 0.99)
-	if err != nil {
-		return nil, err
+	var venv env.VecEnv = v
+	if !cfg.NoObsNorm {
+		nv, err := env.NewVecNormalize(v, true, false, 0.99)
+		if err != nil {
+			return nil, err
+		}
+		venv = nv
 	}
 	logger := trainlog.New(cfg.CSV, cfg.Progress, cfg.Steps, fmt.Sprintf("marlin sac seed %d", cfg.Seed))
 	defer logger.Close()
-	agent, err := sac.New(nv, sac.Config{
+	agent, err := sac.New(venv, sac.Config{
 		Seed:          cfg.Seed,
 		Hidden:        cfg.Hidden,
 		BatchSize:     cfg.BatchSize,
@@ -151,6 +224,10 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		LearningRate:  cfg.LearningRate,
 		GradientSteps: cfg.GradientSteps,
 		Gamma:         cfg.Gamma,
+		NStep:         cfg.NStep,
+		EntCoef:       cfg.EntCoef,
+		EntCoefInit:   cfg.EntCoefInit,
+		TargetEntropy: cfg.TargetEntropy,
 		LogEvery:      int64(EpisodeSteps * cfg.Envs),
 	}, logger)
 	if err != nil {
@@ -164,21 +241,34 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
+	extra := map[string]string{
+		"loss":       fmt.Sprint(cfg.Loss),
+		"randomize":  fmt.Sprint(cfg.Randomize),
+		"bulk":       fmt.Sprint(cfg.Bulk),
+		"gamma":      fmt.Sprint(cfg.Gamma),
+		"action":     cfg.Action,
+		"variant":    cfg.Variant,
+		"envs":       fmt.Sprint(cfg.Envs),
+		"hidden":     fmt.Sprint(cfg.Hidden),
+		"window_cap": WindowCap.String(),
+		"step":       StepInterval.String(),
+	}
+	// Recorded only when set, so the default options' policy files are
+	// those of the builds before them; frame_skip is applied by Evaluate,
+	// the others only document the run.
+	if cfg.FrameSkip > 1 {
+		extra["frame_skip"] = fmt.Sprint(cfg.FrameSkip)
+	}
+	if cfg.NStep > 1 {
+		extra["n_step"] = fmt.Sprint(cfg.NStep)
+	}
+	if cfg.NoObsNorm {
+		extra["obs_norm"] = "false"
+	}
 	p, err := agent.Policy(policy.Meta{
 		Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed,
 		Steps: agent.Steps(), TrainingWallS: run.WallSeconds,
-		Extra: map[string]string{
-			"loss":       fmt.Sprint(cfg.Loss),
-			"randomize":  fmt.Sprint(cfg.Randomize),
-			"bulk":       fmt.Sprint(cfg.Bulk),
-			"gamma":      fmt.Sprint(cfg.Gamma),
-			"action":     cfg.Action,
-			"variant":    cfg.Variant,
-			"envs":       fmt.Sprint(cfg.Envs),
-			"hidden":     fmt.Sprint(cfg.Hidden),
-			"window_cap": WindowCap.String(),
-			"step":       StepInterval.String(),
-		},
+		Extra: extra,
 	})
 	if err != nil {
 		return nil, err

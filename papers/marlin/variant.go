@@ -115,8 +115,14 @@ const (
 // the optimum (exactly so without discounting). Episodes terminate when
 // the transfer completes, which stops the time cost.
 func CompactReward(dt, delivered float64, retx int64, inflation float64) float64 {
+	return compactReward(dt, delivered, retx, inflation, QueueCost)
+}
+
+// compactReward is CompactReward with the queueing weight qc in place of
+// QueueCost (TrainConfig.QueueCost).
+func compactReward(dt, delivered float64, retx int64, inflation, qc float64) float64 {
 	q := math.Min(math.Max(inflation-1, 0), maxInflation)
-	return -dt + delivered/RefRate - RetxCost*float64(retx) - QueueCost*dt*q
+	return -dt + delivered/RefRate - RetxCost*float64(retx) - qc*dt*q
 }
 
 // compactMeter measures the compact features from a sender's state and RTT

@@ -42,12 +42,20 @@ func (r *Replay) Cap() int { return r.capacity }
 
 // Add stores one transition, overwriting the oldest when full.
 func (r *Replay) Add(obs, act []float32, rew float64, next []float32, terminated bool) {
-	if len(obs) != r.obsDim || len(next) != r.obsDim || len(act) != r.actDim {
-		panic(fmt.Sprintf("buffer: Add got obs %d, next %d, act %d; want %d, %d, %d", len(obs), len(next), len(act), r.obsDim, r.obsDim, r.actDim))
-	}
 	d := float32(0)
 	if terminated {
 		d = 1
+	}
+	r.AddDone(obs, act, rew, next, d)
+}
+
+// AddDone is Add with a fractional done flag in [0, 1]: learners bootstrap
+// with weight (1 - done) γ, so an n-step learner stores an m-step
+// transition that did not terminate with done = 1 - γ^(m-1), which makes
+// the weight γ^m (done = 0 for m = 1, as Add).
+func (r *Replay) AddDone(obs, act []float32, rew float64, next []float32, d float32) {
+	if len(obs) != r.obsDim || len(next) != r.obsDim || len(act) != r.actDim {
+		panic(fmt.Sprintf("buffer: Add got obs %d, next %d, act %d; want %d, %d, %d", len(obs), len(next), len(act), r.obsDim, r.obsDim, r.actDim))
 	}
 	if r.size < r.capacity && r.pos == r.size {
 		r.obs = append(r.obs, obs...)

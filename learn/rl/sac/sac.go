@@ -58,7 +58,8 @@ type Config struct {
 	// EntCoef fixes the entropy coefficient α if > 0; otherwise α is
 	// learned ("auto") starting from EntCoefInit (default 1).
 	EntCoef, EntCoefInit float64
-	// TargetEntropy for automatic tuning; 0 means −dim(A).
+	// TargetEntropy for automatic tuning; 0 means −dim(A), rl.Zero an
+	// explicit 0.
 	TargetEntropy float64
 	// TargetUpdateInterval is the number of gradient steps between target
 	// updates (default 1).
@@ -66,6 +67,11 @@ type Config struct {
 	// Hidden lists hidden-layer widths for actor and critics (default
 	// [256, 256]).
 	Hidden []int
+	// NStep is the number of rewards in a critic target (default 1, SB3's
+	// SAC): with n > 1 the target of the transition leaving s_t is
+	// Σ_{j<n} γ^j r_{t+j} + γ^n (min_i Q̄_i(s_{t+n}, a') − α log π(a'|s_{t+n})),
+	// with fewer steps when the episode ends first (nstepQueue).
+	NStep int
 	// Seed drives initialisation, exploration, sampling and episodes.
 	Seed uint64
 	// LogEvery is the number of environment steps between log rows
@@ -86,6 +92,7 @@ func (c *Config) defaults() {
 	c.GradientSteps = cmp.Or(c.GradientSteps, 1)
 	c.EntCoefInit = rl.Default(c.EntCoefInit, 1)
 	c.TargetUpdateInterval = cmp.Or(c.TargetUpdateInterval, 1)
+	c.NStep = cmp.Or(c.NStep, 1)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{256, 256}
 	}
@@ -114,6 +121,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sac: EntCoef %g and EntCoefInit %g must be positive", c.EntCoef, c.EntCoefInit)
 	case c.TargetUpdateInterval < 1:
 		return fmt.Errorf("sac: TargetUpdateInterval %d must be >= 1", c.TargetUpdateInterval)
+	case c.NStep < 1:
+		return fmt.Errorf("sac: NStep %d must be >= 1", c.NStep)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -153,6 +162,7 @@ type SAC struct {
 	alphaOpt       *nn.Adam
 	targetEntropy  float64
 	replay         *buffer.Replay
+	nstep          []*nstepQueue  // per environment, with NStep > 1
 	rng            *agentutil.RNG // exploration and sampling
 	window         *agentutil.Window
 	logger         *trainlog.Logger
@@ -207,11 +217,13 @@ func New(venv env.VecEnv, cfg Config, logger *trainlog.Logger) (*SAC, error) {
 	s.logAlpha = []float32{float32(math.Log(cfg.EntCoefInit))}
 	s.logAlphaGrad = []float32{0}
 	s.alphaOpt = nn.NewAdam(1, cfg.LearningRate)
-	s.targetEntropy = cfg.TargetEntropy
-	if s.targetEntropy == 0 {
-		s.targetEntropy = -float64(ad) // SB3: -prod(action_space.shape)
-	}
+	s.targetEntropy = rl.Default(cfg.TargetEntropy, -float64(ad)) // SB3: -prod(action_space.shape)
 	s.replay = buffer.NewReplay(cfg.BufferSize, od, ad)
+	if cfg.NStep > 1 {
+		for range k {
+			s.nstep = append(s.nstep, newNStepQueue(cfg.NStep, od, ad, cfg.Gamma))
+		}
+	}
 	s.alloc()
 	b := venv.Reset(cfg.Seed)
 	s.obs = append([]float32(nil), b.Obs...)
@@ -306,7 +318,12 @@ func (s *SAC) Iterate(ctx context.Context) error {
 			if b.Done(i) {
 				next = b.FinalObs[i*s.od : (i+1)*s.od]
 			}
-			s.replay.Add(s.obs[i*s.od:(i+1)*s.od], s.actScaled[i*s.ad:(i+1)*s.ad], b.Reward[i], next, b.Terminated[i])
+			o, a := s.obs[i*s.od:(i+1)*s.od], s.actScaled[i*s.ad:(i+1)*s.ad]
+			if s.nstep != nil {
+				s.nstep[i].push(s.replay, o, a, b.Reward[i], next, b.Terminated[i], b.Done(i))
+				continue
+			}
+			s.replay.Add(o, a, b.Reward[i], next, b.Terminated[i])
 		}
 		copy(s.obs, b.Obs)
 		s.steps += int64(s.k)
@@ -523,6 +540,9 @@ func (s *SAC) Save(e *checkpoint.Encoder) error {
 	s.window.Save(e)
 	e.Float32s("obs", s.obs)
 	s.replay.Save(e)
+	for i, q := range s.nstep {
+		q.save(e, fmt.Sprintf("nstep.%d", i))
+	}
 	return agentutil.SaveEnv(e, s.venv)
 }
 
@@ -550,6 +570,9 @@ func (s *SAC) Load(d *checkpoint.Decoder) error {
 	s.window.Load(d)
 	d.Float32sInto("obs", s.obs)
 	s.replay.Load(d)
+	for i, q := range s.nstep {
+		q.load(d, fmt.Sprintf("nstep.%d", i))
+	}
 	if d.Err() != nil {
 		return d.Err()
 	}
@@ -557,6 +580,10 @@ func (s *SAC) Load(d *checkpoint.Decoder) error {
 		// The environments could not be saved: start fresh episodes.
 		b := s.venv.Reset(s.cfg.Seed ^ uint64(s.steps))
 		copy(s.obs, b.Obs)
+		// Pending n-step transitions belong to the abandoned episodes.
+		for _, q := range s.nstep {
+			q.head, q.len = 0, 0
+		}
 	}
 	return d.Err()
 }

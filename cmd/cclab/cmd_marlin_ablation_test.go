@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMarlinTrainAblationFlagsRefused: malformed ablation options exit 2
+// with a message naming the flag, before any training starts.
+func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.policy")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--switch-range", "5s"}, "--switch-range wants LO,HI"},
+		{[]string{"--switch-exclude", "4s,six"}, `"six" is not a duration`},
+		{[]string{"--background-range", "0.6,x"}, `"x" is not a number`},
+		{[]string{"--randomize=false", "--background-exclude", "1.3,1.7"}, "need --randomize"},
+		{[]string{"--n-step", "0"}, "--n-step and --frame-skip >= 1"},
+		{[]string{"--ent-coef-init", "0"}, "--ent-coef-init > 0"},
+	} {
+		args := append([]string{"marlin", "train", "--variant", "compact", "--steps", "8", "--out", out}, c.args...)
+		code, _, errs := runCmd(t, args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	// Errors found by the training configuration name the option.
+	code, _, errs := runCmd(t, "marlin", "train", "--frame-skip", "2", "--steps", "8", "--out", out)
+	if code == 0 || !strings.Contains(errs, "frame skip needs the \"compact\" variant") {
+		t.Errorf("--frame-skip with the paper's agent: exit %d, stderr %q", code, errs)
+	}
+}

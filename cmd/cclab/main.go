@@ -161,12 +161,3 @@ func main() {
 	defer stop()
 	os.Exit(Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
-
-// writeJSONFile writes v, indented, to path.
-func writeJSONFile(path string, v any) error {
-	js, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(js, '\n'), 0o644)
-}

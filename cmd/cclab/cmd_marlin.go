@@ -221,14 +221,14 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		pols = append(pols, p)
 	}
 	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs}
-	var sel *marlin.Selection
+	var sel *rl.Selection
 	if len(pols) > 1 && *valRuns > 0 {
-		i, scores, err := marlin.SelectPolicy(ctx, cfg, pols, *valRuns)
+		s, err := marlin.SelectPolicy(ctx, cfg, pols, *valRuns)
 		if err != nil {
 			return err
 		}
-		sel = &marlin.Selection{Index: i, Scores: scores, Runs: *valRuns}
-		fmt.Fprintf(stderr, "median seed on %d validation transfers each: policy %d (%s), scores %.2f s\n", *valRuns, i+1, strings.Split(*pol, ",")[i], scores)
+		sel = &s
+		fmt.Fprintf(stderr, "median seed on %d validation transfers each: policy %d (%s), scores %.2f s\n", *valRuns, s.Index+1, strings.Split(*pol, ",")[s.Index], s.Scores)
 	}
 	bar := progress.NewRuns(stderr, "marlin eval")
 	cfg.Progress = bar.Update

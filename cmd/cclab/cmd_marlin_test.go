@@ -119,7 +119,7 @@ func TestMarlinTrainResumeEval(t *testing.T) {
 		} `json:"results"`
 		PerPolicy [][]json.RawMessage `json:"per_policy"`
 		Selected  *struct {
-			Scores []float64 `json:"validation_transfer_time_s"`
+			Scores []float64 `json:"scores"`
 		} `json:"selected"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep2); err != nil {

@@ -302,11 +302,14 @@ func PerPolicy(out []Outcome) [][]Row {
 // choose it on the evaluation.
 const ValidationSeed = 1_000_000
 
+// ValidationScore is what SelectPolicy scores a policy by.
+const ValidationScore = "mean transfer time, s (lower is better)"
+
 // SelectPolicy applies rl.MedianSeed to policies: each is scored by its
 // mean transfer time over runs validation transfers at the highest loss
-// level of cfg, seeds disjoint from the evaluation's. It returns the
-// chosen index and every score.
-func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, runs int) (int, []float64, error) {
+// level of cfg, seeds disjoint from the evaluation's, as the DeepCC and
+// data-centre packages' SelectPolicy do with their own scores.
+func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, runs int) (rl.Selection, error) {
 	cfg.defaults()
 	maxLoss := 0.0
 	for _, l := range cfg.Losses {
@@ -314,21 +317,21 @@ func SelectPolicy(ctx context.Context, cfg EvalConfig, pols []*policy.Policy, ru
 	}
 	// Run i uses seed Seed+i+1 (Evaluate).
 	if err := rl.CheckDisjoint("seed", rl.SeedRange(ValidationSeed+1, runs), rl.SeedRange(cfg.Seed+1, cfg.Runs)); err != nil {
-		return 0, nil, fmt.Errorf("marlin: %w", err)
+		return rl.Selection{}, fmt.Errorf("marlin: %w", err)
 	}
 	c := cfg
 	c.Policy, c.Policies = nil, pols
 	c.Schemes, c.Losses, c.Runs, c.Seed = []Scheme{Marlin}, []float64{maxLoss}, runs, ValidationSeed
 	_, out, err := Evaluate(ctx, c)
 	if err != nil {
-		return 0, nil, err
+		return rl.Selection{}, err
 	}
 	scores := make([]float64, len(pols))
 	for i, rows := range PerPolicy(out) {
 		scores[i] = rows[0].TransferTime
 	}
-	i, err := rl.MedianSeed(scores)
-	return i, scores, err
+	return rl.SelectMedian(scores, ValidationScore, fmt.Sprintf("%d transfers at UHF loss %g, seeds %d-%d (disjoint from the evaluation's)",
+		runs, maxLoss, ValidationSeed+1, ValidationSeed+runs))
 }
 
 // BaselineScenario returns the scenario of one transfer of the given size

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/space"
 )
@@ -91,23 +92,13 @@ type Report struct {
 	PerPolicy [][]Row `json:"per_policy,omitempty"`
 	// Selected is the policy rl.MedianSeed picks on validation runs, when
 	// several are evaluated.
-	Selected      *Selection  `json:"selected,omitempty"`
-	Runs          int         `json:"runs"`
-	Bytes         units.Bytes `json:"bytes"`
-	Policy        string      `json:"policy"`
-	PolicySteps   int64       `json:"policy_steps"`
-	TrainingWallS float64     `json:"training_wall_s"`
-	WallSeconds   float64     `json:"wall_seconds"`
-}
-
-// Selection records SelectPolicy's choice.
-type Selection struct {
-	// Index is the chosen policy's position in the list evaluated.
-	Index int `json:"index"`
-	// Scores are every policy's mean validation transfer time, s.
-	Scores []float64 `json:"validation_transfer_time_s"`
-	// Runs validation transfers each, seeds from ValidationSeed+1.
-	Runs int `json:"validation_runs"`
+	Selected      *rl.Selection `json:"selected,omitempty"`
+	Runs          int           `json:"runs"`
+	Bytes         units.Bytes   `json:"bytes"`
+	Policy        string        `json:"policy"`
+	PolicySteps   int64         `json:"policy_steps"`
+	TrainingWallS float64       `json:"training_wall_s"`
+	WallSeconds   float64       `json:"wall_seconds"`
 }
 
 // Variant is a scenario condition the agent was not trained on.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/scenarios"
 )
@@ -44,12 +45,12 @@ func TestEvaluateAcrossPolicies(t *testing.T) {
 	if len(per) != 2 || per[1][0].TransferTime != single[0].TransferTime {
 		t.Errorf("PerPolicy = %+v", per)
 	}
-	i, scores, err := SelectPolicy(context.Background(), cfg, two.Policies, 1)
+	sel, err := SelectPolicy(context.Background(), cfg, two.Policies, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i != 0 || len(scores) != 2 || scores[0] != scores[1] {
-		t.Errorf("SelectPolicy of two copies = %d, %v; want 0 and equal scores", i, scores)
+	if sel.Index != 0 || len(sel.Scores) != 2 || sel.Scores[0] != sel.Scores[1] || sel.Rule != rl.MedianRule {
+		t.Errorf("SelectPolicy of two copies = %+v; want index 0, equal scores, rule %q", sel, rl.MedianRule)
 	}
 }
 
@@ -61,7 +62,7 @@ func TestSelectPolicyRefusesOverlap(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := EvalConfig{Base: base, Runs: 10, Seed: ValidationSeed - 5, Losses: []float64{0.03}}
-	if _, _, err := SelectPolicy(context.Background(), cfg, nil, 3); err == nil || !strings.Contains(err.Error(), "1000001") {
+	if _, err := SelectPolicy(context.Background(), cfg, nil, 3); err == nil || !strings.Contains(err.Error(), "1000001") {
 		t.Errorf("evaluation seeds 999996-1000005 against validation 1000001-1000003 gave %v, want an error naming seed 1000001", err)
 	}
 }

@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -173,48 +174,94 @@ func TestRatePrecision(t *testing.T) {
 
 func TestDelayPrecision(t *testing.T) {
 	for _, d := range []time.Duration{0, 10 * time.Millisecond, 100 * time.Millisecond} {
-		rate := units.Bandwidth(100e6)
-		p, f := setup(t, nlink.Config{Rate: rate, Delay: d})
-		if _, err := f.AddPath(link.UDP, 7001, 0); err != nil {
-			t.Fatal(err)
-		}
-		var st stamped
-		done := make(chan struct{})
-		rc := receive(t, p.Rcv, 7001, f, &st, done)
-		// Sparse probes: the queue is always empty.
-		sc := sendCBR(t, p, f, 7001, 100, 10*time.Millisecond, 0, clock.Time(time.Second))
-		if err := f.Run(clock.Time(time.Second + d + 50*time.Millisecond)); err != nil {
-			t.Fatal(err)
-		}
-		rc.Close()
-		sc.Close()
-		<-done
-		want := d + rate.TxTime(100)
-		var worst, sum time.Duration
-		late := 0
-		for i := range st.got {
-			e := st.got[i].Sub(st.sent[i]) - want
-			sum += max(e, -e)
-			worst = max(worst, e, -e)
-			if e > time.Millisecond || e < -time.Millisecond {
-				late++
-			}
-		}
-		if len(st.got) < 90 {
-			t.Fatalf("delay %v: only %d of 100 probes arrived", d, len(st.got))
-		}
-		mean := sum / time.Duration(len(st.got))
-		t.Logf("delay %v: %d probes, mean |error| %v, worst %v, %d beyond 1 ms; forwarder lateness p50 %v p99 %v max %v (realtime %v)", d, len(st.got), mean, worst, late,
-			f.Lateness.Quantile(0.5), f.Lateness.Quantile(0.99), f.Lateness.Max(), f.Realtime)
-		// Every probe within 1 ms is what an idle machine gives; a shared
-		// VM is sometimes descheduled by its hypervisor for a few ms
-		// (docs/emulator.md), so up to 3 probes may be caught by such a
-		// stall.
-		if mean > 500*time.Microsecond || late > 3 {
-			t.Errorf("delay %v: mean error %v, %d of %d probes more than 1 ms off", d, mean, late, len(st.got))
-		}
-		p.Close()
+		retryRealtime(t, fmt.Sprintf("delay %v", d), func() (string, bool) { return measureDelay(t, d) })
 	}
+}
+
+// realtimeAttempts is how many times a real-time measurement may be taken
+// before its test fails. This VM's vCPUs are sometimes stalled for several
+// milliseconds (by the hypervisor, or by writeback right after a big
+// build); a short stall spoils one attempt, while an emulator that is
+// really off fails every attempt.
+const realtimeAttempts = 3
+
+// stallLimit is the forwarder's own wake-up lateness (p99) above which an
+// attempt measured the machine, not the emulator: the loop sleeps in ppoll
+// with 1 µs slack at real-time priority, so it wakes late only when its
+// vCPU does not run.
+const stallLimit = time.Millisecond
+
+// retryRealtime runs measure until it passes (returns "") or has failed
+// realtimeAttempts times, logging each failure. It fails the test, unless
+// in every failed attempt the machine itself had stalled the forwarder
+// (stalled true): then the precision cannot be measured here, and the test
+// is skipped saying so, as it is without root.
+func retryRealtime(t *testing.T, what string, measure func() (msg string, stalled bool)) {
+	t.Helper()
+	allStalled := true
+	for attempt := 1; ; attempt++ {
+		msg, stalled := measure()
+		if msg == "" {
+			return
+		}
+		allStalled = allStalled && stalled
+		if attempt < realtimeAttempts {
+			t.Logf("%s: attempt %d: %s (machine stalled the forwarder: %v); measuring again", what, attempt, msg, stalled)
+			continue
+		}
+		if allStalled {
+			t.Skipf("%s: %s, and in each of %d attempts the forwarder itself woke more than %v late (p99): this machine's vCPUs stall, so its precision cannot be measured here", what, msg, attempt, stallLimit)
+		}
+		t.Errorf("%s: %s (%d attempts)", what, msg, attempt)
+		return
+	}
+}
+
+// measureDelay sends sparse probes through a link with delay d and returns
+// "" if they arrive within 1 ms of d plus their transmission time, or what
+// went wrong and whether the machine stalled the forwarder meanwhile.
+func measureDelay(t *testing.T, d time.Duration) (string, bool) {
+	rate := units.Bandwidth(100e6)
+	p, f := setup(t, nlink.Config{Rate: rate, Delay: d})
+	defer p.Close()
+	if _, err := f.AddPath(link.UDP, 7001, 0); err != nil {
+		t.Fatal(err)
+	}
+	var st stamped
+	done := make(chan struct{})
+	rc := receive(t, p.Rcv, 7001, f, &st, done)
+	// Sparse probes: the queue is always empty.
+	sc := sendCBR(t, p, f, 7001, 100, 10*time.Millisecond, 0, clock.Time(time.Second))
+	if err := f.Run(clock.Time(time.Second + d + 50*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	sc.Close()
+	<-done
+	want := d + rate.TxTime(100)
+	var worst, sum time.Duration
+	late := 0
+	for i := range st.got {
+		e := st.got[i].Sub(st.sent[i]) - want
+		sum += max(e, -e)
+		worst = max(worst, e, -e)
+		if e > time.Millisecond || e < -time.Millisecond {
+			late++
+		}
+	}
+	stalled := f.Lateness.Quantile(0.99) > stallLimit
+	if len(st.got) < 90 {
+		return fmt.Sprintf("only %d of 100 probes arrived", len(st.got)), stalled
+	}
+	mean := sum / time.Duration(len(st.got))
+	t.Logf("delay %v: %d probes, mean |error| %v, worst %v, %d beyond 1 ms; forwarder lateness p50 %v p99 %v max %v (realtime %v)", d, len(st.got), mean, worst, late,
+		f.Lateness.Quantile(0.5), f.Lateness.Quantile(0.99), f.Lateness.Max(), f.Realtime)
+	// Every probe within 1 ms is what an idle machine gives; up to 3
+	// probes may be caught by a short stall.
+	if mean > 500*time.Microsecond || late > 3 {
+		return fmt.Sprintf("mean error %v, %d of %d probes more than 1 ms off", mean, late, len(st.got)), stalled
+	}
+	return "", false
 }
 
 // TestTraceOpportunities checks mm-link's semantics: a saturated link
@@ -225,7 +272,17 @@ func TestTraceOpportunities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The property needs the queue never to empty, which a stalled sender
+	// (a stalled vCPU) breaks: measured as TestDelayPrecision is.
+	retryRealtime(t, "trace opportunities", func() (string, bool) { return measureOpportunities(t, tr) })
+}
+
+// measureOpportunities saturates a trace-driven link for a second and
+// returns "" if every opportunity carried exactly one packet, or what went
+// wrong and whether the machine stalled the forwarder meanwhile.
+func measureOpportunities(t *testing.T, tr *trace.Trace) (string, bool) {
 	p, f := setup(t, nlink.Config{Trace: tr, Delay: time.Millisecond})
+	defer p.Close()
 	if _, err := f.AddPath(link.UDP, 7002, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +320,14 @@ func TestTraceOpportunities(t *testing.T) {
 		c.Next()
 	}
 	t.Logf("sent %d packets; the trace offered %d opportunities from the first departure (%v) to the last (%v)", sent, opps, first, last)
+	stalled := f.Lateness.Quantile(0.99) > stallLimit
 	if sent != opps {
-		t.Errorf("sent %d packets at %d opportunities", sent, opps)
+		return fmt.Sprintf("sent %d packets at %d opportunities", sent, opps), stalled
 	}
 	if periods := (last - first).Duration() / tr.Period(); sent < int64(periods)*12 {
-		t.Errorf("%d packets over %d trace periods of 12 opportunities", sent, periods)
+		return fmt.Sprintf("%d packets over %d trace periods of 12 opportunities", sent, periods), stalled
 	}
+	return "", false
 }
 
 func stringsReader(s string) *stringsR { return &stringsR{s: s} }

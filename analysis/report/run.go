@@ -16,6 +16,7 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/atomicfile"
 )
 
 // SeriesSample is the time-series interval of a run written with
@@ -27,14 +28,7 @@ const SeriesSample = 100 * time.Millisecond
 // scenario as run, flows.csv (one row per flow and sample), link.csv and
 // background.csv.
 func WriteRunDir(dir string, s *scenario.Scenario, r *experiment.Result, n *network.Network) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(js, '\n'), 0o644); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "summary.json"), r); err != nil {
 		return err
 	}
 	if y, err := s.Marshal(); err == nil {
@@ -52,6 +46,20 @@ func WriteRunDir(dir string, s *scenario.Scenario, r *experiment.Result, n *netw
 		return err
 	}
 	return writeRunPlots(dir, r, n)
+}
+
+// WriteJSON writes v as indented JSON with a final newline to path,
+// atomically, creating path's directory: the shape of every JSON output
+// (summary.json, study.json, the papers' evaluations).
+func WriteJSON(path string, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, append(js, '\n'))
 }
 
 // WriteCSV writes a CSV file with header, the rows coming from rows.

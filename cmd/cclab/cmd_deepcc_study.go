@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/cclab/cclab/internal/progress"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/internal/progress"
 	"github.com/cclab/cclab/papers/deepcc"
 )
 
@@ -143,14 +142,7 @@ func (f *deepccStudyFlags) study(ctx context.Context, name string, cfg deepcc.St
 
 // writeStudy writes NAME.json, the figures and report.html into dir.
 func writeStudy(dir, name string, rep studyReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, name+".json"), rep); err != nil {
 		return err
 	}
 	return rep.WriteDir(dir)

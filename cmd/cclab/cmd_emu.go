@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -112,14 +111,7 @@ func printEmuResult(w io.Writer, r *emu.Result) {
 
 // writeEmuOutputs writes summary.json and the TCP_INFO samples.
 func writeEmuOutputs(dir string, r *emu.Result, d *emu.Details) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "summary.json"), r); err != nil {
 		return err
 	}
 	return report.WriteCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s"}, func(cw *csv.Writer) error {

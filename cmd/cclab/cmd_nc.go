@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/cclab/cclab/internal/progress"
@@ -63,14 +61,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func writeNCOutputs(dir string, r *tcpnc.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "study.json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "study.json"), r); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	var tcpPts, ncPts []plot.Point

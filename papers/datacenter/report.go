@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,14 +222,7 @@ func (r *EvalReport) Figures() []FigureSpec {
 // Write saves the report as dir/dc_eval.json, the figures (PNG and SVG)
 // and dir/report.html.
 func (r *EvalReport) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "dc_eval.json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "dc_eval.json"), r); err != nil {
 		return err
 	}
 	rep := report.New("Data-centre BBR parameter tuning: evaluation")

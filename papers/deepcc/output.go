@@ -1,9 +1,7 @@
 package deepcc
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,14 +13,7 @@ import (
 // and SVG: a Pantheon-style scatter per trace, the target completion
 // ratios and the tuner's trajectories) and report.html.
 func (r *Report) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "deepcc.json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "deepcc.json"), r); err != nil {
 		return err
 	}
 	rep := report.New("DeepCC evaluation")

@@ -2,10 +2,8 @@ package deepcc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -227,14 +225,7 @@ func (s *SeedsReport) WriteText(w io.Writer) {
 // tables) and each policy's own evaluation (figures and report.html)
 // under policyN/ in dir.
 func (s *SeedsReport) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "deepcc_seeds.json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "deepcc_seeds.json"), s); err != nil {
 		return err
 	}
 	for i, r := range s.PerPolicy {

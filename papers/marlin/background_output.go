@@ -1,29 +1,20 @@
 package marlin
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/cclab/cclab/analysis/plot"
-	"github.com/cclab/cclab/internal/atomicfile"
+	"github.com/cclab/cclab/analysis/report"
 )
 
 // Save writes background.json and the paper's Figure 2 (background.png,
 // background.svg) to dir, creating it.
 func (p *Pattern) Save(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, "background.json"), append(js, '\n')); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "background.json"), p); err != nil {
 		return err
 	}
 	return p.saveFigure(filepath.Join(dir, "background"))

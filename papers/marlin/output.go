@@ -1,10 +1,8 @@
 package marlin
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/cclab/cclab/analysis/plot"
@@ -14,11 +12,7 @@ import (
 // WriteDir writes the evaluation into dir: marlin.json, the paper's
 // figures 3 and 4 (PNG and SVG) and report.html.
 func (r *Report) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, _ := json.MarshalIndent(r, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "marlin.json"), append(js, '\n'), 0o644); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "marlin.json"), r); err != nil {
 		return err
 	}
 	figs, err := figures(r)

@@ -1,38 +1,24 @@
 package tcpnc
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/cclab/cclab/analysis/plot"
-	"github.com/cclab/cclab/internal/atomicfile"
+	"github.com/cclab/cclab/analysis/report"
 )
 
 // The secondary studies' outputs live here rather than in the command so
 // that `cclab nc window|sharing|hops` only parse flags, and the tables and
 // figures of docs/tcpnc.md come from one place.
 
-// writeJSON writes v, indented, to dir/name atomically.
-func writeJSON(dir, name string, v any) error {
-	js, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(filepath.Join(dir, name), append(js, '\n'))
-}
-
-// saveStudy creates dir and writes name.json and the figure as name.png
-// and name.svg.
+// saveStudy writes name.json and the figure as name.png and name.svg to
+// dir, creating it.
 func saveStudy(dir, name string, v any, fig plot.TimeSeries) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := writeJSON(dir, name+".json", v); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, name+".json"), v); err != nil {
 		return err
 	}
 	_, err := plot.SaveAll(fig, filepath.Join(dir, name), "png", "svg")

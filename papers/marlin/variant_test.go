@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,16 +203,9 @@ func TestCompactEnv(t *testing.T) {
 	}
 }
 
+// bytesEqual compares bit for bit (NaNs included, -0 apart from 0).
 func bytesEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 }
 
 // TestCompactTrainingDeterministic trains the compact variant twice at a

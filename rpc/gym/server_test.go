@@ -124,16 +124,9 @@ func TestServiceMatchesInProcess(t *testing.T) {
 	}
 }
 
+// equal compares bit for bit (NaNs included, -0 apart from 0).
 func equal(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 }
 
 // TestSeedSequence checks Gymnasium's seeding: reset(seed) replays an

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -254,16 +255,9 @@ func TestPenaltyHook(t *testing.T) {
 	}
 }
 
+// equal32 compares bit for bit (NaNs included, -0 apart from 0).
 func equal32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 }
 
 // TestFirstEpochRatioIsOne: the log-probabilities and values recomputed in

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -404,7 +405,7 @@ func (l *lane) write() error {
 	if nk > laneMaxKeys {
 		return fmt.Errorf("infos: %d keys, more than a lane carries (%d); step over StepStream instead", nk, laneMaxKeys)
 	}
-	if !equalStrings(t.Keys, l.fileKeys) {
+	if !slices.Equal(t.Keys, l.fileKeys) {
 		k := m[lay.key : lay.key+laneKeysSize]
 		at := 0
 		for _, key := range t.Keys {
@@ -433,18 +434,6 @@ func (l *lane) write() error {
 		copy(pres, t.Present)
 	}
 	return nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // answer writes the answer's sequence number and status.

@@ -110,17 +110,7 @@ func TestLaneMatchesStream(t *testing.T) {
 	c := serveUnix(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, tc := range []struct {
-		id    string
-		opts  map[string]string
-		steps int
-	}{
-		{"cclab/Marlin-v0", nil, 12},
-		{"cclab/Scenario-v0", dumbbell, 10}, // 3-step episodes
-		{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
-		{"cclab/MarlinCompact-v0", nil, 12},
-		{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
-	} {
+	for _, tc := range pathCases {
 		const n = 3
 		h, mk := twins(ctx, t, c, tc.id, tc.opts)
 		st, err := c.StepStream(ctx)

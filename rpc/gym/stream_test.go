@@ -78,6 +78,22 @@ func twins(ctx context.Context, t *testing.T, c gympb.GymClient, id string, opts
 	return h, mk
 }
 
+// pathCases are the environments the step paths (unary Step, StepStream,
+// the shared-memory lane) are compared on: both MARLIN variants in training
+// and evaluation mode, and a scenario with 3-step episodes, so that ends
+// and autoresets are crossed.
+var pathCases = []struct {
+	id    string
+	opts  map[string]string
+	steps int
+}{
+	{"cclab/Marlin-v0", nil, 12},
+	{"cclab/Scenario-v0", dumbbell, 10},
+	{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
+	{"cclab/MarlinCompact-v0", nil, 12},
+	{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
+}
+
 // TestStepStreamMatchesStep steps two vectors made and reset alike, one
 // with unary Step and one over StepStream, and checks that every step's
 // observations, rewards, flags and infos agree bit for bit, across episode
@@ -86,17 +102,7 @@ func TestStepStreamMatchesStep(t *testing.T) {
 	c := serveUnix(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, tc := range []struct {
-		id    string
-		opts  map[string]string
-		steps int
-	}{
-		{"cclab/Marlin-v0", nil, 12},
-		{"cclab/Scenario-v0", dumbbell, 10}, // 3-step episodes: ends and autoresets
-		{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
-		{"cclab/MarlinCompact-v0", nil, 12},
-		{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
-	} {
+	for _, tc := range pathCases {
 		const n = 3
 		h, mk := twins(ctx, t, c, tc.id, tc.opts)
 		st, err := c.StepStream(ctx)

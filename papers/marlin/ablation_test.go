@@ -41,7 +41,7 @@ func (s *scripted) Step(a []float32) ([]float32, float64, bool, bool, env.Info) 
 // truncates after 6 inner steps.
 func TestActionRepeatScripted(t *testing.T) {
 	s := &scripted{term: 5}
-	w, err := NewActionRepeat(s, 3)
+	w, err := env.NewActionRepeat(s, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestActionRepeatScripted(t *testing.T) {
 	if want := []float32{0.5, 0.5, 0.5, -0.25, -0.25}; !bytesEqual(s.actions, want) {
 		t.Errorf("inner actions %v, want %v", s.actions, want)
 	}
-	tl := env.NewTimeLimit(&ActionRepeat{Env: &scripted{}, K: 3}, 2)
+	tl := env.NewTimeLimit(&env.ActionRepeat{Env: &scripted{}, K: 3}, 2)
 	tl.Reset(1)
 	var trunc bool
 	for range 2 {
@@ -66,7 +66,7 @@ func TestActionRepeatScripted(t *testing.T) {
 	if !trunc || obs[0] != 6 {
 		t.Errorf("time limit 2 over repeat 3: truncated %v at inner step %v, want true at 6", trunc, obs[0])
 	}
-	if _, err := NewActionRepeat(s, 0); err == nil {
+	if _, err := env.NewActionRepeat(s, 0); err == nil {
 		t.Error("repeat 0 accepted")
 	}
 }
@@ -263,7 +263,7 @@ func TestEvaluateHoldsRepeatedActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := env.NewStack(core, CompactHistory, true)
-	rep, _ := NewActionRepeat(st, 2)
+	rep, _ := env.NewActionRepeat(st, 2)
 	obs, _ := rep.Reset(seed)
 	p := pol.Clone()
 	for range 600 {

@@ -500,7 +500,7 @@ func newTrainingEnv(cfg EnvConfig, skip int) (env.Env, error) {
 	}
 	var e env.Env = st
 	if skip > 1 {
-		if e, err = NewActionRepeat(st, skip); err != nil {
+		if e, err = env.NewActionRepeat(st, skip); err != nil {
 			return nil, err
 		}
 	}

@@ -50,14 +50,12 @@ RECIPES: dict[str, dict[str, Any]] = {
         "net_arch": [64, 64],
         "batch_size": 256,
         "gradient_steps": 8,
-        "train_flags": ["--variant", "compact", "--batch", "256", "--gradient-steps", "8"],
     },
     "paper": {
         "env_id": "cclab/Marlin-v0",
         "net_arch": [400, 300],
         "batch_size": 512,
         "gradient_steps": 1,
-        "train_flags": ["--variant", "paper", "--batch", "512", "--gradient-steps", "1"],
     },
 }
 # Shared by both recipes and both learners (cclab's defaults, SB3's too
@@ -190,7 +188,8 @@ def run_cclab(variant: str, seed: int, steps: int, runs: int, out: str, threads:
     binary = cclab.find_binary()
     r = RECIPES[variant]
     pol = os.path.join(out, f"cclab-{variant}-seed{seed}.policy")
-    cmd = [binary, "marlin", "train", *r["train_flags"], "--steps", str(steps), "--envs", str(ENVS)]
+    cmd = [binary, "marlin", "train", "--variant", variant, "--batch", str(r["batch_size"])]
+    cmd += ["--gradient-steps", str(r["gradient_steps"]), "--steps", str(steps), "--envs", str(ENVS)]
     cmd += ["--seed", str(seed), "--out", pol, "--force"]
     envvars = dict(os.environ, GOMAXPROCS=str(threads))
     load0 = os.getloadavg()

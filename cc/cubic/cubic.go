@@ -44,6 +44,8 @@ var Spec = cc.Spec{
 		{Name: "hystart_detect", Default: 3, Min: 1, Max: 3, Integer: true, Doc: "HyStart detectors: 1 = ACK train, 2 = delay increase, 3 = both"},
 		{Name: "hystart_low_window", Default: 16, Min: 2, Max: 1 << 20, Integer: true, Unit: "segments", Doc: "HyStart is inactive below this window (Linux: 16)"},
 		{Name: "hystart_ack_delta", Default: 0.002, Min: 0, Max: 0.1, Unit: "s", Doc: "maximum ACK spacing within an ACK train (Linux: 2 ms)"},
+		{Name: "linux", Default: 0, Min: 0, Max: 1, Integer: true, Doc: "1 = Linux tcp_cubic.c's arithmetic (whole segments, ca->cnt, W_est by beta_scale; linux.go); 0 = RFC 9438's fractional window"},
+		{Name: "hz", Default: 250, Min: 100, Max: 1000, Integer: true, Unit: "1/s", Doc: "with linux = 1: the kernel's CONFIG_HZ, the tick of CUBIC's clock (250 on Debian)"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return New(c.MSS, c.Params), nil },
 }
@@ -67,6 +69,8 @@ type Cubic struct {
 	renoFriendly    bool
 	hystartOn       bool
 	hs              hystart
+	linux           bool
+	lx              linuxCubic // with linux: Linux's state, used instead of the RFC's below
 
 	// RFC 9438 §4.1.2 variables, windows in segments.
 	wMax       float64 // 0 until the first congestion event, and after a timeout
@@ -106,6 +110,8 @@ func New(mss units.Bytes, params map[string]float64) *Cubic {
 		},
 	}
 	cu.alpha = AlphaCubic(beta)
+	cu.linux = params["linux"] != 0
+	cu.lx = newLinuxCubic(beta, cu.c, int64(params["hz"]))
 	return cu
 }
 
@@ -126,6 +132,13 @@ func (cu *Cubic) OnPacketSent(now clock.Time, bytes, inFlight units.Bytes, _ boo
 			cu.epochStart = min(cu.epochStart.Add(idle), now)
 		}
 	}
+	if l := &cu.lx; inFlight <= bytes && l.inEpoch && cu.sent {
+		// cubictcp_cwnd_event(CA_EVENT_TX_START), in jiffies.
+		now := l.jiffies(now)
+		if delta := now - l.jiffies(cu.lastSend); delta > 0 {
+			l.epochStart = min(l.epochStart+delta, now)
+		}
+	}
 	cu.lastSend = now
 	cu.sent = true
 }
@@ -143,6 +156,10 @@ func (cu *Cubic) OnAck(now clock.Time, a *cc.Ack) {
 	// Linux keeps calling cong_avoid in TCP_CA_Loss, so slow start runs
 	// then, from the one-segment window.
 	if cu.inRecovery || !a.CwndLimited {
+		return
+	}
+	if cu.linux {
+		cu.onAckLinux(now, a.AckedBytes)
 		return
 	}
 	acked := a.AckedBytes
@@ -259,7 +276,12 @@ func (cu *Cubic) OnCongestionEvent(now clock.Time, ev *cc.LossEvent) {
 	cwnd := cu.segments(cu.reno.CongestionWindow())
 	cu.wMax = WMaxAfterLoss(cwnd, cu.wMax, cu.beta, cu.fastConvergence)
 	cu.cwndPrior = cwnd
-	cu.reno.OnCongestionEvent(now, ev) // ssthresh = cwnd = max(beta*cwnd, 2*MSS)
+	if cu.linux {
+		cu.reno.OnCongestionEvent(now, ev)
+		cu.reduceLinux(uint32(cwnd))
+	} else {
+		cu.reno.OnCongestionEvent(now, ev) // ssthresh = cwnd = max(beta*cwnd, 2*MSS)
+	}
 	cu.ssthreshSet = true
 	cu.inEpoch = false // Linux: ca->epoch_start = 0
 	cu.inRecovery = true
@@ -286,7 +308,12 @@ func (cu *Cubic) OnRetransmissionTimeout(now clock.Time) {
 		cu.reno.SetSsthresh(ss)
 	case cwnd > cu.mss:
 		cu.cwndPrior = cu.segments(cwnd)
+		if cu.linux {
+			// tcp_enter_loss: snd_ssthresh = ca->ssthresh(sk).
+			cu.reno.SetSsthresh(units.Bytes(cu.lx.ssthresh(uint32(cwnd/cu.mss), cu.fastConvergence)) * cu.mss)
+		}
 	}
+	cu.lx.reset() // bictcp_reset on entering the loss state; snd_cwnd_cnt = 0
 	cu.ssthreshSet = true
 	cu.wMax = 0
 	cu.inEpoch = false
@@ -369,12 +396,14 @@ func (cu *Cubic) SetParam(name string, v float64) error {
 			}
 		case "beta":
 			cu.beta = v
+			cu.lx.setBeta(v)
 			_ = cu.reno.SetParam("beta", v) // same range as newreno's
 			if cu.alpha != 1 {
 				cu.alpha = AlphaCubic(v)
 			}
 		case "c":
 			cu.c = v
+			cu.lx.setC(v)
 			if cu.inEpoch {
 				// W_max only changes at congestion events, which end the
 				// stage, so it still belongs to this stage.
@@ -392,6 +421,10 @@ func (cu *Cubic) SetParam(name string, v float64) error {
 			cu.hs.lowWindow = units.Bytes(v) * cu.mss
 		case "hystart_ack_delta":
 			cu.hs.ackDelta = time.Duration(v * float64(time.Second))
+		case "linux":
+			cu.linux = v != 0
+		case "hz":
+			cu.lx.hz = int64(v)
 		}
 	})
 }

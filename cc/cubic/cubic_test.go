@@ -462,7 +462,7 @@ func TestSpecDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{"iw": 10, "beta": 0.7, "c": 0.4, "fast_convergence": 1, "reno_friendly": 1,
-		"hystart": 1, "hystart_detect": 3, "hystart_low_window": 16, "hystart_ack_delta": 0.002}
+		"hystart": 1, "hystart_detect": 3, "hystart_low_window": 16, "hystart_ack_delta": 0.002, "linux": 0, "hz": 250}
 	for k, v := range want {
 		if p[k] != v {
 			t.Errorf("default %s = %g, want %g", k, p[k], v)

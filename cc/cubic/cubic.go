@@ -333,7 +333,9 @@ func (cu *Cubic) PacingRate() units.Bandwidth { return 0 }
 func (cu *Cubic) Ssthresh() units.Bytes { return cu.reno.Ssthresh() }
 
 // Snapshot is CUBIC's internal state, for tests, probes and plots. Windows
-// are in segments.
+// are in segments. It describes the RFC 9438 arithmetic; with the "linux"
+// parameter set, only WMax, CwndPrior, HystartFound and DelayMin follow the
+// connection.
 type Snapshot struct {
 	// WMax is the plateau of the current curve's predecessor (RFC 9438
 	// W_max); 0 before the first congestion event and after a timeout.

@@ -76,6 +76,9 @@ type Network struct {
 	// prefetching: the lines and the bottleneck prefetch per-flow state
 	// (many flows).
 	prefetching bool
+	// scratch is where every sender builds its controller's per-ACK
+	// arguments: one copy, always cached, instead of two lines per flow.
+	scratch tcp.Scratch
 	// Capture, if set, observes every packet at the bottleneck.
 	Capture link.Observer
 }
@@ -480,6 +483,7 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	}
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT
+	f.Sender.ShareScratch(&n.scratch)
 	if !spec.Background {
 		f.Receiver.OnDone = func(now clock.Time) {
 			n.pending--
@@ -540,39 +544,34 @@ func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
 }
 
 // Prefetch implements link.Prefetcher: the flow's forward-path lines three
-// packets ahead, its receiver two ahead, the receiver's timer one ahead.
+// packets ahead, its receiver's hot lines two ahead, the receiver's timer
+// one ahead.
 func (d *forwardDispatch) Prefetch(p *packet.Packet, ahead int) {
 	f := d.Flows[p.Flow]
 	switch ahead {
 	case 3:
 		prefetch.Lines(unsafe.Pointer(f), 2)
 	case 2:
-		prefetch.Lines(unsafe.Pointer(f.Receiver), receiverLines)
+		prefetch.Lines(unsafe.Pointer(f.Receiver), tcp.ReceiverHotLines)
 	case 1:
 		f.Receiver.Prefetch()
 	}
 }
-
-// Lines of the per-flow structs, for prefetching.
-const (
-	receiverLines = int(unsafe.Sizeof(tcp.Receiver{})+63) / 64
-	senderLines   = int(unsafe.Sizeof(tcp.Sender{})+63) / 64
-)
 
 // reverseDispatch hands an ACK leaving a shared reverse delay line to its
 // flow's sender, or to its coding layer.
 type reverseDispatch Network
 
 // Prefetch implements link.Prefetcher: the flow's sender-side lines three
-// ACKs ahead, its sender two ahead, what the sender points to (controller,
-// scoreboard, timers) and the flow's RTT histogram one ahead.
+// ACKs ahead, its sender's hot lines two ahead, what the sender points to
+// (controller, scoreboard, timers) and the flow's RTT histogram one ahead.
 func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
 	f := d.Flows[p.Flow]
 	switch ahead {
 	case 3:
 		prefetch.Lines(unsafe.Pointer(f), 3)
 	case 2:
-		prefetch.Lines(unsafe.Pointer(f.Sender), senderLines)
+		prefetch.Lines(unsafe.Pointer(f.Sender), tcp.SenderHotLines)
 	case 1:
 		f.Sender.Prefetch()
 		f.RTT.Prefetch()

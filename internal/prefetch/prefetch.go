@@ -17,3 +17,14 @@ import "unsafe"
 func Data(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
+
+// Range starts loading every line of the size bytes at p, which must all
+// belong to one object (the lines of its first and last byte and those
+// between).
+func Range(p unsafe.Pointer, size uintptr) {
+	if size == 0 {
+		return
+	}
+	Lines(p, int((size-1)/64+1))
+	Line(unsafe.Add(p, size-1))
+}

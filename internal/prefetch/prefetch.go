@@ -18,13 +18,12 @@ func Data(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
-// Range starts loading every line of the size bytes at p, which must all
-// belong to one object (the lines of its first and last byte and those
-// between).
+// Range starts loading every line of the size bytes at p (which need not
+// start a line), in one call.
 func Range(p unsafe.Pointer, size uintptr) {
 	if size == 0 {
 		return
 	}
-	Lines(p, int((size-1)/64+1))
-	Line(unsafe.Add(p, size-1))
+	// Lines prefetches p, p+64, ...: one address in each line from p's on.
+	Lines(p, int((uintptr(p)&63+size+63)/64))
 }

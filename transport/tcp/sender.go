@@ -109,8 +109,6 @@ type Sender struct {
 	prrAllow     int64 // segments PRR lets the sender send now
 
 	// Cold: the handshake and the end.
-	clk        clock.Scheduler
-	synSentAt  clock.Time
 	synRetries int
 	// OnDone, if set, is called when a finite transfer is fully
 	// acknowledged.
@@ -154,7 +152,7 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 		panic("tcp: " + err.Error())
 	}
 	s := &Sender{
-		cfg: cfg, flow: flow, clk: clk, pool: pool, out: out, cc: alg,
+		cfg: cfg, flow: flow, pool: pool, out: out, cc: alg,
 		rtt:        NewRTTEstimator(cfg.InitialRTO, cfg.MinRTO, cfg.MaxRTO),
 		total:      int64(cfg.Bytes),
 		ring:       make([]segment, minRing), // grows and shrinks with the window
@@ -260,7 +258,6 @@ func (s *Sender) sendSyn(now clock.Time) {
 	p.Size = s.cfg.Header + s.cfg.SynOptions
 	p.SentAt = now
 	p.Retransmission = s.synRetries > 0
-	s.synSentAt = now
 	s.rtoT.Reset(now.Add(s.currentRTO()))
 	s.out.Receive(now, p)
 }

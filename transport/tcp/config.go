@@ -164,6 +164,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("header must not be negative, got %d", c.Header)
 	case c.Bytes < 0:
 		return fmt.Errorf("bytes must not be negative, got %d", c.Bytes)
+	case c.InitialRTO < 0:
+		return fmt.Errorf("initial_rto must not be negative, got %v", c.InitialRTO)
 	case c.MinRTO <= 0 || c.MaxRTO < c.MinRTO:
 		return fmt.Errorf("need 0 < min_rto <= max_rto, got %v and %v", c.MinRTO, c.MaxRTO)
 	case c.DupThresh < 1:

@@ -190,3 +190,16 @@ func TestSharedScratch(t *testing.T) {
 		t.Errorf("no congestion events: %+v", own)
 	}
 }
+
+// TestNegativeInitialRTORejected: the RTO back-off count is a byte because
+// an RTO of at least 1 ns reaches any MaxRTO in 63 doublings; a negative
+// initial RTO would never reach it, so it is refused.
+func TestNegativeInitialRTORejected(t *testing.T) {
+	c := Config{InitialRTO: -time.Second}.WithDefaults()
+	if err := c.Validate(); err == nil {
+		t.Fatal("a negative initial_rto passed validation")
+	}
+	if err := (Config{}).WithDefaults().Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+}

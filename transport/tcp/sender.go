@@ -41,7 +41,8 @@ type Sender struct {
 	pacerLate   bool // trySend runs from a pacer timer that may have fired late
 	tlpRetx     bool // the outstanding tail loss probe was a retransmission (tlp.go)
 	// backoff counts RTO doublings; it grows only while the RTO is below
-	// MaxRTO and the RTO is at least 1 ns (MinRTO > 0), so it stays below 64.
+	// MaxRTO, and the RTO before back-off is at least 1 ns (MinRTO > 0,
+	// InitialRTO > 0 after defaults; Config.Validate), so it stays below 64.
 	backoff   uint8
 	nPrevSACK uint8 // blocks in prevSACK, at most packet.MaxSACK
 	// F-RTO's per-ACK flags (frto.go): the ACKs after a timeout are

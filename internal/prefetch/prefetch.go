@@ -17,3 +17,13 @@ import "unsafe"
 func Data(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
+
+// Range starts loading every line of the size bytes at p (which need not
+// start a line), in one call.
+func Range(p unsafe.Pointer, size uintptr) {
+	if size == 0 {
+		return
+	}
+	// Lines prefetches p, p+64, ...: one address in each line from p's on.
+	Lines(p, int((uintptr(p)&63+size+63)/64))
+}

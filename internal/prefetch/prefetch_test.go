@@ -24,3 +24,15 @@ func TestPrefetchNeverFaultsOrWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestRangeNeverWrites(t *testing.T) {
+	buf := make([]byte, 200)
+	for _, c := range []struct{ off, size uintptr }{{0, 0}, {0, 1}, {10, 64}, {63, 2}, {1, 199}, {0, 200}} {
+		Range(unsafe.Pointer(&buf[c.off]), c.size)
+	}
+	for i := range buf {
+		if buf[i] != 0 {
+			t.Fatalf("byte %d changed", i)
+		}
+	}
+}

@@ -15,6 +15,7 @@ package tcp
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/units"
 )
@@ -28,18 +29,65 @@ type Config struct {
 	MSS units.Bytes
 	// Header is the TCP/IP header bytes per packet [52].
 	Header units.Bytes
-	// SynOptions is the bytes a SYN or SYN-ACK carries beyond Header [8:
-	// Linux's MSS, SACK-permitted and window-scale options; ns-3 sends no
-	// MSS option, 4].
-	SynOptions units.Bytes
-	// Bytes is the transfer size; 0 means a bulk flow that never ends.
-	Bytes units.Bytes
+	// RecvWindow caps the bytes in flight, as an advertised receive window
+	// would [0: unlimited].
+	RecvWindow units.Bytes
+	// PendingQueue, if positive, bounds the payload bytes the sender holds
+	// for the application, unacknowledged plus taken but not yet sent, as
+	// a socket send buffer does: new data goes out only while the bytes
+	// from the first unacknowledged one to the next new one stay within
+	// it, so it caps the sequence span in flight, SACKed holes included
+	// [0: unlimited]. It is the scenario's pending_queue (see
+	// docs/scenarios.md for how it relates to Mockets' pending packet
+	// queue).
+	PendingQueue units.Bytes
 	// InitialRTO is the RTO before the first RTT sample [1s, RFC 6298].
 	InitialRTO time.Duration
 	// MinRTO floors the RTO [200ms, Linux; RFC 6298 says 1s].
 	MinRTO time.Duration
 	// MaxRTO caps the backed-off RTO [60s].
 	MaxRTO time.Duration
+	// NoSACK turns selective acknowledgements off: the receiver sends
+	// cumulative ACKs only, and the sender recovers as NewReno does (RFC
+	// 6582): DupThresh duplicate ACKs retransmit the first unacknowledged
+	// segment, each partial ACK the next one, and every duplicate ACK
+	// counts as one segment that left the network (Linux's
+	// tcp_add_reno_sack), so PRR keeps sending during recovery.
+	NoSACK bool
+	// PacketTimers gives every unacknowledged segment its own
+	// retransmission timeout, as Mockets does (mockets.go), instead of one
+	// RFC 6298 timer with back-off, and turns off SACK-based and RACK loss
+	// detection. The controller is not told about timeouts.
+	PacketTimers bool
+	// NoTLP turns off Tail Loss Probes (tlp.go, RFC 8985 §7; on by
+	// default, as Linux's tcp_early_retrans=3).
+	NoTLP bool
+	// NoRACK turns off RACK's time-based loss detection of original
+	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
+	// tcp_recovery=1). Lost retransmissions are detected either way.
+	NoRACK bool
+	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
+	// MinRTO), and restarts the timer on cumulative ACKs only. The default
+	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts
+	// when the first unacknowledged segment is retransmitted (rto.go).
+	RFC6298RTO bool
+	// NoFRTO turns off F-RTO's detection of spurious timeouts and the
+	// undo of their window reduction (frto.go, RFC 5682; on by default, as
+	// Linux's tcp_frto=2).
+	NoFRTO bool
+	// NoHandshake starts sending data at once instead of after a SYN /
+	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
+	// ns-3, and gives the first RTT sample, without which a path whose RTT
+	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
+	NoHandshake bool
+	// HandshakeAck sends the handshake's final ACK, a header-only packet
+	// the receiver discards, before the first data segment, as TCP (and
+	// ns-3) does; it delays that segment by its transmission time. By
+	// default the first data segment completes the handshake.
+	HandshakeAck bool
+	// (The fields above are the ones a sender reads on every ACK, kept
+	// within its hot cache lines: configHotBytes.)
+
 	// DupThresh is the number of SACKed segments above a hole that mark it
 	// lost [3, RFC 6675].
 	DupThresh int
@@ -58,65 +106,25 @@ type Config struct {
 	// m_delAckMaxCount). It sets which segments are paired in every
 	// later delayed ACK, so it moves the RTT samples of ns-3's TcpVegas.
 	AckFirst bool
-	// HandshakeAck sends the handshake's final ACK, a header-only packet
-	// the receiver discards, before the first data segment, as TCP (and
-	// ns-3) does; it delays that segment by its transmission time. By
-	// default the first data segment completes the handshake.
-	HandshakeAck bool
-	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
-	// MinRTO), and restarts the timer on cumulative ACKs only. The default
-	// is Linux's: SRTT + max(4 RTTVAR, MinRTO), and the timer restarts
-	// when the first unacknowledged segment is retransmitted (rto.go).
-	RFC6298RTO bool
-	// NoTLP turns off Tail Loss Probes (tlp.go, RFC 8985 §7; on by
-	// default, as Linux's tcp_early_retrans=3).
-	NoTLP bool
-	// NoFRTO turns off F-RTO's detection of spurious timeouts and the
-	// undo of their window reduction (frto.go, RFC 5682; on by default, as
-	// Linux's tcp_frto=2).
-	NoFRTO bool
-	// NoRACK turns off RACK's time-based loss detection of original
-	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
-	// tcp_recovery=1). Lost retransmissions are detected either way.
-	NoRACK bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration
-	// RecvWindow caps the bytes in flight, as an advertised receive window
-	// would [0: unlimited].
-	RecvWindow units.Bytes
-	// PendingQueue, if positive, bounds the payload bytes the sender holds
-	// for the application, unacknowledged plus taken but not yet sent, as
-	// a socket send buffer does: new data goes out only while the bytes
-	// from the first unacknowledged one to the next new one stay within
-	// it, so it caps the sequence span in flight, SACKed holes included
-	// [0: unlimited]. It is the scenario's pending_queue (see
-	// docs/scenarios.md for how it relates to Mockets' pending packet
-	// queue).
-	PendingQueue units.Bytes
 	// AckInterval, if positive, makes the receiver acknowledge on a timer
 	// only: a selective acknowledgement every AckInterval while new data
 	// keeps arriving, never per segment. This is the Mockets style ("SACK
 	// transmission timeout"), used by the MARLIN partnering protocol.
 	AckInterval time.Duration
-	// NoSACK turns selective acknowledgements off: the receiver sends
-	// cumulative ACKs only, and the sender recovers as NewReno does (RFC
-	// 6582): DupThresh duplicate ACKs retransmit the first unacknowledged
-	// segment, each partial ACK the next one, and every duplicate ACK
-	// counts as one segment that left the network (Linux's
-	// tcp_add_reno_sack), so PRR keeps sending during recovery.
-	NoSACK bool
-	// PacketTimers gives every unacknowledged segment its own
-	// retransmission timeout, as Mockets does (mockets.go), instead of one
-	// RFC 6298 timer with back-off, and turns off SACK-based and RACK loss
-	// detection. The controller is not told about timeouts.
-	PacketTimers bool
-	// NoHandshake starts sending data at once instead of after a SYN /
-	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
-	// ns-3, and gives the first RTT sample, without which a path whose RTT
-	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
-	NoHandshake bool
+	// SynOptions is the bytes a SYN or SYN-ACK carries beyond Header [8:
+	// Linux's MSS, SACK-permitted and window-scale options; ns-3 sends no
+	// MSS option, 4].
+	SynOptions units.Bytes
+	// Bytes is the transfer size; 0 means a bulk flow that never ends.
+	Bytes units.Bytes
 }
+
+// configHotBytes is the size of Config's first fields, the ones a Sender
+// reads on every ACK (see Sender's layout).
+const configHotBytes = unsafe.Offsetof(Config{}.DupThresh)
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
@@ -156,6 +164,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("header must not be negative, got %d", c.Header)
 	case c.Bytes < 0:
 		return fmt.Errorf("bytes must not be negative, got %d", c.Bytes)
+	case c.InitialRTO < 0:
+		return fmt.Errorf("initial_rto must not be negative, got %v", c.InitialRTO)
 	case c.MinRTO <= 0 || c.MaxRTO < c.MinRTO:
 		return fmt.Errorf("need 0 < min_rto <= max_rto, got %v and %v", c.MinRTO, c.MaxRTO)
 	case c.DupThresh < 1:

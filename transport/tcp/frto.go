@@ -22,12 +22,12 @@ type undoer interface {
 	UndoTimeout(cwnd, ssthresh units.Bytes)
 }
 
+// frtoState is F-RTO's state beside the sender's per-ACK flags
+// (Sender.frtoActive, Sender.frtoOrigAcked).
 type frtoState struct {
-	active        bool // the ACKs after a timeout are being examined
 	undo          bool // priors were recorded: the timeout came in the open state
 	priorCwnd     units.Bytes
 	priorSsthresh units.Bytes
-	origAcked     bool // this ACK delivered a never-retransmitted segment (deliver)
 }
 
 // frtoOnRTO runs before a timeout changes any state. As Linux
@@ -40,37 +40,37 @@ func (s *Sender) frtoOnRTO() {
 	}
 	switch s.phase {
 	case open:
-		f.active, f.undo = true, true
+		s.frtoActive, f.undo = true, true
 		f.priorCwnd = s.cc.CongestionWindow()
 		f.priorSsthresh = 0
 		if s.prr != nil {
 			f.priorSsthresh = s.prr.Ssthresh()
 		}
 	case lossPhase:
-		f.active = true // keep the priors of the first timeout
+		s.frtoActive = true // keep the priors of the first timeout
 	default:
-		f.active, f.undo = false, false
+		s.frtoActive, f.undo = false, false
 	}
 }
 
 // frtoAck examines an ACK after a timeout.
 func (s *Sender) frtoAck() {
 	f := &s.frto
-	orig := f.origAcked
-	f.origAcked = false
-	if !f.active {
+	orig := s.frtoOrigAcked
+	s.frtoOrigAcked = false
+	if !s.frtoActive {
 		return
 	}
 	if s.phase != lossPhase {
-		f.active = false
+		s.frtoActive = false
 		return
 	}
 	if !orig {
 		// Only retransmissions acknowledged, or a duplicate ACK.
-		f.active = false
+		s.frtoActive = false
 		return
 	}
-	f.active = false
+	s.frtoActive = false
 	s.stats.SpuriousRTOs++
 	for k := s.unaSeg; k < s.nxtSeg(); k++ {
 		if g := s.seg(k); g.lost && !g.retrans {

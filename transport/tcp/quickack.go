@@ -31,19 +31,19 @@ type quickAck struct {
 // quickAcks is how many quick ACKs one entry grants: min(rcv_wnd /
 // (2 * rcv_mss), 16), at least 2 (tcp_incr_quickack); an unlimited window
 // gives the cap.
-func (r *Receiver) quickAcks() int {
+func quickAcks(cfg Config) int {
 	n := maxQuickAcks
-	if r.cfg.RecvWindow > 0 {
-		n = min(n, int(r.cfg.RecvWindow/(2*r.cfg.MSS)))
+	if cfg.RecvWindow > 0 {
+		n = min(n, int(cfg.RecvWindow/(2*cfg.MSS)))
 	}
 	return max(n, 2)
 }
 
 func (r *Receiver) enterQuickAck() {
-	if r.cfg.NoQuickAck {
+	if r.noQuickAck {
 		return
 	}
-	r.qa.quick = max(r.qa.quick, r.quickAcks())
+	r.qa.quick = max(r.qa.quick, r.quickAcks)
 }
 
 // quickAckOnData applies tcp_event_data_recv's rules to a data segment
@@ -56,10 +56,10 @@ func (r *Receiver) quickAckOnData(now clock.Time) {
 		// The receiver's RTO comes from its one RTT sample, SYN-ACK to
 		// first data (Linux tcp_synack_rtt_meas, then tcp_set_rto:
 		// srtt + max(4 * rttvar, 200ms) with rttvar = rtt/2).
-		q.rto = r.cfg.InitialRTO
+		q.rto = r.initialRTO
 		if q.synAt != clock.Never && now > q.synAt {
 			m := now.Sub(q.synAt)
-			q.rto = m + max(2*m, r.cfg.MinRTO)
+			q.rto = m + max(2*m, r.minRTO)
 		}
 		r.enterQuickAck()
 	case now.Sub(q.lastData) > q.rto:
@@ -68,10 +68,10 @@ func (r *Receiver) quickAckOnData(now clock.Time) {
 	q.lastData = now
 }
 
-// ackFirst reports whether Config.AckFirst asks for the segment just
+// ackFirstNow reports whether Config.AckFirst asks for the segment just
 // received to be acknowledged at once: no ACK of data has been sent yet
 // (ns-3's preset delayed-ACK count lasts until its first ACK).
-func (r *Receiver) ackFirst() bool { return r.cfg.AckFirst && !r.qa.firstAcked }
+func (r *Receiver) ackFirstNow() bool { return r.ackFirst && !r.qa.firstAcked }
 
 // inQuickAck reports whether the next segment is to be acknowledged at once.
 func (r *Receiver) inQuickAck() bool { return r.qa.quick > 0 }

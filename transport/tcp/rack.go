@@ -21,7 +21,7 @@ type rackEntry struct {
 
 func (l *rackList) push(k int64, at clock.Time) {
 	if l.n == len(l.buf) {
-		nb := make([]rackEntry, max(2*len(l.buf), 16))
+		nb := make([]rackEntry, max(2*len(l.buf), 4))
 		for i := range l.n {
 			nb[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
 		}

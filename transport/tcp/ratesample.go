@@ -17,7 +17,7 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 		s.rackXmit, s.rackXmitSeg = g.sentAt, k
 	}
 	if !g.everRetrans {
-		s.frto.origAcked = true
+		s.frtoOrigAcked = true
 	}
 	st := estimate.Stamp{Delivered: g.delivered, DeliveredTime: g.deliveredTime, FirstSentTime: g.firstSentTime, AppLimited: g.appLimited}
 	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &st, rs)

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"sort"
+	"time"
 	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
@@ -16,19 +17,21 @@ import (
 // full segment, or after DelAckTimeout; immediately when data arrives out of
 // order or fills a hole, RFC 5681 §4.2).
 type Receiver struct {
-	cfg  Config
-	flow int32
+	// Hot: read or written for every data segment, in about that order
+	// (see Sender: a many-flow simulation prefetches these lines).
 	pool *packet.Pool
-	out  packet.Receiver
+	flow int32
+	// Silent suppresses acknowledgements (the SYN-ACK excepted): a coding
+	// layer below acknowledges on the receiver's behalf.
+	Silent       bool
+	noDelayedAck bool  // Config.NoDelayedAck
+	ackFirst     bool  // Config.AckFirst
+	noSACK       bool  // Config.NoSACK
+	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
 
 	rcvNxt int64
 	// ooo holds the received blocks above rcvNxt, sorted and disjoint.
-	ooo []packet.Block
-	// recent holds the starts of the most recently received out-of-order
-	// segments, newest first, for RFC 2018's SACK block order.
-	recent  [packet.MaxSACK]int64
-	nRecent int
-
+	ooo         []packet.Block
 	pending     int // segments received and not yet acknowledged
 	delackT     clock.Timer
 	lastEcho    clock.Time
@@ -39,27 +42,50 @@ type Receiver struct {
 	DeliveredBytes units.Bytes
 	// Segments counts data segments received, duplicates included.
 	Segments int64
+	// OnDeliver, if set, is called when in-order data reaches the
+	// application.
+	OnDeliver func(now clock.Time, n units.Bytes)
+	out       packet.Receiver
+	// Config fields read per segment.
+	header        units.Bytes
+	bytes         units.Bytes
+	delAckTimeout time.Duration
+	ackInterval   time.Duration
+
+	// Out-of-order data and the end.
+	// recent holds the starts of the most recently received out-of-order
+	// segments, newest first, for RFC 2018's SACK block order.
+	recent [packet.MaxSACK]int64
 	// Duplicates counts segments that carried only already-received data.
 	Duplicates int64
 	// DoneAt is when the last byte of a finite transfer was delivered, or
 	// clock.Never.
 	DoneAt clock.Time
-
-	// Silent suppresses acknowledgements (the SYN-ACK excepted): a coding
-	// layer below acknowledges on the receiver's behalf.
-	Silent bool
-
-	// OnDeliver, if set, is called when in-order data reaches the
-	// application.
-	OnDeliver func(now clock.Time, n units.Bytes)
 	// OnDone, if set, is called when a finite transfer is complete.
 	OnDone func(now clock.Time)
+
+	// Cold: the handshake and quick-ACK entries.
+	synOptions units.Bytes
+	initialRTO time.Duration
+	minRTO     time.Duration
+	quickAcks  int // quick ACKs one entry grants (quickack.go)
+	noQuickAck bool
 }
+
+// ReceiverHotLines is the number of 64-byte lines from the start of a
+// Receiver that a data segment's processing reads, for prefetching.
+const ReceiverHotLines = int(unsafe.Offsetof(Receiver{}.recent)+63) / 64
 
 // NewReceiver returns the receiver for flow, acknowledging through out.
 func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver) *Receiver {
 	cfg = cfg.WithDefaults()
-	r := &Receiver{cfg: cfg, flow: flow, pool: pool, out: out, DoneAt: clock.Never}
+	r := &Receiver{
+		pool: pool, flow: flow, out: out, DoneAt: clock.Never,
+		noDelayedAck: cfg.NoDelayedAck, ackFirst: cfg.AckFirst, noSACK: cfg.NoSACK,
+		header: cfg.Header, bytes: cfg.Bytes, delAckTimeout: cfg.DelAckTimeout, ackInterval: cfg.AckInterval,
+		synOptions: cfg.SynOptions, initialRTO: cfg.InitialRTO, minRTO: cfg.MinRTO,
+		quickAcks: quickAcks(cfg), noQuickAck: cfg.NoQuickAck,
+	}
 	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
 		if r.pending > 0 {
@@ -95,7 +121,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		p.Kind = packet.SynAck
 		r.qa.synAt = now
 		p.EchoAt, p.SentAt = p.SentAt, now
-		p.Size = r.cfg.Header + r.cfg.SynOptions
+		p.Size = r.header + r.synOptions
 		r.out.Receive(now, p)
 		return
 	}
@@ -104,7 +130,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	r.lastArrival = now
 	r.pool.Put(p)
 	r.Segments++
-	if r.cfg.AckInterval > 0 {
+	if r.ackInterval > 0 {
 		r.receiveTimed(now, seq, end)
 		return
 	}
@@ -119,7 +145,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
 		r.advance(now, end)
-		if hadHoles || r.cfg.NoDelayedAck || r.inQuickAck() || r.ackFirst() {
+		if hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow() {
 			r.sendAck(now)
 			return
 		}
@@ -127,7 +153,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		if r.pending >= 2 {
 			r.sendAck(now)
 		} else if !r.delackT.Armed() {
-			r.delackT.Reset(now.Add(r.cfg.DelAckTimeout))
+			r.delackT.Reset(now.Add(r.delAckTimeout))
 		}
 	default:
 		if !r.insert(seq, end) {
@@ -155,7 +181,7 @@ func (r *Receiver) receiveTimed(now clock.Time, seq, end int64) {
 	}
 	r.pending++
 	if !r.delackT.Armed() {
-		r.delackT.Reset(now.Add(r.cfg.AckInterval))
+		r.delackT.Reset(now.Add(r.ackInterval))
 	}
 }
 
@@ -177,7 +203,7 @@ func (r *Receiver) advance(now clock.Time, end int64) {
 	if r.OnDeliver != nil {
 		r.OnDeliver(now, n)
 	}
-	if r.cfg.Bytes > 0 && r.rcvNxt >= int64(r.cfg.Bytes) && r.DoneAt == clock.Never {
+	if r.bytes > 0 && r.rcvNxt >= int64(r.bytes) && r.DoneAt == clock.Never {
 		r.DoneAt = now
 		if r.OnDone != nil {
 			r.OnDone(now)
@@ -213,10 +239,10 @@ func (r *Receiver) insert(seq, end int64) bool {
 }
 
 func (r *Receiver) noteRecent(seq int64) {
-	n := min(r.nRecent+1, len(r.recent))
+	n := min(int(r.nRecent)+1, len(r.recent))
 	copy(r.recent[1:n], r.recent[:n-1])
 	r.recent[0] = seq
-	r.nRecent = n
+	r.nRecent = uint8(n)
 }
 
 // block returns the out-of-order block holding seq, if any.
@@ -242,7 +268,7 @@ func (r *Receiver) sendAck(now clock.Time) {
 	p.AckNo = r.rcvNxt
 	p.EchoAt = r.lastEcho
 	p.SentAt = now
-	if r.cfg.AckInterval > 0 {
+	if r.ackInterval > 0 {
 		p.AckDelay = now.Sub(r.lastArrival)
 	}
 	// RFC 2018 §4: the first block holds the most recently received
@@ -257,18 +283,18 @@ func (r *Receiver) sendAck(now clock.Time) {
 		p.SACK[p.NSACK] = b
 		p.NSACK++
 	}
-	if r.cfg.NoSACK {
+	if r.noSACK {
 		r.nRecent = 0
 	}
-	for i := 0; i < r.nRecent && int(p.NSACK) < packet.MaxSACK; i++ {
+	for i := 0; i < int(r.nRecent) && int(p.NSACK) < packet.MaxSACK; i++ {
 		if b, ok := r.block(r.recent[i]); ok {
 			add(b)
 		}
 	}
-	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK && !r.cfg.NoSACK; i-- {
+	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK && !r.noSACK; i-- {
 		add(r.ooo[i])
 	}
-	p.Size = r.cfg.Header
+	p.Size = r.header
 	if p.NSACK > 0 {
 		p.Size += 2 + 8*units.Bytes(p.NSACK) + 2 // kind, length, blocks, padding to 4
 	}

@@ -151,8 +151,9 @@ func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newly
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++
 		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
-		s.lossEv = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
-		s.cc.OnCongestionEvent(now, &s.lossEv)
+		ev := &s.scr().lossEv
+		*ev = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
+		s.cc.OnCongestionEvent(now, ev)
 	}
 	if s.phase == recovery && s.prr != nil {
 		s.prrUpdate(acked)

@@ -9,7 +9,7 @@ import (
 // currentRTO is the RTO with exponential back-off (RFC 6298 §5.5), capped.
 func (s *Sender) currentRTO() time.Duration {
 	rto := s.baseRTO()
-	for i := 0; i < s.backoff && rto < s.cfg.MaxRTO; i++ {
+	for i := 0; i < int(s.backoff) && rto < s.cfg.MaxRTO; i++ {
 		rto *= 2
 	}
 	return min(rto, s.cfg.MaxRTO)

@@ -40,8 +40,14 @@ func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
 
 func (s *Sender) segStart(k int64) int64 { return k * int64(s.cfg.MSS) }
 
-func (s *Sender) grow() {
-	nr := make([]segment, 2*len(s.ring))
+// minRing is the scoreboard's smallest length: an initial window of ten
+// segments fits.
+const minRing = 16
+
+// resize moves the scoreboard to a ring of length size (a power of two,
+// at least s.n).
+func (s *Sender) resize(size int) {
+	nr := make([]segment, size)
 	for i := range s.n {
 		nr[i] = s.ring[(s.head+i)&(len(s.ring)-1)]
 	}
@@ -51,13 +57,15 @@ func (s *Sender) grow() {
 // addSegment appends the next new segment to the scoreboard.
 func (s *Sender) addSegment() *segment {
 	if s.n == len(s.ring) {
-		s.grow()
+		s.resize(2 * len(s.ring))
 	}
 	s.n++
+	s.ringPeak = max(s.ringPeak, s.n)
 	g := s.seg(s.nxtSeg() - 1)
-	*g = segment{len: units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))}
-	s.nxt += int64(g.len)
-	s.outBytes += g.len
+	n := units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
+	*g = segment{len: n}
+	s.nxt += int64(n)
+	s.outBytes += n
 	return g
 }
 
@@ -87,11 +95,32 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		s.head = (s.head + 1) & (len(s.ring) - 1)
 		s.n--
 		s.unaSeg++
+		if s.head == 0 {
+			s.ringWrapped()
+		}
 	}
 	s.una = s.segStart(s.unaSeg)
 	if s.n == 0 {
 		s.una = s.nxt // the last segment may be short
 	}
+}
+
+// ringWrapped runs each time the ring's first slot comes round again, after
+// a ring's length of segments has been acknowledged: if the window stayed
+// at an eighth of the ring or less all that time (a slow start's overshoot
+// long over, a timeout), the ring shrinks to between four and eight times
+// the window's peak, giving the memory back. A window must then grow
+// fourfold to grow the ring again, and a window that dips for less than a
+// ring's length of segments (BBR's PROBE_RTT) keeps its ring, so a sawtooth
+// (a halving per loss) never resizes it.
+func (s *Sender) ringWrapped() {
+	if size := len(s.ring); size > minRing && s.ringPeak <= size/8 {
+		for size > minRing && s.ringPeak <= size/8 {
+			size /= 2
+		}
+		s.resize(size)
+	}
+	s.ringPeak = s.n
 }
 
 // sackRange marks the segments of block b as SACKed, skipping the parts
@@ -103,7 +132,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		return
 	}
 	// Subtract the previous ACK's blocks (each at most once).
-	for i := 0; i < s.nPrevSACK; i++ {
+	for i := range int(s.nPrevSACK) {
 		pb := s.prevSACK[i]
 		if pb.Start <= start && pb.End >= end {
 			return

@@ -22,60 +22,82 @@ import (
 // retransmission timer.
 
 // Sender is the sending endpoint of one flow.
+//
+// Its fields are laid out for the simulator's many-flow runs, where a
+// flow's state has left the caches by the time its next ACK arrives: what
+// every ACK and send reads or writes in the open state comes first, in
+// about the order it is used, up to senderHotBytes (the network prefetches
+// those lines ahead of the ACK); loss-recovery state, configuration the
+// common path does not read and callbacks used once follow it.
 type Sender struct {
-	cfg  Config
-	flow int32
-	clk  clock.Scheduler
-	pool *packet.Pool
-	out  packet.Receiver
-	cc   cc.Algorithm
+	// Hot: read or written by (nearly) every ACK and send.
+	pool        *packet.Pool
+	flow        int32
+	started     bool
+	done        bool
+	established bool
+	phase       phase
+	cwndLimited bool
+	pacerLate   bool // trySend runs from a pacer timer that may have fired late
+	tlpRetx     bool // the outstanding tail loss probe was a retransmission (tlp.go)
+	// backoff counts RTO doublings; it grows only while the RTO is below
+	// MaxRTO, and the RTO before back-off is at least 1 ns (MinRTO > 0,
+	// InitialRTO > 0 after defaults; Config.Validate), so it stays below 64.
+	backoff   uint8
+	nPrevSACK uint8 // blocks in prevSACK, at most packet.MaxSACK
+	// F-RTO's per-ACK flags (frto.go): the ACKs after a timeout are
+	// being examined; this ACK delivered a never-retransmitted segment.
+	frtoActive, frtoOrigAcked bool
 
-	rtt     RTTEstimator
-	rtoT    clock.Timer
-	pacerT  clock.Timer
-	backoff int
-
-	started, done bool
-	established   bool
-	synSentAt     clock.Time
-	synRetries    int
-	una, nxt      int64
-	total         int64 // transfer end; math.MaxInt64 for bulk
-
+	una, nxt int64
+	total    int64 // transfer end; math.MaxInt64 for bulk
 	// Scoreboard (scoreboard.go).
-	ring       []segment
-	head, n    int
-	unaSeg     int64
 	outBytes   units.Bytes // bytes in [una, nxt)
 	sacked     units.Bytes
 	lost       units.Bytes
 	retransOut units.Bytes
-	highSacked int64 // highest SACKed segment number, -1 if none
+	// Without SACK (recovery.go): the bytes duplicate ACKs stand for.
+	renoSacked units.Bytes
+	ring       []segment
+	head, n    int
+	unaSeg     int64
 	lostFront  int64 // segments below have been classified by loss detection
 	retxHint   int64 // no retransmission is pending below this segment
-	prevSACK   [packet.MaxSACK]packet.Block
-	nPrevSACK  int
-	// Without SACK (recovery.go): duplicate ACKs in a row, and the bytes
-	// they stand for.
-	dupAcks    int
-	renoSacked units.Bytes
 
-	phase         phase
+	rackXmit    clock.Time // latest send time of a delivered, never-retransmitted segment
+	rackXmitSeg int64      // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
+	rate        estimate.Rate
+	rtt         RTTEstimator
+
+	// OnRTT, if set, receives every RTT sample.
+	OnRTT func(now clock.Time, rtt time.Duration)
+	cc    cc.Algorithm
+	// scratch holds the cc.Ack and cc.LossEvent handed to the controller:
+	// its own, or one shared by every sender of a simulation (ShareScratch),
+	// which stays cached whichever flow's ACK comes next.
+	scratch *Scratch
+	rtoT    clock.Timer
+	tlp     tlpState // tlp.go
+	// OnAck, if set, is called after each ACK is processed, for probes.
+	OnAck    func(now clock.Time, s *Sender)
+	out      packet.Receiver
+	ringPeak int // the most segments outstanding since the ring last wrapped
+	stats    Stats
+	// cfg ends the hot part: its first configHotBytes are read on every ACK.
+	cfg Config
+
+	// Warm: pacing, loss detection and recovery.
+	nextSend      clock.Time
+	highSacked    int64 // highest SACKed segment number, -1 if none
+	prevSACK      [packet.MaxSACK]packet.Block
+	dupAcks       int // without SACK: duplicate ACKs in a row
 	recoveryPoint int64
-
-	rate     estimate.Rate
-	rackXmit clock.Time // latest send time of a delivered, never-retransmitted segment
-	rack     rackList   // outstanding retransmissions in send order (rack.go)
+	rack          rackList // outstanding retransmissions in send order (rack.go)
 	// rackFront bounds the time-based detection's scan (racktime.go).
-	rackFront   int64
-	rackXmitSeg int64 // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
-	rackT       clock.Timer
-	tlp         tlpState  // tlp.go
-	frto        frtoState // frto.go
-
-	nextSend    clock.Time
-	pacerLate   bool // trySend runs from a pacer timer that may have fired late
-	cwndLimited bool
+	rackFront int64
+	rackT     clock.Timer
+	pacerT    clock.Timer
+	frto      frtoState // frto.go
 
 	// Proportional rate reduction (RFC 6937) during fast recovery, for
 	// controllers that expose a slow-start threshold (the loss-based ones;
@@ -87,18 +109,41 @@ type Sender struct {
 	prrRecoverFS int64 // segments in flight when recovery began
 	prrAllow     int64 // segments PRR lets the sender send now
 
-	ack    cc.Ack       // reused per ACK: no allocation
-	lossEv cc.LossEvent // reused per congestion event
-	stats  Stats
-
-	// OnRTT, if set, receives every RTT sample.
-	OnRTT func(now clock.Time, rtt time.Duration)
+	// Cold: the handshake and the end.
+	synRetries int
 	// OnDone, if set, is called when a finite transfer is fully
 	// acknowledged.
 	OnDone func(now clock.Time)
-	// OnAck, if set, is called after each ACK is processed, for probes.
-	OnAck func(now clock.Time, s *Sender)
 }
+
+// Scratch is the space in which a sender builds what it hands its
+// controller per ACK (the controller may not keep it past the call). The
+// senders of one simulation run on one goroutine and may share one.
+type Scratch struct {
+	ack    cc.Ack
+	lossEv cc.LossEvent
+}
+
+// scr returns the sender's scratch space, allocating its own on first use
+// (a sender that shares one never allocates it).
+func (s *Sender) scr() *Scratch {
+	if s.scratch == nil {
+		s.scratch = new(Scratch)
+	}
+	return s.scratch
+}
+
+// ShareScratch makes the sender build its controller's arguments in sc,
+// which other senders driven by the same goroutine may share.
+func (s *Sender) ShareScratch(sc *Scratch) { s.scratch = sc }
+
+// senderHotBytes is the part of a Sender that an ACK in the open state
+// reads: up to the end of the hot part of its configuration.
+const senderHotBytes = unsafe.Offsetof(Sender{}.cfg) + configHotBytes
+
+// SenderHotLines is the number of 64-byte lines from the start of a Sender
+// that an ACK's processing in the open state reads, for prefetching.
+const SenderHotLines = int(senderHotBytes+63) / 64
 
 // NewSender returns a sender for flow that sends through out. cfg must be
 // valid (see Config.Validate).
@@ -108,10 +153,10 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 		panic("tcp: " + err.Error())
 	}
 	s := &Sender{
-		cfg: cfg, flow: flow, clk: clk, pool: pool, out: out, cc: alg,
+		cfg: cfg, flow: flow, pool: pool, out: out, cc: alg,
 		rtt:        NewRTTEstimator(cfg.InitialRTO, cfg.MinRTO, cfg.MaxRTO),
 		total:      int64(cfg.Bytes),
-		ring:       make([]segment, 16), // grows with the window; small flows stay small
+		ring:       make([]segment, minRing), // grows and shrinks with the window
 		highSacked: -1,
 	}
 	if s.total == 0 {
@@ -130,16 +175,16 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 // Prefetch starts loading what the next ACK's processing reads through the
 // sender's pointers: the controller, the scoreboard's first and next
 // segments, the retransmission and loss-probe timers, the RTT callback's
-// closure and the RACK list's next free slot. A simulation calls it
-// shortly before handing the sender an ACK (and after loading the sender
-// itself) so that these loads overlap other work; it changes nothing.
+// closure and, with retransmissions outstanding, the RACK list's next free
+// slot. A simulation calls it shortly before handing the sender an ACK
+// (and after loading the sender's first SenderHotLines lines) so that these
+// loads overlap other work; it reads only those lines and changes nothing.
 func (s *Sender) Prefetch() {
 	prefetch.Lines(prefetch.Data(s.cc), 2)
-	if len(s.ring) > 0 {
-		mask := len(s.ring) - 1
-		prefetch.Line(unsafe.Pointer(&s.ring[s.head]))
-		prefetch.Line(unsafe.Pointer(&s.ring[(s.head+s.n)&mask]))
-	}
+	// A delayed ACK acknowledges two segments and lets about two new
+	// ones go; a 48-byte segment straddles two lines every other slot.
+	s.prefetchSegs(s.head, 2)
+	s.prefetchSegs((s.head+s.n)&(len(s.ring)-1), 2)
 	prefetch.Line(prefetch.Data(s.rtoT))
 	if s.tlp.timer != nil {
 		prefetch.Line(prefetch.Data(s.tlp.timer))
@@ -147,9 +192,21 @@ func (s *Sender) Prefetch() {
 	if s.OnRTT != nil {
 		prefetch.Line(prefetch.Data(s.OnRTT)) // the closure: its code pointer
 	}
-	if l := &s.rack; len(l.buf) > 0 {
+	if l := &s.rack; s.retransOut > 0 && len(l.buf) > 0 {
 		prefetch.Line(unsafe.Pointer(&l.buf[(l.head+l.n)&(len(l.buf)-1)]))
 	}
+}
+
+// prefetchSegs starts loading the k scoreboard slots from ring index i on
+// (k at most the ring's length).
+func (s *Sender) prefetchSegs(i, k int) {
+	const size = unsafe.Sizeof(segment{})
+	if first := min(k, len(s.ring)-i); first < k {
+		prefetch.Range(unsafe.Pointer(&s.ring[i]), uintptr(first)*size)
+		prefetch.Range(unsafe.Pointer(&s.ring[0]), uintptr(k-first)*size)
+		return
+	}
+	prefetch.Range(unsafe.Pointer(&s.ring[i]), uintptr(k)*size)
 }
 
 // CC returns the congestion controller.
@@ -202,7 +259,6 @@ func (s *Sender) sendSyn(now clock.Time) {
 	p.Size = s.cfg.Header + s.cfg.SynOptions
 	p.SentAt = now
 	p.Retransmission = s.synRetries > 0
-	s.synSentAt = now
 	s.rtoT.Reset(now.Add(s.currentRTO()))
 	s.out.Receive(now, p)
 }
@@ -393,7 +449,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	for _, b := range blocks {
 		s.sackRange(now, b, &rs, &acked)
 	}
-	s.nPrevSACK = copy(s.prevSACK[:], blocks)
+	s.nPrevSACK = uint8(copy(s.prevSACK[:], blocks))
 	s.frtoAck()
 
 	if s.cfg.PacketTimers {
@@ -444,7 +500,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 // ackController tells the controller about an ACK that delivered acked
 // bytes.
 func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int64, priorInFlight units.Bytes, rs *estimate.Sample) {
-	a := &s.ack
+	a := &s.scr().ack
 	*a = cc.Ack{
 		AckedBytes:    acked,
 		LostBytes:     units.Bytes(newlyLost) * s.cfg.MSS,

@@ -19,7 +19,6 @@ import (
 type tlpState struct {
 	timer clock.Timer
 	high  int64 // SND.NXT when the probe was sent; 0 when no probe is out
-	retx  bool  // the probe was a retransmission
 }
 
 // tcpTimeoutMin is Linux's TCP_TIMEOUT_MIN (2 jiffies at HZ=1000), the
@@ -69,7 +68,7 @@ func (s *Sender) onPTO(now clock.Time) {
 		// New data, whatever the window (Linux tcp_write_xmit with
 		// push_one=2).
 		s.send(now, s.nxtSeg(), false)
-		t.retx = false
+		s.tlpRetx = false
 	} else {
 		k := s.nxtSeg() - 1
 		for k >= s.unaSeg && s.seg(k).sacked {
@@ -79,7 +78,7 @@ func (s *Sender) onPTO(now clock.Time) {
 			return
 		}
 		s.send(now, k, true)
-		t.retx = true
+		s.tlpRetx = true
 	}
 	t.high = s.nxt
 	t.timer.Stop()
@@ -105,13 +104,14 @@ func (s *Sender) tlpAck(now clock.Time, ackNo int64, advanced bool, newInfo bool
 		return
 	}
 	switch {
-	case !t.retx:
+	case !s.tlpRetx:
 		t.high = 0
 	case ackNo > t.high || (advanced && s.n == 0):
 		t.high = 0
 		s.stats.TLPRecoveries++
-		s.lossEv = cc.LossEvent{PriorInFlight: s.InFlight(), LostBytes: s.cfg.MSS}
-		s.cc.OnCongestionEvent(now, &s.lossEv)
+		ev := &s.scr().lossEv
+		*ev = cc.LossEvent{PriorInFlight: s.InFlight(), LostBytes: s.cfg.MSS}
+		s.cc.OnCongestionEvent(now, ev)
 		s.cc.OnRecoveryEnd(now)
 	case !advanced && !newInfo:
 		t.high = 0

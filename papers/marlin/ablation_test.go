@@ -78,11 +78,11 @@ func TestActionRepeatScripted(t *testing.T) {
 // EpisodeSteps/2 agent steps (20 s).
 func TestFrameSkipOnCompactEnv(t *testing.T) {
 	cfg := EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Variant: VariantCompact, Action: ActionBDP}
-	plain, err := newTrainingEnv(cfg, 1)
+	plain, err := NewFrameSkipTrainingEnv(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	skip, err := newTrainingEnv(cfg, 2)
+	skip, err := NewFrameSkipTrainingEnv(cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -483,13 +483,17 @@ func (e *Env) Flow() *network.Flow { return e.flow }
 // NewTrainingEnv wraps an environment the way the paper trains: 10 stacked
 // states (CompactHistory for the compact variant) and 200-step episodes
 // truncated (not terminated).
-func NewTrainingEnv(cfg EnvConfig) (env.Env, error) { return newTrainingEnv(cfg, 1) }
+func NewTrainingEnv(cfg EnvConfig) (env.Env, error) { return NewFrameSkipTrainingEnv(cfg, 1) }
 
-// newTrainingEnv is NewTrainingEnv with each action repeated for skip
-// steps (ActionRepeat, outside the stack so the observation still holds
-// the last History 100-ms steps) and episodes of EpisodeSteps/skip
-// actions, 20 s as without repetition.
-func newTrainingEnv(cfg EnvConfig, skip int) (env.Env, error) {
+// NewFrameSkipTrainingEnv is NewTrainingEnv with each action repeated for
+// skip steps (ActionRepeat, outside the stack so the observation still
+// holds the last History 100-ms steps) and episodes of EpisodeSteps/skip
+// actions, 20 s as without repetition: the environment of TrainConfig's
+// FrameSkip. skip must divide EpisodeSteps.
+func NewFrameSkipTrainingEnv(cfg EnvConfig, skip int) (env.Env, error) {
+	if skip < 1 || EpisodeSteps%skip != 0 {
+		return nil, fmt.Errorf("marlin: frame skip %d must be a positive divisor of the episode's %d steps", skip, EpisodeSteps)
+	}
 	core, err := NewEnv(cfg)
 	if err != nil {
 		return nil, err

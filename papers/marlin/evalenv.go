@@ -1,12 +1,14 @@
 package marlin
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/policy"
 )
 
 // EvalEnv is the environment `cclab marlin eval` runs a learned policy in
@@ -24,14 +26,29 @@ type EvalEnv struct {
 // NewEvalEnv returns the evaluation environment of one loss level; Reset
 // with seed i+1 runs Evaluate's run i (seed offset 0).
 func NewEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration) (*EvalEnv, error) {
-	return NewVariantEvalEnv(base, loss, bytes, maxTime, VariantPaper, ActionLinear)
+	return NewVariantEvalEnv(base, loss, bytes, maxTime, VariantPaper, ActionLinear, 1)
+}
+
+// NewPolicyEvalEnv is the evaluation environment Evaluate runs policy p
+// in: p's formulation (PolicyVariant), action parametrisation
+// (PolicyAction) and frame skip (PolicyFrameSkip).
+func NewPolicyEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, p *policy.Policy) (*EvalEnv, error) {
+	return NewVariantEvalEnv(base, loss, bytes, maxTime, PolicyVariant(p), PolicyAction(p), PolicyFrameSkip(p))
 }
 
 // NewVariantEvalEnv is NewEvalEnv for a policy of another formulation
-// (PolicyVariant) or action parametrisation (PolicyAction), set up as
-// Evaluate sets up that policy's transfers; an empty action is the
-// variant's default (ActionBDP for VariantCompact, else ActionLinear).
-func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, variant, action string) (*EvalEnv, error) {
+// (PolicyVariant), action parametrisation (PolicyAction) or frame skip
+// (PolicyFrameSkip; 0 or 1: none), set up as Evaluate sets up that
+// policy's transfers; an empty action is the variant's default (ActionBDP
+// for VariantCompact, else ActionLinear). With a frame skip each Step
+// holds the action for frameSkip steps of 100 ms and returns their summed
+// reward, as in training; the time limit still counts 100-ms steps, so a
+// transfer is cut at maxTime exactly where Evaluate cuts it, even when
+// the last action is held for fewer steps.
+func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, variant, action string, frameSkip int) (*EvalEnv, error) {
+	if frameSkip < 0 {
+		return nil, fmt.Errorf("marlin: frame skip %d must be at least 1", frameSkip)
+	}
 	if action == "" {
 		action = ActionLinear
 		if variant == VariantCompact {
@@ -46,7 +63,15 @@ func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes,
 	if err != nil {
 		return nil, err
 	}
-	return &EvalEnv{Env: env.NewTimeLimit(st, int(maxTime/StepInterval)), core: core, maxTime: maxTime}, nil
+	// The limit inside the repeat: Evaluate counts 100-ms steps, and a
+	// repeat cut short by the limit ends the episode there.
+	var e env.Env = env.NewTimeLimit(st, int(maxTime/StepInterval))
+	if frameSkip > 1 {
+		if e, err = env.NewActionRepeat(e, frameSkip); err != nil {
+			return nil, err
+		}
+	}
+	return &EvalEnv{Env: e, core: core, maxTime: maxTime}, nil
 }
 
 // Outcome measures the current episode's transfer (transfer time,

@@ -193,7 +193,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	}
 	envs := make([]env.Env, cfg.Envs)
 	for i := range envs {
-		e, err := newTrainingEnv(cfg.EnvConfigFor(), cfg.FrameSkip)
+		e, err := NewFrameSkipTrainingEnv(cfg.EnvConfigFor(), cfg.FrameSkip)
 		if err != nil {
 			return nil, err
 		}

@@ -59,10 +59,11 @@ var Specs = []Spec{
 		Make:    makeMarlin(marlin.VariantPaper),
 	},
 	{
-		ID:      "cclab/MarlinCompact-v0",
-		Doc:     "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
-		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"}),
-		Make:    makeMarlin(marlin.VariantCompact),
+		ID:  "cclab/MarlinCompact-v0",
+		Doc: "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
+		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"},
+			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"}),
+		Make: makeMarlin(marlin.VariantCompact),
 	},
 	{
 		ID:  "cclab/DeepCC-v0",
@@ -143,10 +144,14 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 			Variant:   variant,
 			Action:    marlin.ActionLinear,
 		}
+		skip := 1
 		if variant == marlin.VariantCompact {
 			tc.Action = o.String("action", marlin.ActionBDP)
 			if tc.Action != marlin.ActionBDP && tc.Action != marlin.ActionLog2 {
 				o.fail("action", "%q: want %s or %s", tc.Action, marlin.ActionBDP, marlin.ActionLog2)
+			}
+			if skip = o.Int("frame_skip", 1, 1, marlin.EpisodeSteps); marlin.EpisodeSteps%skip != 0 {
+				o.fail("frame_skip", "%d does not divide the episode's %d steps", skip, marlin.EpisodeSteps)
 			}
 		}
 		_, evalMode := o.m["eval_loss"]
@@ -158,13 +163,14 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 		}
 		if evalMode {
 			envs, err := makeN(n, func() (env.Env, error) {
-				e, err := marlin.NewVariantEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime, variant, tc.Action)
+				e, err := marlin.NewVariantEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime, variant, tc.Action, skip)
 				return &marlinEval{EvalEnv: e}, err
 			})
-			return envs, int(maxTime / marlin.StepInterval), err
+			// The last action may be held for fewer steps (the limit).
+			return envs, (int(maxTime/marlin.StepInterval) + skip - 1) / skip, err
 		}
-		envs, err := makeN(n, func() (env.Env, error) { return marlin.NewTrainingEnv(tc.EnvConfigFor()) })
-		return envs, marlin.EpisodeSteps, err
+		envs, err := makeN(n, func() (env.Env, error) { return marlin.NewFrameSkipTrainingEnv(tc.EnvConfigFor(), skip) })
+		return envs, marlin.EpisodeSteps / skip, err
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func actionAt(i, k int) float32 { return float32(math.Sin(float64(3*k+i))) * 0.8
 // (the paper's formulation and the compact one) stepped through the
 // service follows, bit for bit, the trajectories of the same environments
 // built as `cclab marlin train` builds them, reset with the same seeds and
-// stepped in-process.
+// stepped in-process; with frame_skip, as `--frame-skip` trains.
 func TestServiceMatchesInProcess(t *testing.T) {
 	const n, steps = 3, 40 // 4 s: past the first deliveries over SATCOM, which vary the rewards
 	base, err := scenarios.Load("satcom-uhf")
@@ -68,12 +69,21 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		id      string
 		variant string
 		obsDim  int
+		skip    int
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4},
 	} {
 		s := NewServer(Config{})
-		mk := mustMake(t, s, tc.id, n, nil)
+		var opts map[string]string
+		if tc.skip > 1 {
+			opts = map[string]string{"frame_skip": strconv.Itoa(tc.skip)}
+		}
+		mk := mustMake(t, s, tc.id, n, opts)
+		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
+			t.Errorf("%s frame skip %d: max_episode_steps %d, want %d", tc.id, tc.skip, mk.MaxEpisodeSteps, want)
+		}
 		rr, err := s.Reset(context.Background(), &gympb.ResetRequest{Handle: mk.Handle, Seeds: []int64{11, 12, 13}})
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +100,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 			t.Fatalf("%s: observation of %d values, want %d", tc.id, dim, tc.obsDim)
 		}
 		for i := range local {
-			if local[i], err = marlin.NewTrainingEnv(cfg.EnvConfigFor()); err != nil {
+			if local[i], err = marlin.NewFrameSkipTrainingEnv(cfg.EnvConfigFor(), tc.skip); err != nil {
 				t.Fatal(err)
 			}
 			obs, _ := local[i].Reset(uint64(11 + i))
@@ -99,7 +109,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 			}
 		}
 		var rewards []float64
-		for k := range steps {
+		for k := range steps / tc.skip { // 4 s of simulated time whatever the skip
 			act := make([]float32, n)
 			for i := range act {
 				act[i] = actionAt(i, k)
@@ -285,6 +295,13 @@ func TestBadRequests(t *testing.T) {
 	check("compact action", err, codes.InvalidArgument, `options["action"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"action": "bdp"}})
 	check("paper action", err, codes.InvalidArgument, `options["action"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "3"}})
+	check("frame skip not a divisor", err, codes.InvalidArgument, `options["frame_skip"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "0"}})
+	check("frame skip 0", err, codes.InvalidArgument, `options["frame_skip"]`)
+	// The paper's agent is served live one 100-ms step at a time.
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "2"}})
+	check("paper frame skip", err, codes.InvalidArgument, `options["frame_skip"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Scenario-v0", NumEnvs: 1, Options: map[string]string{"scenario": "dumbbell", "features": "colour"}})
 	check("bad feature", err, codes.InvalidArgument, "feature")
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Scenario-v0", NumEnvs: 1, Options: map[string]string{"scenario_yaml": "flows: [1"}})

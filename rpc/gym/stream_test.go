@@ -80,7 +80,7 @@ func twins(ctx context.Context, t *testing.T, c gympb.GymClient, id string, opts
 
 // pathCases are the environments the step paths (unary Step, StepStream,
 // the shared-memory lane) are compared on: both MARLIN variants in training
-// and evaluation mode, and a scenario with 3-step episodes, so that ends
+// and evaluation mode (the compact one with frame skip too), and a scenario with 3-step episodes, so that ends
 // and autoresets are crossed.
 var pathCases = []struct {
 	id    string
@@ -92,6 +92,8 @@ var pathCases = []struct {
 	{"cclab/Marlin-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
 	{"cclab/MarlinCompact-v0", nil, 12},
 	{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2s"}, 24},
+	// 23 steps of 100 ms in actions of 4: the limit cuts the sixth short.
+	{"cclab/MarlinCompact-v0", map[string]string{"eval_loss": "0.05", "eval_bytes": "20000", "max_time": "2.3s", "frame_skip": "4"}, 14},
 }
 
 // TestStepStreamMatchesStep steps two vectors made and reset alike, one

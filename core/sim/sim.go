@@ -33,12 +33,13 @@ type HandlerFunc func(now clock.Time, arg any)
 func (f HandlerFunc) Handle(now clock.Time, arg any) { f(now, arg) }
 
 // entry is a heap element. It holds no pointers, so moving entries costs no
-// GC write barriers; the event's timer or handler lives in timers[id] or
-// calls[id].
+// GC write barriers; the event's timer lives in timers[id], a one-shot
+// call's handler in calls[call] (its id is 0, a timer id no timer has).
 type entry struct {
-	at  clock.Time
-	seq uint64
-	id  int32
+	at   clock.Time
+	seq  uint64
+	id   int32
+	call int32 // in the padding an entry would have anyway
 }
 
 func (e *entry) less(o *entry) bool {
@@ -68,17 +69,20 @@ type Scheduler struct {
 	now  clock.Time
 	seq  uint64
 	heap []entry
-	// An event's id indexes three parallel arrays: its heap position (-1
-	// when not scheduled), its timer (nil for a one-shot call) and its
-	// call. They are separate so that moving heap entries and re-arming
-	// timers, the engine's hottest work, touch only the dense pos array,
-	// which stays in cache whatever the number of flows.
-	pos     []int32
-	timers  []*Timer
-	calls   []call
-	free    []int32 // one-shot ids available for reuse
-	events  uint64
-	stopped bool
+	// A timer's id indexes two parallel arrays: its heap position (-1
+	// when not in the heap) and the timer. They are separate so that
+	// moving heap entries and re-arming timers, the engine's hottest work,
+	// touch only the dense pos array, which stays in cache whatever the
+	// number of flows. Id 0 is shared by every one-shot call (timers[0]
+	// is nil, and nothing reads pos[0]): a call's handler is in calls,
+	// which therefore holds only the calls pending at once (a few, or one
+	// per flow while flows wait to start), not a slot per timer.
+	pos       []int32
+	timers    []*Timer
+	calls     []call
+	freeCalls []int32 // calls slots available for reuse
+	events    uint64
+	stopped   bool
 
 	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
 	// lists linked through the timers: moving a bucket into the heap then
@@ -122,7 +126,7 @@ var _ clock.Scheduler = (*Scheduler)(nil)
 
 // New returns an empty scheduler at time 0.
 func New() *Scheduler {
-	return &Scheduler{heap: make([]entry, 0, 256)}
+	return &Scheduler{heap: make([]entry, 0, 256), pos: []int32{-1}, timers: []*Timer{nil}}
 }
 
 // Now returns the current simulated time.
@@ -141,23 +145,21 @@ func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, s.now))
 	}
-	var id int32
-	if n := len(s.free); n > 0 {
-		id = s.free[n-1]
-		s.free = s.free[:n-1]
+	var c int32
+	if n := len(s.freeCalls); n > 0 {
+		c = s.freeCalls[n-1]
+		s.freeCalls = s.freeCalls[:n-1]
 	} else {
-		id = int32(len(s.pos))
-		s.pos = append(s.pos, -1)
-		s.timers = append(s.timers, nil)
+		c = int32(len(s.calls))
 		s.calls = append(s.calls, call{})
 	}
-	s.calls[id] = call{h: h, arg: arg}
+	s.calls[c] = call{h: h, arg: arg}
 	s.seq++
-	s.push(t, s.seq, id)
+	s.push(t, s.seq, 0, c)
 }
 
-func (s *Scheduler) push(t clock.Time, seq uint64, id int32) {
-	s.heap = append(s.heap, entry{at: t, seq: seq, id: id})
+func (s *Scheduler) push(t clock.Time, seq uint64, id, c int32) {
+	s.heap = append(s.heap, entry{at: t, seq: seq, id: id, call: c})
 	i := len(s.heap) - 1
 	s.pos[id] = int32(i)
 	// Most pushes are later than their parent: no sift.
@@ -189,7 +191,7 @@ func (s *Scheduler) file(t *Timer) {
 	}
 	if t.at < s.horizon || t.at-s.horizon >= wheelSpan {
 		t.inHeap = true
-		s.push(t.at, t.seq, t.id)
+		s.push(t.at, t.seq, t.id, 0)
 		return
 	}
 	b := &s.wheel[int(t.at>>wheelShift)&(wheelSize-1)]
@@ -360,10 +362,10 @@ func (s *Scheduler) Step() bool {
 		return true
 	}
 	s.removeAt(0)
-	c := &s.calls[e.id]
+	c := &s.calls[e.call]
 	h, arg := c.h, c.arg
 	*c = call{}
-	s.free = append(s.free, e.id)
+	s.freeCalls = append(s.freeCalls, e.call)
 	h.Handle(e.at, arg)
 	return true
 }
@@ -418,7 +420,6 @@ func (s *Scheduler) Timer(f func(now clock.Time)) *Timer {
 	t := &Timer{s: s, f: f, id: int32(len(s.pos)), at: clock.Never}
 	s.pos = append(s.pos, -1)
 	s.timers = append(s.timers, t)
-	s.calls = append(s.calls, call{})
 	return t
 }
 

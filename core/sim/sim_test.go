@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 )
@@ -370,5 +371,13 @@ func TestCallSlotsFollowPendingCalls(t *testing.T) {
 	}
 	if len(s.pos) != len(c.timers)+1 || len(s.timers) != len(s.pos) {
 		t.Errorf("per-id arrays %d and %d long for %d timers, want %d", len(s.pos), len(s.timers), len(c.timers), len(c.timers)+1)
+	}
+}
+
+// TestTimerSize keeps a Timer in the 48-byte size class: a many-flow run
+// holds five per flow.
+func TestTimerSize(t *testing.T) {
+	if n := unsafe.Sizeof(Timer{}); n > 48 {
+		t.Errorf("Timer is %d bytes, want at most 48", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 )
@@ -325,5 +326,58 @@ func BenchmarkSelfRearm(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Step()
+	}
+}
+
+// chain is a one-shot handler that schedules the next link of its chain and
+// creates a timer (as a flow's set-up does between its start events).
+type chain struct {
+	s      *Scheduler
+	got    []int
+	timers []*Timer
+}
+
+func (c *chain) Handle(now clock.Time, arg any) {
+	i := *arg.(*int)
+	c.got = append(c.got, i)
+	c.timers = append(c.timers, c.s.Timer(func(clock.Time) {}))
+	if i+4 < 400 {
+		next := i + 4
+		c.s.At(now+1, c, &next)
+	}
+}
+
+// TestCallSlotsFollowPendingCalls checks that one-shot calls take slots only
+// while pending, whatever the number of timers created in between, and that
+// a reused slot delivers its own handler's argument.
+func TestCallSlotsFollowPendingCalls(t *testing.T) {
+	s := New()
+	c := &chain{s: s}
+	for i := range 4 {
+		s.At(0, c, &i)
+	}
+	s.Run()
+	if len(c.got) != 400 {
+		t.Fatalf("ran %d calls, want 400", len(c.got))
+	}
+	for k, i := range c.got {
+		// Four chains, one link each per nanosecond, in scheduling order.
+		if want := k; i != want {
+			t.Fatalf("call %d got argument %d, want %d", k, i, want)
+		}
+	}
+	if len(s.calls) > 4 {
+		t.Errorf("%d call slots for at most 4 pending calls (and %d timers)", len(s.calls), len(c.timers))
+	}
+	if len(s.pos) != len(c.timers)+1 || len(s.timers) != len(s.pos) {
+		t.Errorf("per-id arrays %d and %d long for %d timers, want %d", len(s.pos), len(s.timers), len(c.timers), len(c.timers)+1)
+	}
+}
+
+// TestTimerSize keeps a Timer in the 48-byte size class: a many-flow run
+// holds five per flow.
+func TestTimerSize(t *testing.T) {
+	if n := unsafe.Sizeof(Timer{}); n > 48 {
+		t.Errorf("Timer is %d bytes, want at most 48", n)
 	}
 }

@@ -31,11 +31,7 @@ import (
 // snd_cwnd_cnt, in Linux's units: segments, jiffies, and the curve's time
 // in 1/1024 s.
 type linuxCubic struct {
-	hz           int64  // kernel CONFIG_HZ
-	betaInt      uint32 // beta scaled by 1024 (717)
-	betaScale    uint32 // 8*(1024+beta)/3/(1024-beta), integer as Linux computes it
-	cubeRTTScale uint64 // bic_scale*10
-	cubeFactor   uint64 // 2^40 / cube_rtt_scale
+	linuxParams
 
 	cnt         uint32 // increase cwnd by one segment per cnt acknowledged
 	lastMaxCwnd uint32
@@ -51,8 +47,18 @@ type linuxCubic struct {
 	ackedRem    units.Bytes
 }
 
+// linuxParams are the module's settings and the constants it derives from
+// them at load time; a reset keeps them.
+type linuxParams struct {
+	hz           int64  // kernel CONFIG_HZ
+	betaInt      uint32 // beta scaled by 1024 (717)
+	betaScale    uint32 // 8*(1024+beta)/3/(1024-beta), integer as Linux computes it
+	cubeRTTScale uint64 // bic_scale*10
+	cubeFactor   uint64 // 2^40 / cube_rtt_scale
+}
+
 func newLinuxCubic(beta, c float64, hz int64) linuxCubic {
-	l := linuxCubic{hz: hz}
+	l := linuxCubic{linuxParams: linuxParams{hz: hz}}
 	l.setBeta(beta)
 	l.setC(c)
 	return l
@@ -102,10 +108,7 @@ func (l *linuxCubic) ssthresh(cwnd uint32, fastConvergence bool) uint32 {
 }
 
 // reset is bictcp_reset, run when the connection enters the loss state.
-func (l *linuxCubic) reset() {
-	hz, betaInt, betaScale, rttScale, factor := l.hz, l.betaInt, l.betaScale, l.cubeRTTScale, l.cubeFactor
-	*l = linuxCubic{hz: hz, betaInt: betaInt, betaScale: betaScale, cubeRTTScale: rttScale, cubeFactor: factor}
-}
+func (l *linuxCubic) reset() { *l = linuxCubic{linuxParams: l.linuxParams} }
 
 // update is bictcp_update: it sets cnt for the window cwnd after acked more
 // segments.

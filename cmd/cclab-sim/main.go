@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -116,11 +115,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// The network (tens of MB with thousands of flows) is garbage now:
-	// collect it before the output is built, so that the output reuses
-	// its memory instead of adding to the peak. The collection marks only
-	// the result, so it costs about a millisecond.
-	runtime.GC()
+	experiment.CollectFinishedNetwork()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

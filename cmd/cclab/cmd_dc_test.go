@@ -9,7 +9,7 @@ import (
 )
 
 func TestDCUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"dc", "train", "extra"},
 		{"dc", "train", "--algo", "sac"},
 		{"dc", "train", "--agents", "0"},
@@ -25,18 +25,10 @@ func TestDCUsageErrors(t *testing.T) {
 		{"dc", "eval", "--policy", "none", "--static-best", "fast"},
 		{"dc", "eval", "--policy", "none", "--conditions", "train,mars"},
 		{"dc", "eval", "--compare", "nofile"},
-	} {
-		if code, _, errs := runCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
+	})
 	// Bad files are errors naming the problem, not panics.
+	expectJunkPolicy(t, "dc", "eval")
 	dir := t.TempDir()
-	junk := filepath.Join(dir, "junk.policy")
-	os.WriteFile(junk, []byte("not a policy"), 0o644)
-	if code, _, errs := runCmd(t, "dc", "eval", "--policy", junk); code != 1 || !strings.Contains(errs, "--policy") {
-		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
-	}
 	if code, _, errs := runCmd(t, "dc", "train", "--scenario", filepath.Join(dir, "missing.yaml")); code != 1 || !strings.Contains(errs, "missing.yaml") {
 		t.Errorf("missing scenario: exit %d, stderr %q", code, errs)
 	}
@@ -109,16 +101,12 @@ func TestDCTrainEval(t *testing.T) {
 // bad combinations are usage errors.
 func TestDCEvalSeeds(t *testing.T) {
 	shipped := "papers/datacenter/policy/ppo.policy"
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"dc", "eval", "--policy", shipped, "--seed-policy", shipped},
 		{"dc", "eval", "--seed-policy", shipped, "--seed-policy", shipped, "--static-best", "0.1,3", "--runs", "1"},
 		{"dc", "eval", "--seed-policy", "a", "--validation-runs", "-1"},
 		{"dc", "eval", "--seed-policy", "a", "--seed-policy", "b", "--seed", "10", "--runs", "5", "--validation-seed", "14"},
-	} {
-		if code, _, errs := runCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
+	})
 	if _, _, errs := runCmd(t, "dc", "eval", "--seed-policy", "a", "--seed-policy", "b", "--seed", "10", "--runs", "5", "--validation-seed", "14"); !strings.Contains(errs, "seed 14") {
 		t.Errorf("overlapping validation seeds: stderr %q does not name the shared seed", errs)
 	}

@@ -27,7 +27,7 @@ func TestDeepCCStudy(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"deepcc", "study", c.name, "--json", "--out", dir}, c.args...)
-			code, out, errs := deepccCmd(t, args...)
+			code, out, errs := runCmd(t, args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -41,21 +41,17 @@ func TestDeepCCStudy(t *testing.T) {
 				}
 			}
 			// The text form prints a table.
-			code, out, errs = deepccCmd(t, append([]string{"deepcc", "study", c.name}, c.args...)...)
+			code, out, errs = runCmd(t, append([]string{"deepcc", "study", c.name}, c.args...)...)
 			if code != 0 || !strings.Contains(out, "DeepCC") {
 				t.Errorf("text output (exit %d): %s%s", code, out, errs)
 			}
 		})
 	}
-	for _, bad := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"deepcc", "study"},
 		{"deepcc", "study", "nope"},
 		{"deepcc", "study", "loss", "--losses", "x"},
 		{"deepcc", "study", "coexist", "--competitors", "0"},
 		{"deepcc", "study", "loss", "--runs", "-1"},
-	} {
-		if code, _, _ := deepccCmd(t, bad...); code != 2 {
-			t.Errorf("%q: exit %d, want 2 (usage)", bad, code)
-		}
-	}
+	})
 }

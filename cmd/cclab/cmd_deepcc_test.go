@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,20 +8,13 @@ import (
 	"testing"
 )
 
-func deepccCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 // TestDeepCCTrainEval trains a tiny policy for a few hundred steps, then
 // evaluates it briefly with JSON and file outputs.
 func TestDeepCCTrainEval(t *testing.T) {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "p.policy")
 	traces := filepath.Join("..", "..", "traces")
-	code, out, errs := deepccCmd(t, "deepcc", "train", "--steps", "400", "--envs", "2", "--hidden", "16,16", "--batch", "16",
+	code, out, errs := runCmd(t, "deepcc", "train", "--steps", "400", "--envs", "2", "--hidden", "16,16", "--batch", "16",
 		"--traces", traces, "--train-traces", "ATT-LTE-driving-2016.down.gz", "--out", pol)
 	if code != 0 {
 		t.Fatalf("train exit %d: %s%s", code, out, errs)
@@ -35,7 +26,7 @@ func TestDeepCCTrainEval(t *testing.T) {
 		t.Errorf("no learning-curve CSV: %v", err)
 	}
 	outDir := filepath.Join(dir, "eval")
-	code, out, errs = deepccCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
+	code, out, errs = runCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
 		"--runs", "1", "--duration", "3s", "--classic", "cubic", "--json", "--out", outDir)
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, errs)
@@ -67,7 +58,7 @@ func TestDeepCCTrainEval(t *testing.T) {
 		}
 	}
 	// The text table.
-	code, out, errs = deepccCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
+	code, out, errs = runCmd(t, "deepcc", "eval", "--policy", pol, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
 		"--runs", "1", "--duration", "2s", "--classic", "vegas", "--no-targets")
 	if code != 0 || !strings.Contains(out, "deepcc-g1") || !strings.Contains(out, "vegas") || strings.Contains(out, "Target completion") {
 		t.Errorf("eval --no-targets exit %d, output:\n%s%s", code, out, errs)
@@ -75,7 +66,7 @@ func TestDeepCCTrainEval(t *testing.T) {
 }
 
 func TestDeepCCUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"deepcc", "train", "--steps", "0"},
 		{"deepcc", "train", "--hidden", "16,x"},
 		{"deepcc", "train", "--train-traces", ""},
@@ -85,17 +76,13 @@ func TestDeepCCUsageErrors(t *testing.T) {
 		{"deepcc", "eval", "--tuner-start", "0,0,0"},
 		{"deepcc", "eval", "--tuner-margin", "1.5"},
 		{"deepcc", "eval", "--eval-traces", " , "},
-	} {
-		if code, _, errs := deepccCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
-	if code, _, errs := deepccCmd(t, "deepcc", "eval", "--policy", filepath.Join(t.TempDir(), "missing.policy")); code != 1 || !strings.Contains(errs, "missing.policy") {
+	})
+	if code, _, errs := runCmd(t, "deepcc", "eval", "--policy", filepath.Join(t.TempDir(), "missing.policy")); code != 1 || !strings.Contains(errs, "missing.policy") {
 		t.Errorf("missing policy: exit %d, stderr %q; want 1 naming the file", code, errs)
 	}
 	// Traces missing from --traces are looked up among the built-in ones by
 	// name; a name that is neither is an error naming it.
-	if code, _, errs := deepccCmd(t, "deepcc", "train", "--traces", t.TempDir(), "--train-traces", "Nowhere-LTE.down", "--steps", "10", "--out", filepath.Join(t.TempDir(), "x.policy")); code != 1 || !strings.Contains(errs, "Nowhere-LTE.down") {
+	if code, _, errs := runCmd(t, "deepcc", "train", "--traces", t.TempDir(), "--train-traces", "Nowhere-LTE.down", "--steps", "10", "--out", filepath.Join(t.TempDir(), "x.policy")); code != 1 || !strings.Contains(errs, "Nowhere-LTE.down") {
 		t.Errorf("missing trace: exit %d, stderr %q; want 1 naming the trace", code, errs)
 	}
 }
@@ -106,20 +93,16 @@ func TestDeepCCUsageErrors(t *testing.T) {
 func TestDeepCCEvalSeeds(t *testing.T) {
 	shipped := "papers/deepcc/policy/deepcc.policy"
 	traces := filepath.Join("..", "..", "traces")
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"deepcc", "eval", "--policy", shipped + "," + shipped},
 		{"deepcc", "eval", "--policy", shipped, "--validation-runs", "-1"},
 		{"deepcc", "eval", "--policy", ","},
-	} {
-		if code, _, errs := deepccCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
+	})
 	dir := t.TempDir()
 	var pols []string
 	for _, s := range []string{"1", "2"} {
 		p := filepath.Join(dir, "p"+s+".policy")
-		code, out, errs := deepccCmd(t, "deepcc", "train", "--steps", "200", "--envs", "2", "--hidden", "8,8", "--batch", "16", "--seed", s,
+		code, out, errs := runCmd(t, "deepcc", "train", "--steps", "200", "--envs", "2", "--hidden", "8,8", "--batch", "16", "--seed", s,
 			"--traces", traces, "--train-traces", "TMobile-LTE-driving.down.gz", "--out", p)
 		if code != 0 {
 			t.Fatalf("train seed %s exit %d: %s%s", s, code, out, errs)
@@ -129,11 +112,11 @@ func TestDeepCCEvalSeeds(t *testing.T) {
 	both := pols[0] + "," + pols[1]
 	eval := []string{"deepcc", "eval", "--policy", both, "--traces", traces, "--eval-traces", "ATT-LTE-driving-2016.down.gz",
 		"--runs", "1", "--duration", "2s", "--classic", "cubic"}
-	code, _, errs := deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz,ATT-LTE-driving-2016.down.gz")...)
+	code, _, errs := runCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz,ATT-LTE-driving-2016.down.gz")...)
 	if code != 2 || !strings.Contains(errs, "ATT-LTE-driving-2016.down") {
 		t.Errorf("validation on an evaluation trace: exit %d, stderr %q; want 2 naming the trace", code, errs)
 	}
-	code, out, errs := deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--json", "--out", filepath.Join(dir, "eval"))...)
+	code, out, errs := runCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--json", "--out", filepath.Join(dir, "eval"))...)
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, errs)
 	}
@@ -173,7 +156,7 @@ func TestDeepCCEvalSeeds(t *testing.T) {
 		}
 	}
 	// The text tables carry the interval and the choice.
-	code, out, errs = deepccCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--no-targets")...)
+	code, out, errs = runCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--no-targets")...)
 	if code != 0 || !strings.Contains(out, "over 2 independently trained policies") || !strings.Contains(out, "shipped-policy rule") {
 		t.Errorf("text eval exit %d:\n%s%s", code, out, errs)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMarlinUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"marlin", "train", "extra"},
 		{"marlin", "train", "--steps", "0"},
 		{"marlin", "train", "--loss", "1"},
@@ -23,17 +23,8 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},
-	} {
-		if code, _, errs := runCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
-	dir := t.TempDir()
-	junk := filepath.Join(dir, "junk.policy")
-	os.WriteFile(junk, []byte("not a policy"), 0o644)
-	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", junk); code != 1 || !strings.Contains(errs, "--policy") {
-		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
-	}
+	})
+	expectJunkPolicy(t, "marlin", "eval")
 }
 
 // TestMarlinTrainResumeEval trains a few hundred steps, continues the run

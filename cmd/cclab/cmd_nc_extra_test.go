@@ -10,7 +10,7 @@ import (
 
 func TestNCWindowAndSharing(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := deepccCmd(t, "nc", "window", "--seeds", "1", "--duration", "10s", "--json", "--out", dir)
+	code, out, errs := runCmd(t, "nc", "window", "--seeds", "1", "--duration", "10s", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("nc window: exit %d: %s", code, errs)
 	}
@@ -18,7 +18,7 @@ func TestNCWindowAndSharing(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) == 0 {
 		t.Fatalf("nc window --json: %v\n%s", err, out)
 	}
-	code, out, errs = deepccCmd(t, "nc", "sharing", "--duration", "10s", "--json", "--out", dir)
+	code, out, errs = runCmd(t, "nc", "sharing", "--duration", "10s", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("nc sharing: exit %d: %s", code, errs)
 	}
@@ -31,16 +31,12 @@ func TestNCWindowAndSharing(t *testing.T) {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-	for _, bad := range [][]string{{"nc", "window", "--seeds", "0"}, {"nc", "sharing", "--interval", "0s"}, {"nc", "window", "x"}} {
-		if code, _, _ := deepccCmd(t, bad...); code != 2 {
-			t.Errorf("%q: exit %d, want 2", bad, code)
-		}
-	}
+	expectUsageErrors(t, [][]string{{"nc", "window", "--seeds", "0"}, {"nc", "sharing", "--interval", "0s"}, {"nc", "window", "x"}})
 }
 
 func TestMarlinBackground(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := deepccCmd(t, "marlin", "background", "--duration", "12s", "--json", "--out", dir)
+	code, out, errs := runCmd(t, "marlin", "background", "--duration", "12s", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -58,14 +54,14 @@ func TestMarlinBackground(t *testing.T) {
 			t.Errorf("missing %s", f)
 		}
 	}
-	if code, _, _ := deepccCmd(t, "marlin", "background", "--interval", "0s"); code != 2 {
+	if code, _, _ := runCmd(t, "marlin", "background", "--interval", "0s"); code != 2 {
 		t.Errorf("--interval 0s: exit %d, want 2", code)
 	}
 }
 
 func TestNCHops(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := deepccCmd(t, "nc", "hops", "--q", "0.02", "--seeds", "1", "--duration", "20s", "--json", "--out", dir)
+	code, out, errs := runCmd(t, "nc", "hops", "--q", "0.02", "--seeds", "1", "--duration", "20s", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -76,24 +72,20 @@ func TestNCHops(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "hops.png")); err != nil {
 		t.Errorf("no hops.png: %v", err)
 	}
-	for _, bad := range [][]string{{"nc", "hops", "--q", "x"}, {"nc", "hops", "--hops", "0"}} {
-		if code, _, _ := deepccCmd(t, bad...); code != 2 {
-			t.Errorf("%q: exit %d, want 2", bad, code)
-		}
-	}
+	expectUsageErrors(t, [][]string{{"nc", "hops", "--q", "x"}, {"nc", "hops", "--hops", "0"}})
 }
 
 // TestNCNoSACK: --no-sack reaches the studies and their headings, so a
 // Reno-style table cannot be mistaken for the default's.
 func TestNCNoSACK(t *testing.T) {
-	code, out, errs := deepccCmd(t, "nc", "hops", "--no-sack", "--seeds", "1", "--duration", "10s", "--q", "0.02")
+	code, out, errs := runCmd(t, "nc", "hops", "--no-sack", "--seeds", "1", "--duration", "10s", "--q", "0.02")
 	if code != 0 {
 		t.Fatalf("nc hops --no-sack: exit %d: %s", code, errs)
 	}
 	if !strings.Contains(out, "TCP without SACK") {
 		t.Errorf("nc hops --no-sack heading does not say so:\n%s", out)
 	}
-	code, out, errs = deepccCmd(t, "nc", "study", "--quick", "--no-sack", "--json")
+	code, out, errs = runCmd(t, "nc", "study", "--quick", "--no-sack", "--json")
 	if code != 0 {
 		t.Fatalf("nc study --no-sack: exit %d: %s", code, errs)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,30 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// expectUsageErrors runs each command line and requires the usage-error
+// exit status, 2.
+func expectUsageErrors(t *testing.T, cases [][]string) {
+	t.Helper()
+	for _, args := range cases {
+		if code, _, errs := runCmd(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		}
+	}
+}
+
+// expectJunkPolicy requires a command given a file that is not a policy to
+// fail (exit 1) with an error naming --policy.
+func expectJunkPolicy(t *testing.T, args ...string) {
+	t.Helper()
+	junk := filepath.Join(t.TempDir(), "junk.policy")
+	if err := os.WriteFile(junk, []byte("not a policy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, append(args, "--policy", junk)...); code != 1 || !strings.Contains(errs, "--policy") {
+		t.Errorf("junk policy: exit %d, stderr %q", code, errs)
+	}
 }
 
 func TestRLBenchSmoke(t *testing.T) {
@@ -44,7 +69,7 @@ func TestRLBenchSaveEvalAndMismatch(t *testing.T) {
 }
 
 func TestRLUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	expectUsageErrors(t, [][]string{
 		{"rl", "bench"},
 		{"rl", "bench", "mountaincar"},
 		{"rl", "bench", "cartpole", "--algo", "sac"},
@@ -52,11 +77,7 @@ func TestRLUsageErrors(t *testing.T) {
 		{"rl", "bench", "pendulum", "--seeds", "0"},
 		{"rl", "speed", "--hidden", "64,x"},
 		{"rl", "eval", "pendulum"},
-	} {
-		if code, _, errs := runCmd(t, args...); code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
-		}
-	}
+	})
 }
 
 func TestRLSpeed(t *testing.T) {

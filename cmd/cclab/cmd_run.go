@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/cclab/cclab/analysis/report"
@@ -80,10 +79,6 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	// The network (tens of MB with thousands of flows) is garbage now:
-	// collect it before the output is built, so that the output reuses
-	// its memory instead of adding to the peak. The collection marks only
-	// the result, so it costs about a millisecond.
-	runtime.GC()
+	experiment.CollectFinishedNetwork()
 	return emit(stdout, *asJSON, res, res.WriteText)
 }

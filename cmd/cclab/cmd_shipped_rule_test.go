@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cclab/cclab/learn/rl/policy"
@@ -60,13 +61,10 @@ func TestDeepCCShippedPolicyIsRuleChoice(t *testing.T) {
 		t.Skip("validates three 2M-step policies on the training traces (about 10 s)")
 	}
 	files := shippedSeedFiles(t, "papers/deepcc/policy/deepcc-seed%d.policy")
-	list := files[0]
-	for _, f := range files[1:] {
-		list += "," + f
-	}
+	list := strings.Join(files, ",")
 	// The evaluation part is cut to one window of one trace: only the
 	// choice, made with the default validation settings, matters here.
-	code, out, errs := deepccCmd(t, "deepcc", "eval", "--policy", list, "--traces", filepath.Join("..", "..", "traces"),
+	code, out, errs := runCmd(t, "deepcc", "eval", "--policy", list, "--traces", filepath.Join("..", "..", "traces"),
 		"--eval-traces", "ATT-LTE-driving-2016.down.gz", "--runs", "1", "--classic", "cubic", "--no-targets", "--json")
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, errs)

@@ -31,7 +31,7 @@ func TestStudyVegasReadme(t *testing.T) {
 	}
 	wd, _ := os.Getwd()
 	t.Chdir(filepath.Join(wd, "..", ".."))
-	code, out, errs := deepccCmd(t, "study", "vegas-readme", "--readme", readme, "--mode", "average", "--study-flags",
+	code, out, errs := runCmd(t, "study", "vegas-readme", "--readme", readme, "--mode", "average", "--study-flags",
 		"--pop 2 --gens 1 --train ATT-LTE-driving-2016.down.gz --test Verizon-LTE-short.down.gz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)

@@ -12,7 +12,7 @@ import (
 // estimates (bbr.csv, bbr_estimates.png); a run without BBR does not.
 func TestRunBBREstimates(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errs := deepccCmd(t, "run", "bbr-bw-probe", "--set", "duration=5s", "--out", dir); code != 0 {
+	if code, out, errs := runCmd(t, "run", "bbr-bw-probe", "--set", "duration=5s", "--out", dir); code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 	f, err := os.Open(filepath.Join(dir, "bbr.csv"))
@@ -36,7 +36,7 @@ func TestRunBBREstimates(t *testing.T) {
 		t.Errorf("no bbr_estimates.png: %v", err)
 	}
 	other := t.TempDir()
-	if code, _, errs := deepccCmd(t, "run", "bbr-bw-probe", "--cc", "cubic", "--set", "duration=4s", "--out", other); code != 0 {
+	if code, _, errs := runCmd(t, "run", "bbr-bw-probe", "--cc", "cubic", "--set", "duration=4s", "--out", other); code != 0 {
 		t.Fatalf("cubic run: %s", errs)
 	}
 	if _, err := os.Stat(filepath.Join(other, "bbr.csv")); err == nil {

@@ -64,6 +64,9 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
+	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
+	demoSteps := fs.Int64("demo-steps", 0, "with --demo: environment steps the demonstrator acts for")
+	demoNoise := fs.Float64("demo-noise", 0, "with --demo: standard deviation of Gaussian noise added to each demonstrated action")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -109,6 +112,14 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *entCoef < 0 || !(*entInit > 0) || *queueCost < 0 || *nstep < 1 || *frameSkip < 1 {
 		return usagef("--ent-coef and --queue-cost must be >= 0, --ent-coef-init > 0, --n-step and --frame-skip >= 1")
 	}
+	switch {
+	case *demo != "" && *demo != marlin.DemoBDP:
+		return usagef("--demo must be %s, got %q", marlin.DemoBDP, *demo)
+	case (*demo != "") != (*demoSteps > 0) || *demoSteps < 0:
+		return usagef("--demo and a positive --demo-steps go together")
+	case !(*demoNoise >= 0) || *demoNoise > 0 && *demo == "":
+		return usagef("--demo-noise must be >= 0, with --demo")
+	}
 	te := *targetEnt
 	if te == 0 {
 		te = rl.Zero // an explicit 0, not the default
@@ -151,7 +162,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
-		QueueCost: *queueCost,
+		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

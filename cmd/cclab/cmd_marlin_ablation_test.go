@@ -20,6 +20,11 @@ func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
 		{[]string{"--randomize=false", "--background-exclude", "1.3,1.7"}, "need --randomize"},
 		{[]string{"--n-step", "0"}, "--n-step and --frame-skip >= 1"},
 		{[]string{"--ent-coef-init", "0"}, "--ent-coef-init > 0"},
+		{[]string{"--demo", "cubic", "--demo-steps", "8"}, "--demo must be bdp"},
+		{[]string{"--demo", "bdp"}, "--demo and a positive --demo-steps go together"},
+		{[]string{"--demo-steps", "8"}, "--demo and a positive --demo-steps go together"},
+		{[]string{"--demo", "bdp", "--demo-steps", "8", "--demo-noise", "-1"}, "--demo-noise must be >= 0"},
+		{[]string{"--demo-noise", "0.1"}, "--demo-noise must be >= 0, with --demo"},
 	} {
 		args := append([]string{"marlin", "train", "--variant", "compact", "--steps", "8", "--out", out}, c.args...)
 		code, _, errs := runCmd(t, args...)

@@ -491,22 +491,29 @@ func NewTrainingEnv(cfg EnvConfig) (env.Env, error) { return NewFrameSkipTrainin
 // actions, 20 s as without repetition: the environment of TrainConfig's
 // FrameSkip. skip must divide EpisodeSteps.
 func NewFrameSkipTrainingEnv(cfg EnvConfig, skip int) (env.Env, error) {
+	e, _, err := newTrainingEnv(cfg, skip)
+	return e, err
+}
+
+// newTrainingEnv is NewFrameSkipTrainingEnv also returning the core, which
+// a demonstrator reads.
+func newTrainingEnv(cfg EnvConfig, skip int) (env.Env, *Env, error) {
 	if skip < 1 || EpisodeSteps%skip != 0 {
-		return nil, fmt.Errorf("marlin: frame skip %d must be a positive divisor of the episode's %d steps", skip, EpisodeSteps)
+		return nil, nil, fmt.Errorf("marlin: frame skip %d must be a positive divisor of the episode's %d steps", skip, EpisodeSteps)
 	}
 	core, err := NewEnv(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := env.NewStack(core, historyFor(cfg.Variant), true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var e env.Env = st
 	if skip > 1 {
 		if e, err = env.NewActionRepeat(st, skip); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return env.NewTimeLimit(e, EpisodeSteps/skip), nil
+	return env.NewTimeLimit(e, EpisodeSteps/skip), core, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
@@ -101,6 +102,13 @@ type TrainConfig struct {
 	BackgroundRange, BackgroundExclude [2]float64
 	// QueueCost replaces the compact reward's queueing weight [QueueCost].
 	QueueCost float64
+	// Demo names a demonstrator (DemoBDP) whose actions, with Gaussian
+	// noise of standard deviation DemoNoise, replace the learner's for the
+	// first DemoSteps environment steps (sac.Config.Demonstrator): a
+	// training choice of ours, not the paper's.
+	Demo      string
+	DemoSteps int64
+	DemoNoise float64
 }
 
 func (c *TrainConfig) defaults() {
@@ -139,6 +147,15 @@ func (c *TrainConfig) validate() error {
 	}
 	if c.QueueCost != 0 && c.Variant != VariantCompact {
 		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
+	}
+	if _, err := demoFor(c.Demo, nil); err != nil {
+		return err
+	}
+	if (c.Demo != "") != (c.DemoSteps > 0) || c.DemoSteps < 0 {
+		return fmt.Errorf("marlin: a demonstrator (%q) needs a positive number of demonstration steps (%d), and demonstration steps a demonstrator", c.Demo, c.DemoSteps)
+	}
+	if c.DemoNoise < 0 || math.IsNaN(c.DemoNoise) || c.DemoNoise > 0 && c.Demo == "" {
+		return fmt.Errorf("marlin: demonstration noise %g must be >= 0, and set only with a demonstrator", c.DemoNoise)
 	}
 	if c.QueueCost < 0 {
 		return fmt.Errorf("marlin: queueing cost %g must be positive", c.QueueCost)
@@ -192,12 +209,17 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		return nil, err
 	}
 	envs := make([]env.Env, cfg.Envs)
+	cores := make([]*Env, cfg.Envs)
 	for i := range envs {
-		e, err := NewFrameSkipTrainingEnv(cfg.EnvConfigFor(), cfg.FrameSkip)
+		e, core, err := newTrainingEnv(cfg.EnvConfigFor(), cfg.FrameSkip)
 		if err != nil {
 			return nil, err
 		}
-		envs[i] = e
+		envs[i], cores[i] = e, core
+	}
+	demo, err := demoFor(cfg.Demo, cores)
+	if err != nil {
+		return nil, err
 	}
 	v, err := env.NewVec(envs, cfg.Workers)
 	if err != nil {
@@ -229,6 +251,9 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		EntCoefInit:   cfg.EntCoefInit,
 		TargetEntropy: cfg.TargetEntropy,
 		LogEvery:      int64(EpisodeSteps * cfg.Envs),
+		Demonstrator:  demo,
+		DemoSteps:     cfg.DemoSteps,
+		DemoNoise:     cfg.DemoNoise,
 	}, logger)
 	if err != nil {
 		return nil, err
@@ -264,6 +289,11 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	}
 	if cfg.NoObsNorm {
 		extra["obs_norm"] = "false"
+	}
+	if cfg.Demo != "" {
+		extra["demo"] = cfg.Demo
+		extra["demo_steps"] = fmt.Sprint(cfg.DemoSteps)
+		extra["demo_noise"] = fmt.Sprint(cfg.DemoNoise)
 	}
 	p, err := agent.Policy(policy.Meta{
 		Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed,

@@ -77,6 +77,26 @@ type Config struct {
 	// LogEvery is the number of environment steps between log rows
 	// (default 1000).
 	LogEvery int64
+	// Demonstrator, with DemoSteps > 0, chooses the actions of the first
+	// DemoSteps environment steps (counted as LearningStarts is) in place
+	// of uniform noise and of the policy: learning from demonstrations
+	// (Vecerik et al.'s DDPGfD, Nair et al.), so that the replay buffer
+	// holds transitions of a sender that completes its task before the
+	// policy acts. Training proceeds as usual meanwhile. DemoNoise is the
+	// standard deviation of Gaussian noise added to each demonstrated
+	// action (scaled space, clipped to [−1, 1]) so that the critics see
+	// actions around the demonstration's, not only on it.
+	Demonstrator Demonstrator
+	DemoSteps    int64
+	DemoNoise    float64
+}
+
+// Demonstrator chooses demonstration actions (Config.Demonstrator).
+type Demonstrator interface {
+	// Demonstrate writes environment env's next action, scaled to
+	// [−1, 1] per dimension, into act. It is called between vectorised
+	// steps, when no environment is running.
+	Demonstrate(env int, act []float32)
 }
 
 func (c *Config) defaults() {
@@ -123,6 +143,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sac: TargetUpdateInterval %d must be >= 1", c.TargetUpdateInterval)
 	case c.NStep < 1:
 		return fmt.Errorf("sac: NStep %d must be >= 1", c.NStep)
+	case c.DemoSteps < 0 || c.DemoSteps > 0 && c.Demonstrator == nil:
+		return fmt.Errorf("sac: DemoSteps %d must be >= 0, and > 0 only with a Demonstrator", c.DemoSteps)
+	case c.DemoNoise < 0 || math.IsNaN(c.DemoNoise):
+		return fmt.Errorf("sac: DemoNoise %g must be >= 0", c.DemoNoise)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -284,10 +308,29 @@ func splitActorOut(out []float32, ad int, mean, logStd []float32) {
 }
 
 // act samples exploration actions (scaled to [−1, 1]) for the current
-// observations: uniform before LearningStarts (SB3 samples the action
-// space), else from the squashed Gaussian.
+// observations: the demonstrator's during the first DemoSteps, uniform
+// before LearningStarts (SB3 samples the action space), else from the
+// squashed Gaussian.
 func (s *SAC) act() {
 	k, ad := s.k, s.ad
+	if s.steps < s.cfg.DemoSteps {
+		for i := range k {
+			s.cfg.Demonstrator.Demonstrate(i, s.actScaled[i*ad:(i+1)*ad])
+		}
+		if s.cfg.DemoNoise > 0 {
+			s.rng.Normal(s.actNoise)
+		}
+		for i, a := range s.actScaled {
+			if s.cfg.DemoNoise > 0 {
+				a += float32(s.cfg.DemoNoise) * s.actNoise[i]
+			}
+			if a != a { // NaN: no opinion
+				a = 0
+			}
+			s.actScaled[i] = max(-1, min(1, a))
+		}
+		return
+	}
 	if s.steps < int64(s.cfg.LearningStarts) {
 		for i := range s.actScaled {
 			s.actScaled[i] = float32(2*s.rng.Float64() - 1)

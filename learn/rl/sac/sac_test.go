@@ -193,3 +193,104 @@ func TestPendulumLearns(t *testing.T) {
 		t.Errorf("mean evaluation return %.1f, want >= -200", ev.Mean)
 	}
 }
+
+// constDemo demonstrates a fixed scaled action per environment.
+type constDemo []float32
+
+func (d constDemo) Demonstrate(i int, act []float32) { act[0] = d[i] }
+
+// recordEnv records the actions its environment is stepped with.
+type recordEnv struct {
+	env.Env
+	acts *[]float32
+}
+
+func (r recordEnv) Step(a []float32) ([]float32, float64, bool, bool, env.Info) {
+	*r.acts = append(*r.acts, a[0])
+	return r.Env.Step(a)
+}
+
+// AppendState and RestoreState forward to Pendulum, so that a checkpoint
+// resumes its episodes.
+func (r recordEnv) AppendState(b []byte) ([]byte, error) { return r.Env.(env.Stateful).AppendState(b) }
+func (r recordEnv) RestoreState(b []byte) error          { return r.Env.(env.Stateful).RestoreState(b) }
+
+// TestDemonstrations: for the first DemoSteps the environments receive the
+// demonstrator's actions (unscaled to Pendulum's [−2, 2]), exactly without
+// noise and around them with it; the policy acts afterwards; a run resumed
+// from a checkpoint taken during the demonstrations equals an
+// uninterrupted one.
+func TestDemonstrations(t *testing.T) {
+	const demoSteps = 200 // 100 vectorised steps of 2 environments
+	demo := constDemo{0.25, -0.5}
+	run := func(noise float64, steps int64) (*SAC, [2][]float32) {
+		var acts [2][]float32
+		envs := []env.Env{recordEnv{pendulum.New(), &acts[0]}, recordEnv{pendulum.New(), &acts[1]}}
+		v, err := env.NewVec(envs, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := smallConfig(5)
+		c.Demonstrator, c.DemoSteps, c.DemoNoise = demo, demoSteps, noise
+		s, err := New(v, c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train(t, s, steps)
+		return s, acts
+	}
+	_, acts := run(0, 300)
+	for i, want := range []float32{0.5, -1} { // 2 × the scaled demonstrations
+		for k, a := range acts[i][:demoSteps/2] {
+			if a != want {
+				t.Fatalf("env %d step %d: action %g during the demonstrations, want %g", i, k, a, want)
+			}
+		}
+		differ := 0
+		for _, a := range acts[i][demoSteps/2:] {
+			if a != want {
+				differ++
+			}
+		}
+		if differ < 45 {
+			t.Errorf("env %d: %d of 50 actions after the demonstrations differ from them, want the policy's", i, differ)
+		}
+	}
+
+	_, noisy := run(0.1, demoSteps)
+	var sum, sq float64
+	for _, a := range noisy[0] {
+		if a < -2 || a > 2 {
+			t.Fatalf("noisy demonstration %g outside the action space", a)
+		}
+		d := float64(a)/2 - 0.25
+		sum += d
+		sq += d * d
+	}
+	n := float64(len(noisy[0]))
+	if mean, sd := sum/n, math.Sqrt(sq/n); math.Abs(mean) > 0.05 || sd < 0.07 || sd > 0.13 {
+		t.Errorf("noise around the demonstration: mean %g, sd %g over %g actions, want about 0 and 0.1", mean, sd, n)
+	}
+
+	// Resume from a checkpoint taken in the middle of the demonstrations.
+	straight, _ := run(0.1, 300)
+	first, _ := run(0.1, 100)
+	path := filepath.Join(t.TempDir(), "sac.ckpt")
+	if err := rl.SaveCheckpoint(path, first, 1); err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := run(0.1, 0)
+	if _, err := rl.LoadCheckpoint(path, resumed); err != nil {
+		t.Fatal(err)
+	}
+	train(t, resumed, 300)
+	if !bytes.Equal(paramBytes(straight), paramBytes(resumed)) {
+		t.Errorf("a run resumed during the demonstrations differs from the uninterrupted run")
+	}
+
+	for _, c := range []Config{{DemoSteps: 10}, {Demonstrator: demo, DemoSteps: -1}, {Demonstrator: demo, DemoSteps: 10, DemoNoise: -0.1}} {
+		if _, err := New(newPendulumVec(t, 2), c, nil); err == nil {
+			t.Errorf("New(%+v) accepted an invalid demonstration setting", c)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package marlin
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cclab/cclab/learn/rl/sac"
+)
+
+// DemoBDP names the demonstrator of `marlin train --demo`: a sender that
+// sets its window to the current link's nominal bandwidth-delay product
+// (Mockets' fixed window, re-set when the link changes), the only
+// demonstrator so far.
+const DemoBDP = "bdp"
+
+// DemoAction returns the action that moves the window to the current
+// link's nominal bandwidth-delay product: the link's rate times the
+// flow's nominal RTT on it, within [one segment, WindowCap]. It reads
+// the simulation, which the policy never sees, as the reward's target
+// does; it is what `--demo bdp` shows the learner. 0 before Reset.
+func (e *Env) DemoAction() float64 {
+	if e.net == nil {
+		return 0
+	}
+	n := e.net
+	rtt := n.NominalRTT(e.flow, n.CurrentSegment())
+	w := min(max(n.LinkRate().BytesIn(rtt), e.mss), WindowCap)
+	cw := e.flow.Sender.CC().CongestionWindow()
+	if cw <= 0 {
+		return 1
+	}
+	ratio := float64(w) / float64(cw)
+	var a float64
+	switch e.cfg.Action {
+	case ActionLog2:
+		a = math.Log2(ratio)
+	case ActionBDP:
+		// The compact action's 0 is one estimated BDP, the estimate the
+		// policy has; the demonstration keeps to it.
+		a = 0
+	default:
+		a = ratio - 1
+	}
+	return math.Max(-1, math.Min(1, a))
+}
+
+// demonstrator is sac.Demonstrator over the training environments' cores.
+type demonstrator []*Env
+
+func (d demonstrator) Demonstrate(i int, act []float32) { act[0] = float32(d[i].DemoAction()) }
+
+var _ sac.Demonstrator = demonstrator(nil)
+
+// demoFor returns the named demonstrator over envs, nil for "".
+func demoFor(name string, envs []*Env) (sac.Demonstrator, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case DemoBDP:
+		return demonstrator(envs), nil
+	}
+	return nil, fmt.Errorf("marlin: demonstrator %q: want %q", name, DemoBDP)
+}

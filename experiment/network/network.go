@@ -146,6 +146,61 @@ type Flow struct {
 	Drops, Losses, LastHopLosses int64
 }
 
+// setSegments sizes SegMaxRTT for k schedule segments, in the space its
+// flowBlock keeps for it when that is enough (one segment: most runs).
+func (f *Flow) setSegments(k int) {
+	if k <= cap(f.SegMaxRTT) {
+		f.SegMaxRTT = f.SegMaxRTT[:k]
+		return
+	}
+	f.SegMaxRTT = make([]time.Duration, k)
+}
+
+// flowBlock is one flow's per-packet state in one allocation: the Flow,
+// its sender and receiver and their timers. A many-flow run handles each
+// packet or ACK of a random flow, whose state has left the caches and the
+// TLB; as separate objects (each in its own size class's spans) one ACK's
+// state lay on five or six pages, each a page-table walk, and in one block
+// it lies on one or two. The ACK path's parts (the Flow's first lines, the
+// sender, its timers) come first, the receiver's after them, starting on a
+// cache line as the prefetched line counts assume.
+type flowBlock struct {
+	flowBlockHead
+	_    [(64 - unsafe.Sizeof(flowBlockHead{})%64) % 64]byte
+	rcv  tcp.Receiver
+	rcvT [1]sim.Timer // delayed ACK
+}
+
+// flowBlockHead is the ACK path's part of a flowBlock.
+type flowBlockHead struct {
+	flow Flow
+	snd  tcp.Sender
+	sndT [4]sim.Timer // retransmission, pacing, RACK, loss probe
+	// segMax backs the flow's SegMaxRTT (read on every ACK) when the
+	// schedule has one segment.
+	segMax [1]time.Duration
+}
+
+// blockTimers serves a constructor's NewTimer calls from a flowBlock's
+// timers, then, should it ask for more, from the scheduler's heap. It is
+// used only while the constructor runs.
+type blockTimers struct {
+	s *sim.Scheduler
+	t []sim.Timer
+}
+
+func (b *blockTimers) Now() clock.Time { return b.s.Now() }
+
+func (b *blockTimers) NewTimer(f func(now clock.Time)) clock.Timer {
+	if len(b.t) == 0 {
+		return b.s.Timer(f)
+	}
+	t := &b.t[0]
+	b.t = b.t[1:]
+	b.s.InitTimer(t, f)
+	return t
+}
+
 // Done reports whether a finite flow has delivered all its bytes.
 func (f *Flow) Done() bool { return f.Receiver.DoneAt != clock.Never }
 
@@ -179,7 +234,7 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	}
 	n.buildSegments()
 	for _, f := range n.Flows {
-		f.SegMaxRTT = make([]time.Duration, len(n.Segments))
+		f.setSegments(len(n.Segments))
 	}
 	n.scheduleChanges()
 	if s.Sample.V > 0 {
@@ -447,10 +502,13 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 	}
-	f := &Flow{
+	blk := new(flowBlock)
+	f := &blk.flow
+	*f = Flow{
 		Index: int32(len(n.Flows)), Name: spec.Name, Group: spec.Group, Background: spec.Background,
 		CC: spec.CC, Bytes: spec.Bytes, Start: clock.Time(spec.Start), Stop: clock.Never,
 		ExtraDelay: spec.ExtraDelay, net: n, lastHop: loss.None{},
+		SegMaxRTT: blk.segMax[:0],
 	}
 	if spec.Stop > 0 {
 		f.Stop = clock.Time(spec.Stop)
@@ -468,15 +526,19 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 			f.moreHops = append(f.moreHops, m)
 		}
 	}
-	f.Receiver = tcp.NewReceiver(tc, f.Index, n.Sched, n.Pool, (*reversePath)(f))
+	// The timers are created in the order NewReceiver and NewSender
+	// create them, so their ids, and with them the run, are unchanged.
+	f.Receiver = &blk.rcv
+	tcp.InitReceiver(f.Receiver, tc, f.Index, &blockTimers{n.Sched, blk.rcvT[:]}, n.Pool, (*reversePath)(f))
+	var out packet.Receiver = n.Bottleneck
 	if spec.Coding != nil {
 		if err := n.addCoding(f, spec.Coding, tc.MSS, tc.Header); err != nil {
 			return nil, err
 		}
-		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, (*encoderSide)(f.Coding), alg)
-	} else {
-		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
+		out = (*encoderSide)(f.Coding)
 	}
+	f.Sender = &blk.snd
+	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT
 	f.Sender.ShareScratch(&n.scratch)

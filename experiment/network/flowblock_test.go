@@ -8,18 +8,18 @@ import (
 	"github.com/cclab/cclab/core/clock"
 )
 
-// TestFlowBlock: every flow's sender, receiver and their five timers
-// live in the flow's block (the timers initialised in place, disarmed
+// TestFlowBlock: the scenario's flows' blocks are one array, and every
+// flow's sender, receiver and their five timers live in the flow's block (the timers initialised in place, disarmed
 // until the flow starts, then the retransmission timer armed), the
 // receiver starts on a cache line, SegMaxRTT uses the block's slot with one
 // schedule segment and its own array with several, and the block fits the
 // allocator's 1792-byte size class (the sizes of the parts it replaced
 // together: 320 + 896 + 320 + 5 x 48 bytes).
 func TestFlowBlock(t *testing.T) {
-	if sz := unsafe.Sizeof(flowBlock{}); sz > 1792 {
-		t.Errorf("flowBlock is %d bytes, over the 1792-byte size class", sz)
+	if sz := unsafe.Sizeof(flowBlock{}); sz > 1792 || sz%64 != 0 {
+		t.Errorf("flowBlock is %d bytes: over the 1792-byte size class, or not whole cache lines", sz)
 	}
-	if off := unsafe.Offsetof(flowBlock{}.rcv); off%64 != 0 {
+	if off := unsafe.Offsetof(flowBlock{}.flowBlockTail); off%64 != 0 {
 		t.Errorf("the receiver starts at byte %d, not on a cache line", off)
 	}
 	for _, schedule := range []string{"", "\n  schedule: [{at: 1s, rate: 50Mbps}]"} {
@@ -46,6 +46,9 @@ flows:
 		for i, f := range n.Flows {
 			b := (*flowBlock)(unsafe.Pointer(f))
 			blocks[i] = b
+			if i > 0 && uintptr(unsafe.Pointer(b))-uintptr(unsafe.Pointer(blocks[i-1])) != unsafe.Sizeof(flowBlock{}) {
+				t.Errorf("flow %d: its block does not follow flow %d's in one array", i, i-1)
+			}
 			if f.Sender != &b.snd || f.Receiver != &b.rcv {
 				t.Fatalf("flow %d: sender or receiver outside its block", i)
 			}

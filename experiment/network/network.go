@@ -76,6 +76,8 @@ type Network struct {
 	// prefetching: the lines and the bottleneck prefetch per-flow state
 	// (many flows).
 	prefetching bool
+	// blocks are the scenario's flows' blocks while Build makes them.
+	blocks []flowBlock
 	// scratch is where every sender builds its controller's per-ACK
 	// arguments: one copy, always cached, instead of two lines per flow.
 	scratch tcp.Scratch
@@ -166,9 +168,10 @@ func (f *Flow) setSegments(k int) {
 // cache line as the prefetched line counts assume.
 type flowBlock struct {
 	flowBlockHead
-	_    [(64 - unsafe.Sizeof(flowBlockHead{})%64) % 64]byte
-	rcv  tcp.Receiver
-	rcvT [1]sim.Timer // delayed ACK
+	_ [blockRcvAt - unsafe.Sizeof(flowBlockHead{})]byte
+	flowBlockTail
+	// Blocks in an array (Network.blocks) start on cache lines too.
+	_ [blockSize - blockRcvAt - unsafe.Sizeof(flowBlockTail{})]byte
 }
 
 // flowBlockHead is the ACK path's part of a flowBlock.
@@ -179,6 +182,40 @@ type flowBlockHead struct {
 	// segMax backs the flow's SegMaxRTT (read on every ACK) when the
 	// schedule has one segment.
 	segMax [1]time.Duration
+}
+
+// flowBlockTail is the data path's part of a flowBlock.
+type flowBlockTail struct {
+	rcv  tcp.Receiver
+	rcvT [1]sim.Timer // delayed ACK
+}
+
+// The receiver starts on a cache line, and a block is whole lines.
+const (
+	blockRcvAt = (unsafe.Sizeof(flowBlockHead{}) + 63) &^ 63
+	blockSize  = (blockRcvAt + unsafe.Sizeof(flowBlockTail{}) + 63) &^ 63
+)
+
+// hugeBlocks is the size from which the flows' block array asks for
+// transparent huge pages (adviseHugePages). With thousands of flows, each
+// packet and ACK goes to a random flow's block, and with 4 KB pages each
+// is a TLB miss and a page-table walk; a few 2 MB pages cover them all.
+// Below it the array is under two huge pages, too little to gain.
+const hugeBlocks = 4 << 20
+
+// newBlocks returns an array of k flow blocks, on huge pages if large.
+func newBlocks(k int) []flowBlock {
+	if k <= 0 {
+		return nil
+	}
+	b := make([]flowBlock, k)
+	// A large allocation from memory the process has not used yet (the
+	// usual case: Build runs early) is not cleared, so its pages are not
+	// faulted in and the advice takes effect as NewFlow first writes them.
+	if size := uintptr(k) * unsafe.Sizeof(flowBlock{}); size >= hugeBlocks {
+		adviseHugePages(unsafe.Pointer(&b[0]), size)
+	}
+	return b
 }
 
 // blockTimers serves a constructor's NewTimer calls from a flowBlock's
@@ -221,11 +258,17 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	if err := n.buildBottleneck(); err != nil {
 		return nil, err
 	}
+	total := 0
+	for i := range s.Flows {
+		total += s.Flows[i].Count
+	}
+	n.blocks = newBlocks(total)
 	for i := range s.Flows {
 		if err := n.addFlows(&s.Flows[i]); err != nil {
 			return nil, err
 		}
 	}
+	n.blocks = nil
 	if err := n.addBackground(); err != nil {
 		return nil, err
 	}
@@ -502,7 +545,12 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 	}
-	blk := new(flowBlock)
+	var blk *flowBlock
+	if len(n.blocks) > 0 {
+		blk, n.blocks = &n.blocks[0], n.blocks[1:]
+	} else {
+		blk = new(flowBlock) // background flows, and flows added after Build
+	}
 	f := &blk.flow
 	*f = Flow{
 		Index: int32(len(n.Flows)), Name: spec.Name, Group: spec.Group, Background: spec.Background,

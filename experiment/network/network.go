@@ -22,6 +22,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/hugepage"
 	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
@@ -197,7 +198,7 @@ const (
 )
 
 // hugeBlocks is the size from which the flows' block array asks for
-// transparent huge pages (adviseHugePages). With thousands of flows, each
+// transparent huge pages (internal/hugepage). With thousands of flows, each
 // packet and ACK goes to a random flow's block, and with 4 KB pages each
 // is a TLB miss and a page-table walk; a few 2 MB pages cover them all.
 // Below it the array is under two huge pages, too little to gain.
@@ -213,7 +214,7 @@ func newBlocks(k int) []flowBlock {
 	// usual case: Build runs early) is not cleared, so its pages are not
 	// faulted in and the advice takes effect as NewFlow first writes them.
 	if size := uintptr(k) * unsafe.Sizeof(flowBlock{}); size >= hugeBlocks {
-		adviseHugePages(unsafe.Pointer(&b[0]), size)
+		hugepage.Advise(unsafe.Pointer(&b[0]), size)
 	}
 	return b
 }

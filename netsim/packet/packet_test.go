@@ -66,3 +66,47 @@ func TestPoolGetPutDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per Get/Put once warm, want 0", allocs)
 	}
 }
+
+// TestPoolSlabs: packets handed out across slab boundaries, the huge-page
+// slabs included (from hugeFrom packets on), are distinct, zeroed, within
+// their slab and counted once each; packets returned are reused before
+// any new one.
+func TestPoolSlabs(t *testing.T) {
+	var pool Pool
+	n := hugeFrom + hugeSlab + 100 // into the second huge slab
+	seen := make(map[*Packet]bool, n)
+	all := make([]*Packet, 0, n)
+	for i := range n {
+		p := pool.Get()
+		if seen[p] {
+			t.Fatalf("packet %d handed out twice", i)
+		}
+		if *p != (Packet{}) {
+			t.Fatalf("packet %d not zeroed: %+v", i, *p)
+		}
+		seen[p] = true
+		p.Seq = int64(i) // written, so that an overlap would show
+		all = append(all, p)
+	}
+	if pool.Allocated() != n || pool.Live() != n {
+		t.Fatalf("allocated %d live %d, want %d", pool.Allocated(), pool.Live(), n)
+	}
+	for i, p := range all {
+		if p.Seq != int64(i) {
+			t.Fatalf("packet %d overwritten by another (seq %d)", i, p.Seq)
+		}
+	}
+	// The first huge slab starts on a huge page boundary.
+	if a := uintptr(unsafe.Pointer(all[hugeFrom])); a%(2<<20) != 0 {
+		t.Errorf("the first huge slab starts at %#x, not on a 2 MB boundary", a)
+	}
+	for _, p := range all[:1000] {
+		pool.Put(p)
+	}
+	for range 1000 {
+		pool.Get()
+	}
+	if pool.Allocated() != n {
+		t.Fatalf("allocated %d after reusing 1000, want %d", pool.Allocated(), n)
+	}
+}

@@ -12,12 +12,12 @@ import (
 // flow's sender, receiver and their five timers live in the flow's block (the timers initialised in place, disarmed
 // until the flow starts, then the retransmission timer armed), the
 // receiver starts on a cache line, SegMaxRTT uses the block's slot with one
-// schedule segment and its own array with several, and the block fits the
-// allocator's 1792-byte size class (the sizes of the parts it replaced
-// together: 320 + 896 + 320 + 5 x 48 bytes).
+// schedule segment and its own array with several, the RTT histogram
+// counts in the block, and the block is no larger than the allocations it
+// replaced together (320 + 896 + 320 + 5 x 48 + 208 bytes).
 func TestFlowBlock(t *testing.T) {
-	if sz := unsafe.Sizeof(flowBlock{}); sz > 1792 || sz%64 != 0 {
-		t.Errorf("flowBlock is %d bytes: over the 1792-byte size class, or not whole cache lines", sz)
+	if sz := unsafe.Sizeof(flowBlock{}); sz > 1984 || sz%64 != 0 {
+		t.Errorf("flowBlock is %d bytes: more than the allocations it replaces, or not whole cache lines", sz)
 	}
 	if off := unsafe.Offsetof(flowBlock{}.flowBlockTail); off%64 != 0 {
 		t.Errorf("the receiver starts at byte %d, not on a cache line", off)
@@ -68,6 +68,13 @@ flows:
 		for i, b := range blocks {
 			if !b.sndT[0].Armed() {
 				t.Errorf("flow %d: the retransmission timer in its block is not armed while data is outstanding", i)
+			}
+			inBlock := 0
+			for _, c := range b.rttCounts {
+				inBlock += int(c)
+			}
+			if n.Flows[i].RTT.Count() > 0 && inBlock == 0 {
+				t.Errorf("flow %d: its RTT histogram did not count in its block", i)
 			}
 			if f := n.Flows[i]; f.SegMaxRTT[len(f.SegMaxRTT)-1] == 0 && f.SegMaxRTT[0] == 0 {
 				t.Errorf("flow %d: no RTT sample recorded (%q): %v", i, schedule, n.Flows[i].SegMaxRTT)

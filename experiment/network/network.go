@@ -160,7 +160,7 @@ func (f *Flow) setSegments(k int) {
 }
 
 // flowBlock is one flow's per-packet state in one allocation: the Flow,
-// its sender and receiver and their timers. A many-flow run handles each
+// its sender and receiver, their timers and the RTT histogram's buckets. A many-flow run handles each
 // packet or ACK of a random flow, whose state has left the caches and the
 // TLB; as separate objects (each in its own size class's spans) one ACK's
 // state lay on five or six pages, each a page-table walk, and in one block
@@ -183,6 +183,10 @@ type flowBlockHead struct {
 	// segMax backs the flow's SegMaxRTT (read on every ACK) when the
 	// schedule has one segment.
 	segMax [1]time.Duration
+	// rttCounts holds the RTT histogram's buckets (one touched per ACK)
+	// while they fit: a span of 100 buckets, RTTs up to 2.7 times the
+	// first sample, which covers most flows' (metrics.Hist.Reserve).
+	rttCounts [104]uint16
 }
 
 // flowBlockTail is the data path's part of a flowBlock.
@@ -588,6 +592,7 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	}
 	f.Sender = &blk.snd
 	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
+	f.RTT.Reserve(blk.rttCounts[:])
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT
 	f.Sender.ShareScratch(&n.scratch)

@@ -112,28 +112,27 @@ type Pool struct {
 	total int
 }
 
-// The pool allocates packets in slabs, each as large as all before it (at
-// least minSlab), instead of one by one: the packets of a large run then
-// lie together, and from hugeFrom packets on (1 MB) the slabs are whole
-// transparent huge pages (internal/hugepage). A run with thousands of
-// flows keeps tens of thousands of packets in queues and in flight and
-// touches them in no particular order; on 4 KB pages each is likely a TLB
-// miss and a page-table walk. The slabs' unused tail is never written, so
-// it is not resident (but for the rest of a huge page).
+// The pool allocates packets in slabs: of smallSlab packets (4 KB) up to
+// hugeFrom packets (1 MB), so that a small run's packets take no more
+// memory than one by one, and from there slabs as large as all before
+// them in whole transparent huge pages (internal/hugepage). A run with
+// thousands of flows keeps tens of thousands of packets in queues and in
+// flight and touches them in no particular order; on 4 KB pages each is
+// likely a TLB miss and a page-table walk. A huge slab's unused tail is
+// never written, so it is not resident (but for the rest of a huge page).
 const (
-	minSlab  = 32
-	hugeFrom = 8192
-	hugeSlab = int(hugepage.Size / unsafe.Sizeof(Packet{}))
+	smallSlab = 32
+	hugeFrom  = 8192
+	hugeSlab  = int(hugepage.Size / unsafe.Sizeof(Packet{}))
 )
 
 // grow allocates the next slab.
 func (p *Pool) grow() {
-	n := max(minSlab, p.total)
 	if p.total < hugeFrom {
-		p.slab = make([]Packet, n)
+		p.slab = make([]Packet, smallSlab)
 		return
 	}
-	p.slab = hugepage.Aligned[Packet]((n + hugeSlab - 1) / hugeSlab * hugeSlab)
+	p.slab = hugepage.Aligned[Packet]((p.total + hugeSlab - 1) / hugeSlab * hugeSlab)
 }
 
 // Get returns a zeroed packet (with an empty Body if it had one).

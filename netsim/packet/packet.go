@@ -5,11 +5,9 @@ package packet
 
 import (
 	"time"
-	"unsafe"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
-	"github.com/cclab/cclab/internal/hugepage"
 )
 
 // Kind says what a packet carries.
@@ -107,32 +105,8 @@ func (p *Packet) Body() *Body {
 // concurrent use, like everything else in a simulation.
 type Pool struct {
 	free  []*Packet // a stack: the most recently freed packet is reused first
-	slab  []Packet  // the newest slab's packets not yet handed out
 	live  int
 	total int
-}
-
-// The pool allocates packets in slabs: of smallSlab packets (4 KB) up to
-// hugeFrom packets (1 MB), so that a small run's packets take no more
-// memory than one by one, and from there slabs as large as all before
-// them in whole transparent huge pages (internal/hugepage). A run with
-// thousands of flows keeps tens of thousands of packets in queues and in
-// flight and touches them in no particular order; on 4 KB pages each is
-// likely a TLB miss and a page-table walk. A huge slab's unused tail is
-// never written, so it is not resident (but for the rest of a huge page).
-const (
-	smallSlab = 32
-	hugeFrom  = 8192
-	hugeSlab  = int(hugepage.Size / unsafe.Sizeof(Packet{}))
-)
-
-// grow allocates the next slab.
-func (p *Pool) grow() {
-	if p.total < hugeFrom {
-		p.slab = make([]Packet, smallSlab)
-		return
-	}
-	p.slab = hugepage.Aligned[Packet]((p.total + hugeSlab - 1) / hugeSlab * hugeSlab)
 }
 
 // Get returns a zeroed packet (with an empty Body if it had one).
@@ -143,13 +117,8 @@ func (p *Pool) Get() *Packet {
 		p.free = p.free[:n-1]
 		return pk
 	}
-	if len(p.slab) == 0 {
-		p.grow()
-	}
 	p.total++
-	pk := &p.slab[0]
-	p.slab = p.slab[1:]
-	return pk
+	return &Packet{}
 }
 
 // Put returns a packet to the pool. The caller must not use it afterwards.

@@ -205,7 +205,9 @@ const (
 // transparent huge pages (internal/hugepage). With thousands of flows, each
 // packet and ACK goes to a random flow's block, and with 4 KB pages each
 // is a TLB miss and a page-table walk; a few 2 MB pages cover them all.
-// Below it the array is under two huge pages, too little to gain.
+// Below it the array is under two huge pages, too little to gain. The
+// advice outlives the array: memory the heap reuses there later may get
+// huge pages too.
 const hugeBlocks = 4 << 20
 
 // newBlocks returns an array of k flow blocks, on huge pages if large.

@@ -428,10 +428,20 @@ func (s *Scheduler) NewTimer(f func(now clock.Time)) clock.Timer { return s.Time
 
 // Timer is NewTimer returning the concrete type.
 func (s *Scheduler) Timer(f func(now clock.Time)) *Timer {
-	t := &Timer{s: s, f: f, id: int32(len(s.pos)), wslot: unqueued, at: clock.Never}
+	t := new(Timer)
+	s.InitTimer(t, f)
+	return t
+}
+
+// InitTimer makes *t a disarmed timer of s calling f, as Timer would return
+// it, in memory the caller chose: a simulation that keeps a flow's timers
+// in one allocation with the rest of the flow's state touches fewer pages
+// per event. t must not be a timer already (the scheduler keeps a pointer
+// to it for ever); the scheduler keeps it reachable.
+func (s *Scheduler) InitTimer(t *Timer, f func(now clock.Time)) {
+	*t = Timer{s: s, f: f, id: int32(len(s.pos)), wslot: unqueued, at: clock.Never}
 	s.pos = append(s.pos, -1)
 	s.timers = append(s.timers, t)
-	return t
 }
 
 // Reset arms the timer at t (clamped to now), replacing any earlier

@@ -156,7 +156,32 @@ func TestTimerRearmFromCallback(t *testing.T) {
 // again), and checks every firing against a model that knows each timer's
 // deadline and arming order.
 func TestTimersAgainstReference(t *testing.T) {
-	timersAgainstReference(t, 40, 10, []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000})
+	timersAgainstReference(t, 40, 10, []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000}, false)
+}
+
+// TestInitTimerAgainstReference is TestTimersAgainstReference with every
+// other timer initialised in place (InitTimer, in one shared array, as a
+// simulation keeps a flow's timers in one allocation) and the others from
+// Timer: both kinds fire, re-arm and stop as the model says, interleaved.
+func TestInitTimerAgainstReference(t *testing.T) {
+	timersAgainstReference(t, 40, 10, []clock.Time{0, 1, 1000, 40_000_000, 200_000_000, 3_000_000_000}, true)
+	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, wheelSpan - 1, wheelSpan, 40_000_000}, true)
+}
+
+// TestInitTimerFields: a timer initialised in place starts exactly as one
+// from Timer (disarmed, unqueued, the next id), whatever the memory held.
+func TestInitTimerFields(t *testing.T) {
+	s := New()
+	a := s.Timer(func(clock.Time) {})
+	b := Timer{at: 5, wat: 7, seq: 9, wslot: 3, id: 42}
+	s.InitTimer(&b, func(clock.Time) {})
+	c := s.Timer(func(clock.Time) {})
+	if b.s != s || b.id != a.id+1 || c.id != b.id+1 || b.wslot != a.wslot || b.at != clock.Never || b.wat != a.wat || b.seq != a.seq || b.Armed() {
+		t.Fatalf("in place %+v, from Timer %+v", b, *a)
+	}
+	if s.timers[b.id] != &b || s.pos[b.id] != -1 {
+		t.Fatal("the scheduler does not know the timer initialised in place")
+	}
 }
 
 // TestCrowdedWheelAgainstReference: many timers crowding into the same
@@ -164,10 +189,10 @@ func TestTimersAgainstReference(t *testing.T) {
 // chain, re-filing exactly a wheel span later) still fire in the model's
 // order.
 func TestCrowdedWheelAgainstReference(t *testing.T) {
-	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, 3 << wheelShift, wheelSpan - 1, wheelSpan, wheelSpan + 1<<wheelShift, 40_000_000})
+	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, 3 << wheelShift, wheelSpan - 1, wheelSpan, wheelSpan + 1<<wheelShift, 40_000_000}, false)
 }
 
-func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []clock.Time) {
+func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []clock.Time, inPlace bool) {
 	for seed := range seeds {
 		rnd := rand.New(rand.NewPCG(seed, 7))
 		s := New()
@@ -192,8 +217,9 @@ func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []cl
 				armed[j] = arm{at, seq}
 			}
 		}
+		block := make([]Timer, nTimers)
 		for j := range timers {
-			timers[j] = s.Timer(func(now clock.Time) {
+			f := func(now clock.Time) {
 				got = append(got, j)
 				// The model's next firing: the earliest (deadline, arming order).
 				best := -1
@@ -211,7 +237,13 @@ func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []cl
 				rearm(j, now)
 				rearm(rnd.IntN(nTimers), now)
 				rearm(rnd.IntN(nTimers), now)
-			})
+			}
+			if inPlace && j%2 == 0 {
+				s.InitTimer(&block[j], f)
+				timers[j] = &block[j]
+			} else {
+				timers[j] = s.Timer(f)
+			}
 			armed[j] = arm{clock.Never, 0}
 		}
 		for j := range timers {

@@ -174,9 +174,25 @@ const (
 	histMargin = 16
 )
 
+// Reserve makes an empty histogram keep its first buckets in buf (all of
+// its capacity, when that is at least histFirst buckets) instead of an
+// allocation of its own, so that a caller can keep them beside the state
+// that adds the samples. Buckets, quantiles and means do not depend on
+// where the counts are kept.
+func (h *Hist) Reserve(buf []uint16) {
+	if h.n == 0 && len(h.counts) == 0 && cap(buf) >= histFirst {
+		h.counts = buf[:0]
+	}
+}
+
 // grow extends the buckets to cover bucket b.
 func (h *Hist) grow(b int) {
 	if len(h.counts) == 0 {
+		if cap(h.counts) >= histFirst { // Reserve's buffer
+			h.counts, h.lo = h.counts[:cap(h.counts)], b-histBelow
+			clear(h.counts)
+			return
+		}
 		h.counts, h.lo = make([]uint16, histFirst), b-histBelow
 		return
 	}

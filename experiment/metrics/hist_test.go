@@ -249,3 +249,43 @@ func BenchmarkHistAdd(b *testing.B) {
 }
 
 var sink int
+
+// TestHistReserve: a histogram keeping its first buckets in a reserved
+// buffer (dirty beforehand) gives the same counts, quantiles, minimum,
+// maximum and mean as one that allocates, through growth beyond the buffer
+// on both sides; a buffer under histFirst buckets is ignored.
+func TestHistReserve(t *testing.T) {
+	buf := make([]uint16, 104)
+	for i := range buf {
+		buf[i] = 0xffff
+	}
+	var h, plain Hist
+	var r refHist
+	h.Reserve(buf)
+	samples := rttSamples()
+	for i, d := range samples {
+		if i == len(samples)/2 {
+			d = 900 * time.Millisecond // far above the buffer's span
+		}
+		if i == len(samples)/2+1 {
+			d = 2 * time.Millisecond // far below
+		}
+		h.Add(d)
+		plain.Add(d)
+		r.add(d)
+		if i == 0 && &h.counts[0] != &buf[0] {
+			t.Fatal("the first sample did not use the reserved buffer")
+		}
+	}
+	checkAgainstRef(t, "reserved", &h, &r)
+	checkAgainstRef(t, "plain", &plain, &r)
+	if h.Mean() != plain.Mean() {
+		t.Errorf("mean %v reserved, %v plain", h.Mean(), plain.Mean())
+	}
+	var small Hist
+	small.Reserve(make([]uint16, histFirst-1))
+	small.Add(time.Millisecond)
+	if cap(small.counts) < histFirst {
+		t.Errorf("a %d-bucket buffer was used", histFirst-1)
+	}
+}

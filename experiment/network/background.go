@@ -228,7 +228,7 @@ func (sp *spawner) fire(now clock.Time) {
 		}
 	}
 	if f, err := n.NewFlow(spec); err == nil {
-		f.SegMaxRTT = make([]time.Duration, len(n.Segments))
+		f.setSegments(len(n.Segments))
 		sp.flows = append(sp.flows, f)
 	}
 	if next != clock.Never && next < n.end {

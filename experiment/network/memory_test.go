@@ -41,6 +41,7 @@ func BenchmarkFlowMemory(b *testing.B) {
 	b.ReportMetric(float64(unsafe.Sizeof(tcp.Sender{})), "Sender-B")
 	b.ReportMetric(float64(unsafe.Sizeof(tcp.Receiver{})), "Receiver-B")
 	b.ReportMetric(float64(unsafe.Sizeof(Flow{})), "Flow-B")
+	b.ReportMetric(float64(unsafe.Sizeof(flowBlock{})), "FlowBlock-B")
 	b.ReportMetric(float64(unsafe.Sizeof(sim.Timer{})), "Timer-B")
 	b.ReportMetric(float64(unsafe.Sizeof(link.DelayLine{})), "DelayLine-B")
 	b.ReportMetric(float64(unsafe.Sizeof(packet.Packet{})), "Packet-B")

@@ -22,6 +22,7 @@ import (
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/metrics"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/hugepage"
 	"github.com/cclab/cclab/internal/prefetch"
 	"github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
@@ -76,6 +77,8 @@ type Network struct {
 	// prefetching: the lines and the bottleneck prefetch per-flow state
 	// (many flows).
 	prefetching bool
+	// blocks are the scenario's flows' blocks while Build makes them.
+	blocks []flowBlock
 	// scratch is where every sender builds its controller's per-ACK
 	// arguments: one copy, always cached, instead of two lines per flow.
 	scratch tcp.Scratch
@@ -146,6 +149,102 @@ type Flow struct {
 	Drops, Losses, LastHopLosses int64
 }
 
+// setSegments sizes SegMaxRTT for k schedule segments, in the space its
+// flowBlock keeps for it when that is enough (one segment: most runs).
+func (f *Flow) setSegments(k int) {
+	if k <= cap(f.SegMaxRTT) {
+		f.SegMaxRTT = f.SegMaxRTT[:k]
+		return
+	}
+	f.SegMaxRTT = make([]time.Duration, k)
+}
+
+// flowBlock is one flow's per-packet state in one allocation: the Flow,
+// its sender and receiver, their timers and the RTT histogram's buckets. A many-flow run handles each
+// packet or ACK of a random flow, whose state has left the caches and the
+// TLB; as separate objects (each in its own size class's spans) one ACK's
+// state lay on five or six pages, each a page-table walk, and in one block
+// it lies on one or two. The ACK path's parts (the Flow's first lines, the
+// sender, its timers) come first, the receiver's after them, starting on a
+// cache line as the prefetched line counts assume.
+type flowBlock struct {
+	flowBlockHead
+	_ [blockRcvAt - unsafe.Sizeof(flowBlockHead{})]byte
+	flowBlockTail
+	// Blocks in an array (Network.blocks) start on cache lines too.
+	_ [blockSize - blockRcvAt - unsafe.Sizeof(flowBlockTail{})]byte
+}
+
+// flowBlockHead is the ACK path's part of a flowBlock.
+type flowBlockHead struct {
+	flow Flow
+	snd  tcp.Sender
+	sndT [4]sim.Timer // retransmission, pacing, RACK, loss probe
+	// segMax backs the flow's SegMaxRTT (read on every ACK) when the
+	// schedule has one segment.
+	segMax [1]time.Duration
+	// rttCounts holds the RTT histogram's buckets (one touched per ACK)
+	// while they fit: a span of 100 buckets, RTTs up to 2.7 times the
+	// first sample, which covers most flows' (metrics.Hist.Reserve).
+	rttCounts [104]uint16
+}
+
+// flowBlockTail is the data path's part of a flowBlock.
+type flowBlockTail struct {
+	rcv  tcp.Receiver
+	rcvT [1]sim.Timer // delayed ACK
+}
+
+// The receiver starts on a cache line, and a block is whole lines.
+const (
+	blockRcvAt = (unsafe.Sizeof(flowBlockHead{}) + 63) &^ 63
+	blockSize  = (blockRcvAt + unsafe.Sizeof(flowBlockTail{}) + 63) &^ 63
+)
+
+// hugeBlocks is the size from which the flows' block array asks for
+// transparent huge pages (internal/hugepage). With thousands of flows, each
+// packet and ACK goes to a random flow's block, and with 4 KB pages each
+// is a TLB miss and a page-table walk; a few 2 MB pages cover them all.
+// Below it the array is under two huge pages, too little to gain. The
+// advice outlives the array: memory the heap reuses there later may get
+// huge pages too.
+const hugeBlocks = 4 << 20
+
+// newBlocks returns an array of k flow blocks, on huge pages if large.
+func newBlocks(k int) []flowBlock {
+	if k <= 0 {
+		return nil
+	}
+	b := make([]flowBlock, k)
+	// A large allocation from memory the process has not used yet (the
+	// usual case: Build runs early) is not cleared, so its pages are not
+	// faulted in and the advice takes effect as NewFlow first writes them.
+	if size := uintptr(k) * unsafe.Sizeof(flowBlock{}); size >= hugeBlocks {
+		hugepage.Advise(unsafe.Pointer(&b[0]), size)
+	}
+	return b
+}
+
+// blockTimers serves a constructor's NewTimer calls from a flowBlock's
+// timers, then, should it ask for more, from the scheduler's heap. It is
+// used only while the constructor runs.
+type blockTimers struct {
+	s *sim.Scheduler
+	t []sim.Timer
+}
+
+func (b *blockTimers) Now() clock.Time { return b.s.Now() }
+
+func (b *blockTimers) NewTimer(f func(now clock.Time)) clock.Timer {
+	if len(b.t) == 0 {
+		return b.s.Timer(f)
+	}
+	t := &b.t[0]
+	b.t = b.t[1:]
+	b.s.InitTimer(t, f)
+	return t
+}
+
 // Done reports whether a finite flow has delivered all its bytes.
 func (f *Flow) Done() bool { return f.Receiver.DoneAt != clock.Never }
 
@@ -166,11 +265,17 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	if err := n.buildBottleneck(); err != nil {
 		return nil, err
 	}
+	total := 0
+	for i := range s.Flows {
+		total += s.Flows[i].Count
+	}
+	n.blocks = newBlocks(total)
 	for i := range s.Flows {
 		if err := n.addFlows(&s.Flows[i]); err != nil {
 			return nil, err
 		}
 	}
+	n.blocks = nil
 	if err := n.addBackground(); err != nil {
 		return nil, err
 	}
@@ -179,7 +284,7 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	}
 	n.buildSegments()
 	for _, f := range n.Flows {
-		f.SegMaxRTT = make([]time.Duration, len(n.Segments))
+		f.setSegments(len(n.Segments))
 	}
 	n.scheduleChanges()
 	if s.Sample.V > 0 {
@@ -447,10 +552,18 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
 	}
-	f := &Flow{
+	var blk *flowBlock
+	if len(n.blocks) > 0 {
+		blk, n.blocks = &n.blocks[0], n.blocks[1:]
+	} else {
+		blk = new(flowBlock) // background flows, and flows added after Build
+	}
+	f := &blk.flow
+	*f = Flow{
 		Index: int32(len(n.Flows)), Name: spec.Name, Group: spec.Group, Background: spec.Background,
 		CC: spec.CC, Bytes: spec.Bytes, Start: clock.Time(spec.Start), Stop: clock.Never,
 		ExtraDelay: spec.ExtraDelay, net: n, lastHop: loss.None{},
+		SegMaxRTT: blk.segMax[:0],
 	}
 	if spec.Stop > 0 {
 		f.Stop = clock.Time(spec.Stop)
@@ -468,15 +581,20 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 			f.moreHops = append(f.moreHops, m)
 		}
 	}
-	f.Receiver = tcp.NewReceiver(tc, f.Index, n.Sched, n.Pool, (*reversePath)(f))
+	// The timers are created in the order NewReceiver and NewSender
+	// create them, so their ids, and with them the run, are unchanged.
+	f.Receiver = &blk.rcv
+	tcp.InitReceiver(f.Receiver, tc, f.Index, &blockTimers{n.Sched, blk.rcvT[:]}, n.Pool, (*reversePath)(f))
+	var out packet.Receiver = n.Bottleneck
 	if spec.Coding != nil {
 		if err := n.addCoding(f, spec.Coding, tc.MSS, tc.Header); err != nil {
 			return nil, err
 		}
-		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, (*encoderSide)(f.Coding), alg)
-	} else {
-		f.Sender = tcp.NewSender(tc, f.Index, n.Sched, n.Pool, n.Bottleneck, alg)
+		out = (*encoderSide)(f.Coding)
 	}
+	f.Sender = &blk.snd
+	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
+	f.RTT.Reserve(blk.rttCounts[:])
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT
 	f.Sender.ShareScratch(&n.scratch)

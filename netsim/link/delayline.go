@@ -98,6 +98,10 @@ const PrefetchStages = 3
 // allocator): the receiver reads fields on both.
 const packetLines = int(unsafe.Sizeof(packet.Packet{})+63) / 64
 
+// ringAhead is how many entries beyond the packets being prefetched a
+// prefetching line loads its ring: about six cache lines.
+const ringAhead = 16
+
 func (d *DelayLine) fire(now clock.Time) {
 	// One packet per event, ordered by its push, as a simulator scheduling
 	// one arrival event per packet at send time (ns-3) orders it: flows
@@ -118,6 +122,11 @@ func (d *DelayLine) fire(now clock.Time) {
 			prefetch.Lines(unsafe.Pointer(d.buf[(d.head+PrefetchStages)&mask].p), packetLines)
 		}
 		if d.pf != nil {
+			// The line's own ring, where the packet pointers above are
+			// read: written when the packets went in, it has left the
+			// caches too, and the hardware's stream prefetcher does not
+			// keep up with it among the flows' random accesses.
+			prefetch.Line(unsafe.Pointer(&d.buf[(d.head+PrefetchStages+ringAhead)&mask]))
 			for a := min(d.n, PrefetchStages); a > 0; a-- {
 				d.pf.Prefetch(d.buf[(d.head+a-1)&mask].p, a)
 			}

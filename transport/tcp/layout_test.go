@@ -203,3 +203,78 @@ func TestNegativeInitialRTORejected(t *testing.T) {
 		t.Fatalf("the defaults: %v", err)
 	}
 }
+
+// TestInitInPlace: senders and receivers made by InitSender and
+// InitReceiver, in memory that held a used sender and receiver, run
+// exactly as those NewSender and NewReceiver return (same statistics, same
+// completion times, same number of events), on lossy paths.
+func TestInitInPlace(t *testing.T) {
+	type result struct {
+		st     [2]Stats
+		done   [2]clock.Time
+		got    [2]units.Bytes
+		events uint64
+	}
+	// used is a sender and receiver after a transfer, to initialise over.
+	used := func() (Sender, Receiver) {
+		s := sim.New()
+		pool := &packet.Pool{}
+		fwd := &wire{s: s, pool: pool, rate: 10 * units.Mbps, delay: 3 * time.Millisecond}
+		rev := &wire{s: s, pool: pool, delay: 3 * time.Millisecond}
+		cfg := Config{Bytes: 200 * 1448}
+		snd := NewSender(cfg, 7, s, pool, fwd, reno(1448))
+		rcv := NewReceiver(cfg, 7, s, pool, rev)
+		fwd.to, rev.to = rcv, snd
+		snd.Start(0)
+		s.RunUntil(clock.Time(50 * time.Millisecond)) // mid-transfer
+		return *snd, *rcv
+	}
+	run := func(inPlace bool) result {
+		s := sim.New()
+		pool := &packet.Pool{}
+		var out [2]*Sender
+		var rcvs [2]*Receiver
+		for i := range out {
+			cfg := Config{Bytes: 3000 * 1448}
+			fwd := &wire{s: s, pool: pool, rate: 20 * units.Mbps, delay: time.Duration(5+3*i) * time.Millisecond}
+			rev := &wire{s: s, pool: pool, delay: 5 * time.Millisecond}
+			k := 0
+			fwd.drop = func(p *packet.Packet) bool { k++; return k%97 == 0 }
+			var snd *Sender
+			var rcv *Receiver
+			if inPlace {
+				blk := new(struct {
+					snd Sender
+					rcv Receiver
+				})
+				blk.snd, blk.rcv = used()
+				snd, rcv = &blk.snd, &blk.rcv
+				InitSender(snd, cfg, int32(i), s, pool, fwd, reno(1448))
+				InitReceiver(rcv, cfg, int32(i), s, pool, rev)
+			} else {
+				snd = NewSender(cfg, int32(i), s, pool, fwd, reno(1448))
+				rcv = NewReceiver(cfg, int32(i), s, pool, rev)
+			}
+			fwd.to, rev.to = rcv, snd
+			snd.Start(0)
+			out[i], rcvs[i] = snd, rcv
+		}
+		s.RunUntil(clock.Time(30 * time.Second))
+		var r result
+		for i, snd := range out {
+			if !snd.Done() {
+				t.Fatalf("inPlace=%v: flow %d did not finish", inPlace, i)
+			}
+			r.st[i], r.done[i], r.got[i] = snd.Stats(), rcvs[i].DoneAt, rcvs[i].DeliveredBytes
+		}
+		r.events = s.Events()
+		return r
+	}
+	fresh, inPlace := run(false), run(true)
+	if fresh != inPlace {
+		t.Errorf("initialised in place %+v, new %+v", inPlace, fresh)
+	}
+	if fresh.st[0].FastRecoveries == 0 || fresh.got[0] != 3000*1448 {
+		t.Errorf("no congestion events or an incomplete transfer: %+v", fresh)
+	}
+}

@@ -78,8 +78,17 @@ const ReceiverHotLines = int(unsafe.Offsetof(Receiver{}.recent)+63) / 64
 
 // NewReceiver returns the receiver for flow, acknowledging through out.
 func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver) *Receiver {
+	r := new(Receiver)
+	InitReceiver(r, cfg, flow, clk, pool, out)
+	return r
+}
+
+// InitReceiver makes *r the receiver NewReceiver would return, in memory
+// the caller chose (see InitSender). Whatever *r held is overwritten; r
+// must not be in use.
+func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver) {
 	cfg = cfg.WithDefaults()
-	r := &Receiver{
+	*r = Receiver{
 		pool: pool, flow: flow, out: out, DoneAt: clock.Never,
 		noDelayedAck: cfg.NoDelayedAck, ackFirst: cfg.AckFirst, noSACK: cfg.NoSACK,
 		header: cfg.Header, bytes: cfg.Bytes, delAckTimeout: cfg.DelAckTimeout, ackInterval: cfg.AckInterval,
@@ -92,7 +101,6 @@ func NewReceiver(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool,
 			r.sendAck(now)
 		}
 	})
-	return r
 }
 
 // Prefetch starts loading what the next segment's processing reads

@@ -148,11 +148,21 @@ const SenderHotLines = int(senderHotBytes+63) / 64
 // NewSender returns a sender for flow that sends through out. cfg must be
 // valid (see Config.Validate).
 func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver, alg cc.Algorithm) *Sender {
+	s := new(Sender)
+	InitSender(s, cfg, flow, clk, pool, out, alg)
+	return s
+}
+
+// InitSender makes *s the sender NewSender would return, in memory the
+// caller chose: a simulation of many flows keeps each flow's sender,
+// receiver and timers in one allocation, so that an ACK touches fewer
+// pages. Whatever *s held is overwritten; s must not be in use.
+func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, out packet.Receiver, alg cc.Algorithm) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		panic("tcp: " + err.Error())
 	}
-	s := &Sender{
+	*s = Sender{
 		cfg: cfg, flow: flow, pool: pool, out: out, cc: alg,
 		rtt:        NewRTTEstimator(cfg.InitialRTO, cfg.MinRTO, cfg.MaxRTO),
 		total:      int64(cfg.Bytes),
@@ -169,7 +179,6 @@ func NewSender(cfg Config, flow int32, clk clock.Scheduler, pool *packet.Pool, o
 		s.tlp.timer = clk.NewTimer(s.onPTO)
 	}
 	s.prr, _ = alg.(prrTarget)
-	return s
 }
 
 // Prefetch starts loading what the next ACK's processing reads through the

@@ -148,6 +148,17 @@ func TestScoreboardRingFollowsTheWindow(t *testing.T) {
 	}
 }
 
+// lossyPath returns flow i's configuration and wires for the tests that
+// run two flows side by side: 3000 segments over 20 Mbit/s, one-way delays
+// of 5+3i and 5 ms, every 97th data segment lost (congestion events too).
+func lossyPath(s *sim.Scheduler, pool *packet.Pool, i int) (Config, *wire, *wire) {
+	fwd := &wire{s: s, pool: pool, rate: 20 * units.Mbps, delay: time.Duration(5+3*i) * time.Millisecond}
+	rev := &wire{s: s, pool: pool, delay: 5 * time.Millisecond}
+	k := 0
+	fwd.drop = func(p *packet.Packet) bool { k++; return k%97 == 0 }
+	return Config{Bytes: 3000 * 1448}, fwd, rev
+}
+
 // TestSharedScratch: senders driven by one scheduler and sharing one
 // Scratch behave exactly as with their own (the controller's arguments are
 // built and consumed within one call).
@@ -158,11 +169,7 @@ func TestSharedScratch(t *testing.T) {
 		var sc Scratch
 		var out [2]*Sender
 		for i := range out {
-			cfg := Config{Bytes: 3000 * 1448}
-			fwd := &wire{s: s, pool: pool, rate: 20 * units.Mbps, delay: time.Duration(5+3*i) * time.Millisecond}
-			rev := &wire{s: s, pool: pool, delay: 5 * time.Millisecond}
-			k := 0
-			fwd.drop = func(p *packet.Packet) bool { k++; return k%97 == 0 } // losses: congestion events too
+			cfg, fwd, rev := lossyPath(s, pool, i)
 			snd := NewSender(cfg, int32(i), s, pool, fwd, reno(1448))
 			rcv := NewReceiver(cfg, int32(i), s, pool, rev)
 			fwd.to, rev.to = rcv, snd
@@ -235,11 +242,7 @@ func TestInitInPlace(t *testing.T) {
 		var out [2]*Sender
 		var rcvs [2]*Receiver
 		for i := range out {
-			cfg := Config{Bytes: 3000 * 1448}
-			fwd := &wire{s: s, pool: pool, rate: 20 * units.Mbps, delay: time.Duration(5+3*i) * time.Millisecond}
-			rev := &wire{s: s, pool: pool, delay: 5 * time.Millisecond}
-			k := 0
-			fwd.drop = func(p *packet.Packet) bool { k++; return k%97 == 0 }
+			cfg, fwd, rev := lossyPath(s, pool, i)
 			var snd *Sender
 			var rcv *Receiver
 			if inPlace {

@@ -47,7 +47,7 @@ func NewPolicyEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, 
 // the last action is held for fewer steps.
 func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, variant, action string, frameSkip int) (*EvalEnv, error) {
 	if frameSkip < 0 {
-		return nil, fmt.Errorf("marlin: frame skip %d must be at least 1", frameSkip)
+		return nil, fmt.Errorf("marlin: frame skip %d is negative (0 or 1: none)", frameSkip)
 	}
 	if action == "" {
 		action = ActionLinear

@@ -308,29 +308,18 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	return e.obs, e.info
 }
 
-// Step implements env.Env: scale the window by (1 + action), simulate one
-// step, and observe.
+// Step implements env.Env: set the window from the action (WindowFor, or
+// BDPWindow for ActionBDP), simulate one step, and observe.
 func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) {
 	if e.net == nil {
 		panic("marlin: Step before Reset")
 	}
-	a := float64(action[0])
-	if math.IsNaN(a) {
-		a = 0
-	}
-	a = math.Max(-1, math.Min(1, a))
 	now := e.net.Now()
-	cw := e.flow.Sender.CC().CongestionWindow()
 	var w units.Bytes
 	if e.cfg.Action == ActionBDP {
-		w = BDPWindow(float32(a), e.compact.bdp, e.mss)
+		w = BDPWindow(action[0], e.compact.bdp, e.mss)
 	} else {
-		scale := 1 + a
-		if e.cfg.Action == ActionLog2 {
-			scale = math.Exp2(a)
-		}
-		w = units.Bytes(math.Ceil(float64(cw) * scale))
-		w = min(max(w, e.mss), WindowCap)
+		w = WindowFor(e.cfg.Action, action[0], e.flow.Sender.CC().CongestionWindow(), e.mss)
 	}
 	e.ext.SetCongestionWindow(now, w)
 

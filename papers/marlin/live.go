@@ -51,14 +51,20 @@ func (o *LiveObserver) Observe(now clock.Time, st tcp.FlowState) ([]float32, [Nu
 const LiveAckInterval = 20 * time.Millisecond
 
 // WindowFor applies a MARLIN action to the current window as Env.Step
-// does: scale by 1+a (a clipped to [-1, 1], NaN as 0), at least one MSS
-// and at most WindowCap.
-func WindowFor(a float32, cwnd, mss units.Bytes) units.Bytes {
+// does: scale by 1+a (ActionLinear) or 2^a (ActionLog2), a clipped to
+// [-1, 1] and NaN taken as 0, at least one MSS and at most WindowCap. A
+// live flow must scale the way its policy was trained (PolicyAction): a
+// log2 policy's -1 halves the window, a linear one's collapses it.
+func WindowFor(action string, a float32, cwnd, mss units.Bytes) units.Bytes {
 	x := float64(a)
 	if math.IsNaN(x) {
 		x = 0
 	}
 	x = math.Max(-1, math.Min(1, x))
-	w := units.Bytes(math.Ceil(float64(cwnd) * (1 + x)))
+	scale := 1 + x
+	if action == ActionLog2 {
+		scale = math.Exp2(x)
+	}
+	w := units.Bytes(math.Ceil(float64(cwnd) * scale))
 	return min(max(w, mss), WindowCap)
 }

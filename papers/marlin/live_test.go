@@ -45,15 +45,39 @@ func TestLiveObserverMatchesEnv(t *testing.T) {
 	}
 }
 
+// TestWindowFor: both window-relative parametrisations scale as Env.Step
+// does (a log2 -1 halves, a linear -1 falls to one MSS), clipped to
+// [-1, 1] with NaN as 0; and Env.Step sets exactly WindowFor's window.
 func TestWindowFor(t *testing.T) {
 	for _, c := range []struct {
+		action    string
 		a         float32
 		cwnd, out int64
 	}{
-		{0.5, 10000, 15000}, {-1, 10000, 1448}, {2, 100000, 150000}, {float32(math.NaN()), 5000, 5000},
+		{ActionLinear, 0.5, 10000, 15000}, {ActionLinear, -1, 10000, 1448}, {ActionLinear, 2, 100000, 150000},
+		{ActionLinear, float32(math.NaN()), 5000, 5000}, {"", 0.5, 10000, 15000},
+		{ActionLog2, 1, 10000, 20000}, {ActionLog2, -1, 10000, 5000}, {ActionLog2, 0.5, 10000, 14143},
+		{ActionLog2, -3, 10000, 5000}, {ActionLog2, float32(math.NaN()), 5000, 5000}, {ActionLog2, -1, 2000, 1448},
 	} {
-		if got := WindowFor(c.a, unitsB(c.cwnd), 1448); int64(got) != c.out {
-			t.Errorf("WindowFor(%g, %d) = %d, want %d", c.a, c.cwnd, got, c.out)
+		if got := WindowFor(c.action, c.a, unitsB(c.cwnd), 1448); int64(got) != c.out {
+			t.Errorf("WindowFor(%q, %g, %d) = %d, want %d", c.action, c.a, c.cwnd, got, c.out)
+		}
+	}
+	for _, action := range []string{ActionLinear, ActionLog2} {
+		e, err := NewEnv(EnvConfig{Base: base(t), Action: action})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset(3)
+		for i, a := range []float32{0.7, -0.4, 1, -1, 0.25} {
+			cw := e.Flow().Sender.CC().CongestionWindow()
+			want := WindowFor(action, a, cw, e.mss)
+			e.Step([]float32{a})
+			// The step's events may change the window after it is set; a
+			// window-setting controller keeps it (Mockets' fixed window).
+			if got := e.Flow().Sender.CC().CongestionWindow(); got != want {
+				t.Errorf("%s step %d: window %d, WindowFor says %d", action, i, got, want)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,6 +88,71 @@ func TestShapeRefused(t *testing.T) {
 	a, err := st.Recv()
 	if err != nil || a.CwndBytes < 1448 || a.CwndBytes > int64(marlin.WindowCap) || len(a.Raw) != 1 {
 		t.Fatalf("action %v, %v", a, err)
+	}
+}
+
+// TestServedWindowFollowsPolicyAction: the served window is scaled the
+// way the policy was trained, 1+a for the shipped (linear) policy and
+// 2^a for a log2 one, and a policy of an unknown parametrisation is
+// refused when loaded, naming it.
+func TestServedWindowFollowsPolicyAction(t *testing.T) {
+	base, err := marlin.ShippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, action := range []string{marlin.ActionLinear, marlin.ActionLog2, "cubic-root"} {
+		p := base.Clone()
+		p.Meta.Extra = maps.Clone(p.Meta.Extra)
+		p.Meta.Extra["action"] = action
+		path := filepath.Join(t.TempDir(), action+".policy")
+		if err := p.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		s, err := LoadPolicy(path, "")
+		if action == "cubic-root" {
+			if err == nil || !strings.Contains(err.Error(), "cubic-root") {
+				t.Errorf("unknown action: got %v, want an error naming it", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := serve(t, NewServer(s))
+		conn, err := grpc.NewClient("unix://"+strings.TrimPrefix(addr, "unix:"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st, err := agentpb.NewAgentClient(conn).Control(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs := make([]float32, marlin.ObservationSize)
+		for i := range obs {
+			obs[i] = float32(i%7) * 0.3
+		}
+		const cwnd = 14480
+		if err := st.Send(&agentpb.Observation{Obs: obs, CwndBytes: cwnd}); err != nil {
+			t.Fatal(err)
+		}
+		a, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := marlin.WindowFor(action, a.Raw[0], cwnd, udp.DefaultMSS)
+		other := marlin.WindowFor(marlin.ActionLinear, a.Raw[0], cwnd, udp.DefaultMSS)
+		if action == marlin.ActionLinear {
+			other = marlin.WindowFor(marlin.ActionLog2, a.Raw[0], cwnd, udp.DefaultMSS)
+		}
+		if a.CwndBytes != int64(want) {
+			t.Errorf("%s: served window %d for action %g, want %d", action, a.CwndBytes, a.Raw[0], want)
+		}
+		if want == other {
+			t.Errorf("%s: action %g scales alike in both parametrisations; the test cannot tell them apart", action, a.Raw[0])
+		}
 	}
 }
 

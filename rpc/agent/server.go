@@ -53,6 +53,9 @@ type Served struct {
 	Step   time.Duration
 	// dc holds a dc-bbr policy's settings.
 	dc datacenter.Config
+	// marlinAction is a MARLIN policy's action parametrisation
+	// (marlin.PolicyAction), which the window scaling must follow.
+	marlinAction string
 }
 
 // LoadPolicy reads a policy: "marlin" is the shipped MARLIN policy,
@@ -97,11 +100,10 @@ func LoadPolicy(spec, kind string) (*Served, error) {
 		if v := marlin.PolicyVariant(p); v != marlin.VariantPaper {
 			return nil, fmt.Errorf("%s: a MARLIN %s-variant policy: only the paper's variant has a live observer to serve", spec, v)
 		}
-		obs, act := marlin.PolicySpaces()
-		if err := p.Check(obs, act); err != nil {
+		if err := marlin.CheckPolicy(p); err != nil {
 			return nil, fmt.Errorf("%s: not a MARLIN policy: %w", spec, err)
 		}
-		s.Step = marlin.StepInterval
+		s.Step, s.marlinAction = marlin.StepInterval, marlin.PolicyAction(p)
 	case KindDCBBR:
 		if s.dc, err = datacenter.LiveSettings(p); err != nil {
 			return nil, fmt.Errorf("%s: %w", spec, err)
@@ -200,7 +202,7 @@ func (ss *session) act(obs *agentpb.Observation) (*agentpb.Action, error) {
 		if m, ok := obs.Stats["mss_bytes"]; ok && m >= 1 && m <= 65535 {
 			mss = units.Bytes(m)
 		}
-		a.CwndBytes = int64(marlin.WindowFor(raw[0], units.Bytes(obs.CwndBytes), mss))
+		a.CwndBytes = int64(marlin.WindowFor(ss.s.marlinAction, raw[0], units.Bytes(obs.CwndBytes), mss))
 	case KindDCBBR:
 		a.Params = ss.s.dc.Action.Decode(raw).ParamMap()
 	}

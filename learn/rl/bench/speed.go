@@ -135,7 +135,9 @@ func Speed(ctx context.Context, cfg SpeedConfig) (n int, elapsed, cpuSeconds flo
 	n = 0
 	start := time.Now()
 	cpu0, _ := cputime.Process()
-	for time.Since(start).Seconds() < cfg.Seconds && ctx.Err() == nil {
+	// At least one timed step, so that a process descheduled for longer
+	// than cfg.Seconds (a loaded machine) still measures something.
+	for n == 0 || time.Since(start).Seconds() < cfg.Seconds && ctx.Err() == nil {
 		step()
 		n++
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
 	demoSteps := fs.Int64("demo-steps", 0, "with --demo: environment steps the demonstrator acts for")
 	demoNoise := fs.Float64("demo-noise", 0, "with --demo: standard deviation of Gaussian noise added to each demonstrated action")
+	bcWeight := fs.Float64("bc-weight", 0, "with --demo: weight of a behaviour-cloning term towards the demonstrator's action in the actor's loss, for the whole of training, relative to the critic's scale (TD3+BC: 0.4)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -115,8 +117,10 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	switch {
 	case *demo != "" && *demo != marlin.DemoBDP:
 		return usagef("--demo must be %s, got %q", marlin.DemoBDP, *demo)
-	case (*demo != "") != (*demoSteps > 0) || *demoSteps < 0:
-		return usagef("--demo and a positive --demo-steps go together")
+	case !(*bcWeight >= 0) || math.IsInf(*bcWeight, 1) || *bcWeight > 0 && *demo == "":
+		return usagef("--bc-weight must be finite and >= 0, with --demo")
+	case (*demo != "") != (*demoSteps > 0 || *bcWeight > 0) || *demoSteps < 0:
+		return usagef("--demo goes with a positive --demo-steps or --bc-weight, and --demo-steps with --demo")
 	case !(*demoNoise >= 0) || *demoNoise > 0 && *demo == "":
 		return usagef("--demo-noise must be >= 0, with --demo")
 	}
@@ -162,7 +166,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
-		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise,
+		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, BCWeight: *bcWeight,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

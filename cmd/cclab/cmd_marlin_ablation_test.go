@@ -21,8 +21,11 @@ func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
 		{[]string{"--n-step", "0"}, "--n-step and --frame-skip >= 1"},
 		{[]string{"--ent-coef-init", "0"}, "--ent-coef-init > 0"},
 		{[]string{"--demo", "cubic", "--demo-steps", "8"}, "--demo must be bdp"},
-		{[]string{"--demo", "bdp"}, "--demo and a positive --demo-steps go together"},
-		{[]string{"--demo-steps", "8"}, "--demo and a positive --demo-steps go together"},
+		{[]string{"--demo", "bdp"}, "--demo goes with a positive --demo-steps or --bc-weight"},
+		{[]string{"--demo-steps", "8"}, "--demo-steps with --demo"},
+		{[]string{"--bc-weight", "0.4"}, "--bc-weight must be finite and >= 0, with --demo"},
+		{[]string{"--demo", "bdp", "--bc-weight", "-1"}, "--bc-weight must be finite and >= 0"},
+		{[]string{"--demo", "bdp", "--bc-weight", "Inf"}, "--bc-weight must be finite and >= 0"},
 		{[]string{"--demo", "bdp", "--demo-steps", "8", "--demo-noise", "-1"}, "--demo-noise must be >= 0"},
 		{[]string{"--demo-noise", "0.1"}, "--demo-noise must be >= 0, with --demo"},
 	} {

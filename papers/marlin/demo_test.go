@@ -134,11 +134,47 @@ func TestTrainWithDemonstrations(t *testing.T) {
 		"steps without demonstrator":   {DemoSteps: 10},
 		"noise without demonstrator":   {DemoNoise: 0.1},
 		"negative demonstration noise": {Demo: DemoBDP, DemoSteps: 10, DemoNoise: -1},
+		"cloning without demonstrator": {BCWeight: 0.4},
+		"negative cloning weight":      {Demo: DemoBDP, BCWeight: -1},
 	} {
 		c.Base = base(t)
 		_, err := Train(context.Background(), c)
 		if err == nil || !strings.Contains(err.Error(), "demonstrat") {
 			t.Errorf("%s: error %v, want one about the demonstrations", name, err)
 		}
+	}
+}
+
+// TestTrainWithBehaviourCloning: `--bc-weight` without a demonstration
+// phase reaches the learner (the policy differs from the same run
+// without it; sac's TestBehaviourCloning shows the term pulls the policy
+// to the demonstrator), records its weight and reproduces with the seed.
+func TestTrainWithBehaviourCloning(t *testing.T) {
+	train := func(weight float64) []byte {
+		c := TrainConfig{Base: base(t), Steps: 320, Envs: 2, Workers: 2, Seed: 4,
+			Randomize: true, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, NStep: 10, Gamma: 0.995}
+		if weight > 0 {
+			c.Demo, c.BCWeight = DemoBDP, weight
+		}
+		res, err := Train(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if weight > 0 && (res.Policy.Meta.Extra["bc_weight"] != "0.4" || res.Policy.Meta.Extra["demo"] != DemoBDP) {
+			t.Errorf("policy meta %v does not record the behaviour cloning", res.Policy.Meta.Extra)
+		}
+		res.Policy.Meta.TrainingWallS = 0
+		b, err := res.Policy.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cloned := train(0.4)
+	if !bytes.Equal(cloned, train(0.4)) {
+		t.Error("same seed with behaviour cloning, different policies")
+	}
+	if bytes.Equal(cloned, train(0)) {
+		t.Error("behaviour cloning left the policy unchanged")
 	}
 }

@@ -80,6 +80,72 @@ func TestReplaySaveLoad(t *testing.T) {
 	}
 }
 
+// TestReplayGuide: a guided buffer samples each transition's guide with
+// it (also across the ring's wrap and a checkpoint), refuses a missing or
+// misshaped guide, and an unguided buffer refuses one and samples none;
+// a checkpoint loads only into a buffer of the same guide setting.
+func TestReplayGuide(t *testing.T) {
+	r := NewReplay(5, 1, 2)
+	r.EnableGuide()
+	for i := 0; i < 8; i++ {
+		f := float32(i)
+		r.AddGuided([]float32{f}, []float32{f, f}, []float32{-f, 2 * f}, 0, []float32{f}, 0)
+	}
+	path := filepath.Join(t.TempDir(), "ck")
+	if err := checkpoint.Save(path, "test", func(e *checkpoint.Encoder) error { r.Save(e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	q := NewReplay(5, 1, 2)
+	q.EnableGuide()
+	if err := checkpoint.Load(path, "test", func(d *checkpoint.Decoder) error { q.Load(d); return d.Err() }); err != nil {
+		t.Fatal(err)
+	}
+	for _, buf := range []*Replay{r, q} {
+		b := buf.NewBatch(200)
+		buf.Sample(rand.New(rand.NewPCG(2, 2)), b)
+		for k := 0; k < b.N; k++ {
+			f := b.Obs[k]
+			if f < 3 || b.Guide[2*k] != -f || b.Guide[2*k+1] != 2*f {
+				t.Fatalf("sample %d: obs %g with guide %v, want [%g %g]", k, f, b.Guide[2*k:2*k+2], -f, 2*f)
+			}
+		}
+	}
+	unguided := NewReplay(5, 1, 2)
+	if err := checkpoint.Load(path, "test", func(d *checkpoint.Decoder) error { unguided.Load(d); return d.Err() }); err == nil {
+		t.Errorf("an unguided buffer loaded a checkpoint with guides")
+	}
+	unguided = NewReplay(5, 1, 2)
+	if b := unguided.NewBatch(3); b.Guide != nil {
+		t.Errorf("an unguided buffer's batch has guides")
+	}
+	guidedFromPlain := NewReplay(4, 1, 1)
+	guidedFromPlain.EnableGuide()
+	plainPath := filepath.Join(t.TempDir(), "plain")
+	plain := NewReplay(4, 1, 1)
+	plain.Add([]float32{1}, []float32{1}, 0, []float32{1}, false)
+	if err := checkpoint.Save(plainPath, "test", func(e *checkpoint.Encoder) error { plain.Save(e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.Load(plainPath, "test", func(d *checkpoint.Decoder) error { guidedFromPlain.Load(d); return d.Err() }); err == nil {
+		t.Errorf("a guided buffer loaded a checkpoint without guides")
+	}
+	for name, add := range map[string]func(){
+		"guided without guide":  func() { r.AddGuided([]float32{1}, []float32{1, 1}, nil, 0, []float32{1}, 0) },
+		"guide of wrong size":   func() { r.AddGuided([]float32{1}, []float32{1, 1}, []float32{1}, 0, []float32{1}, 0) },
+		"unguided with a guide": func() { unguided.AddGuided([]float32{1}, []float32{1, 1}, []float32{1, 1}, 0, []float32{1}, 0) },
+		"enable when not empty": func() { plain.EnableGuide() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			add()
+		}()
+	}
+}
+
 // naiveGAE computes advantages from the definition A_t = Σ_l (γλ)^l δ_{t+l},
 // summing forward within the episode.
 func naiveGAE(r *Rollout, lastVal []float32, lastDone []bool, gamma, lambda float64) []float64 {

@@ -6,9 +6,10 @@ import (
 	"github.com/cclab/cclab/learn/rl/checkpoint"
 )
 
-// transitionAdder receives finished transitions (buffer.Replay.AddDone).
+// transitionAdder receives finished transitions (buffer.Replay.AddGuided;
+// guide is nil without a behaviour-cloning term).
 type transitionAdder interface {
-	AddDone(obs, act []float32, rew float64, next []float32, done float32)
+	AddGuided(obs, act, guide []float32, rew float64, next []float32, done float32)
 }
 
 // nstepQueue turns one environment's 1-step transitions into n-step ones
@@ -23,23 +24,34 @@ type nstepQueue struct {
 	n, od, ad int
 	gamma     float64
 	obs, act  []float32 // n rows, ring
+	guide     []float32 // n rows with guide actions, else nil
 	rew       []float64
 	head, len int
 }
 
-func newNStepQueue(n, od, ad int, gamma float64) *nstepQueue {
-	return &nstepQueue{n: n, od: od, ad: ad, gamma: gamma,
+// newNStepQueue returns an empty queue; guided queues carry each step's
+// guide action (Config.BCWeight) to the transition leaving its state.
+func newNStepQueue(n, od, ad int, gamma float64, guided bool) *nstepQueue {
+	q := &nstepQueue{n: n, od: od, ad: ad, gamma: gamma,
 		obs: make([]float32, n*od), act: make([]float32, n*ad), rew: make([]float64, n)}
+	if guided {
+		q.guide = make([]float32, n*ad)
+	}
+	return q
 }
 
-// push records the step (obs, act) → rew, next and emits what is complete:
+// push records the step (obs, act) → rew, next (with obs's guide action
+// in a guided queue, nil otherwise) and emits what is complete:
 // the oldest pending transition once n are pending, every pending one when
 // the episode ended (terminated, or truncated with next its final
 // observation).
-func (q *nstepQueue) push(dst transitionAdder, obs, act []float32, rew float64, next []float32, terminated, ended bool) {
+func (q *nstepQueue) push(dst transitionAdder, obs, act, guide []float32, rew float64, next []float32, terminated, ended bool) {
 	i := (q.head + q.len) % q.n
 	copy(q.obs[i*q.od:(i+1)*q.od], obs)
 	copy(q.act[i*q.ad:(i+1)*q.ad], act)
+	if q.guide != nil {
+		copy(q.guide[i*q.ad:(i+1)*q.ad], guide)
+	}
 	q.rew[i] = rew
 	q.len++
 	if ended {
@@ -67,7 +79,11 @@ func (q *nstepQueue) emit(dst transitionAdder, next []float32, terminated bool) 
 		done = float32(1 - math.Pow(q.gamma, float64(q.len-1)))
 	}
 	h := q.head
-	dst.AddDone(q.obs[h*q.od:(h+1)*q.od], q.act[h*q.ad:(h+1)*q.ad], ret, next, done)
+	var guide []float32
+	if q.guide != nil {
+		guide = q.guide[h*q.ad : (h+1)*q.ad]
+	}
+	dst.AddGuided(q.obs[h*q.od:(h+1)*q.od], q.act[h*q.ad:(h+1)*q.ad], guide, ret, next, done)
 	q.head = (q.head + 1) % q.n
 	q.len--
 }
@@ -78,6 +94,9 @@ func (q *nstepQueue) save(e *checkpoint.Encoder, name string) {
 	e.Float32s(name+".obs", q.obs)
 	e.Float32s(name+".act", q.act)
 	e.Float64s(name+".rew", q.rew)
+	if q.guide != nil {
+		e.Float32s(name+".guide", q.guide)
+	}
 }
 
 func (q *nstepQueue) load(d *checkpoint.Decoder, name string) {
@@ -85,6 +104,9 @@ func (q *nstepQueue) load(d *checkpoint.Decoder, name string) {
 	d.Float32sInto(name+".obs", q.obs)
 	d.Float32sInto(name+".act", q.act)
 	d.Float64sInto(name+".rew", q.rew)
+	if q.guide != nil {
+		d.Float32sInto(name+".guide", q.guide)
+	}
 	if d.Err() == nil && (head < 0 || head >= int64(q.n) || n < 0 || n >= int64(q.n)) {
 		d.Fail(name+".len", "head %d, length %d out of range for %d-step returns", head, n, q.n)
 		return

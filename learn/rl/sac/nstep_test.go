@@ -13,40 +13,49 @@ type added struct {
 	obs, act, next float32
 	ret            float64
 	done           float32
+	guide          []float32
 }
 
 type recorder struct{ got []added }
 
-func (r *recorder) AddDone(obs, act []float32, rew float64, next []float32, done float32) {
-	r.got = append(r.got, added{obs[0], act[0], next[0], rew, done})
+func (r *recorder) AddGuided(obs, act, guide []float32, rew float64, next []float32, done float32) {
+	r.got = append(r.got, added{obs[0], act[0], next[0], rew, done, append([]float32(nil), guide...)})
 }
 
 // TestNStepQueueHandComputed checks 3-step transitions with γ = 0.5
 // against values computed by hand: rewards 1, 2, 4, 8, 16 from states
 // 0-4, the episode ending after state 4's step, by termination and then by
 // truncation. The bootstrap weight (1 - done) γ must be γ^m for an m-step
-// transition that did not terminate, and 0 for one that did.
+// transition that did not terminate, and 0 for one that did. A guided
+// queue gives each transition the guide of the state it leaves.
 func TestNStepQueueHandComputed(t *testing.T) {
 	const gamma = 0.5
 	rewards := []float64{1, 2, 4, 8, 16}
-	for _, terminated := range []bool{true, false} {
+	for _, c := range []struct{ terminated, guided bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		terminated := c.terminated
 		var r recorder
-		q := newNStepQueue(3, 1, 1, gamma)
+		q := newNStepQueue(3, 1, 1, gamma, c.guided)
+		guide := func(obs float32) []float32 {
+			if !c.guided {
+				return nil
+			}
+			return []float32{-obs}
+		}
 		for i, rew := range rewards {
 			last := i == len(rewards)-1
-			q.push(&r, []float32{float32(i)}, []float32{float32(10 + i)}, rew, []float32{float32(i + 1)}, terminated && last, last)
+			q.push(&r, []float32{float32(i)}, []float32{float32(10 + i)}, guide(float32(i)), rew, []float32{float32(i + 1)}, terminated && last, last)
 		}
 		// Second episode of one step: nothing of the first may leak in.
-		q.push(&r, []float32{100}, []float32{110}, 3, []float32{101}, true, true)
+		q.push(&r, []float32{100}, []float32{110}, guide(100), 3, []float32{101}, true, true)
 		// s0: 1 + 0.5·2 + 0.25·4 = 3 → s3; s1: 2 + 2 + 2 = 6 → s4;
 		// s2: 4 + 4 + 4 = 12 → s5; s3: 8 + 8 = 16 → s5; s4: 16 → s5.
 		want := []added{
-			{0, 10, 3, 3, 0.75},
-			{1, 11, 4, 6, 0.75},
-			{2, 12, 5, 12, 0.75},
-			{3, 13, 5, 16, 0.5},
-			{4, 14, 5, 16, 0},
-			{100, 110, 101, 3, 1},
+			{0, 10, 3, 3, 0.75, nil},
+			{1, 11, 4, 6, 0.75, nil},
+			{2, 12, 5, 12, 0.75, nil},
+			{3, 13, 5, 16, 0.5, nil},
+			{4, 14, 5, 16, 0, nil},
+			{100, 110, 101, 3, 1, nil},
 		}
 		steps := []int{3, 3, 3, 2, 1, 1}
 		if terminated {
@@ -67,6 +76,9 @@ func TestNStepQueueHandComputed(t *testing.T) {
 			}
 			if math.Abs(weight-wantW) > 1e-7 {
 				t.Errorf("terminated=%v: transition %d bootstraps with weight %g, want %g", terminated, i, weight, wantW)
+			}
+			if c.guided && (len(g.guide) != 1 || g.guide[0] != -g.obs) || !c.guided && len(g.guide) != 0 {
+				t.Errorf("guided=%v: transition %d from state %g has guide %v", c.guided, i, g.obs, g.guide)
 			}
 		}
 	}

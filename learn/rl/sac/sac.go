@@ -89,6 +89,15 @@ type Config struct {
 	Demonstrator Demonstrator
 	DemoSteps    int64
 	DemoNoise    float64
+	// BCWeight, with a Demonstrator, adds a behaviour-cloning term to the
+	// actor's loss for the whole of training (TD3+BC, Fujimoto and Gu
+	// 2021): BCWeight · mean|Q| · mean (tanh μ(s) − g)², where g is the
+	// demonstrator's action at s, recorded with every transition, and
+	// mean|Q| (the batch's, not differentiated) puts the term on the
+	// critic's scale whatever the rewards' (TD3+BC's α = 2.5 is BCWeight
+	// 0.4). The critics are unchanged, so the policy may leave the
+	// demonstration where they value that more than the weight costs.
+	BCWeight float64
 }
 
 // Demonstrator chooses demonstration actions (Config.Demonstrator).
@@ -147,6 +156,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sac: DemoSteps %d must be >= 0, and > 0 only with a Demonstrator", c.DemoSteps)
 	case c.DemoNoise < 0 || math.IsNaN(c.DemoNoise):
 		return fmt.Errorf("sac: DemoNoise %g must be >= 0", c.DemoNoise)
+	case !(c.BCWeight >= 0) || math.IsInf(c.BCWeight, 1) || c.BCWeight > 0 && c.Demonstrator == nil:
+		return fmt.Errorf("sac: BCWeight %g must be finite and >= 0, and > 0 only with a Demonstrator", c.BCWeight)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -163,6 +174,8 @@ type Stats struct {
 	Entropy float64
 	// MeanQ is the mean of the first critic over the last batch.
 	MeanQ float64
+	// BCLoss is the behaviour-cloning term of ActorLoss (Config.BCWeight).
+	BCLoss float64
 	// Updates counts gradient steps so far.
 	Updates int64
 }
@@ -203,6 +216,7 @@ type SAC struct {
 	qin, y, dq, dOut, da, dmean, dlogSd []float32
 	dlogp                               []float32
 	actScaled, actEnv                   []float32
+	actGuide                            []float32 // K×ad, with BCWeight
 	actMean, actLogStd, actNoise, actLp []float32
 	wsAct                               *nn.Workspace
 }
@@ -243,9 +257,12 @@ func New(venv env.VecEnv, cfg Config, logger *trainlog.Logger) (*SAC, error) {
 	s.alphaOpt = nn.NewAdam(1, cfg.LearningRate)
 	s.targetEntropy = rl.Default(cfg.TargetEntropy, -float64(ad)) // SB3: -prod(action_space.shape)
 	s.replay = buffer.NewReplay(cfg.BufferSize, od, ad)
+	if cfg.BCWeight > 0 {
+		s.replay.EnableGuide()
+	}
 	if cfg.NStep > 1 {
 		for range k {
-			s.nstep = append(s.nstep, newNStepQueue(cfg.NStep, od, ad, cfg.Gamma))
+			s.nstep = append(s.nstep, newNStepQueue(cfg.NStep, od, ad, cfg.Gamma, cfg.BCWeight > 0))
 		}
 	}
 	s.alloc()
@@ -272,6 +289,9 @@ func (s *SAC) alloc() {
 	s.qin, s.y, s.dq = f(B*(od+ad)), f(B), f(B)
 	s.dOut, s.da, s.dmean, s.dlogSd, s.dlogp = f(B*2*ad), f(B*ad), f(B*ad), f(B*ad), f(B)
 	s.actScaled, s.actEnv = f(k*ad), f(k*ad)
+	if s.cfg.BCWeight > 0 {
+		s.actGuide = f(k * ad)
+	}
 	s.actMean, s.actLogStd, s.actNoise, s.actLp = f(k*ad), f(k*ad), f(k*ad), f(k)
 }
 
@@ -310,9 +330,22 @@ func splitActorOut(out []float32, ad int, mean, logStd []float32) {
 // act samples exploration actions (scaled to [−1, 1]) for the current
 // observations: the demonstrator's during the first DemoSteps, uniform
 // before LearningStarts (SB3 samples the action space), else from the
-// squashed Gaussian.
+// squashed Gaussian. With BCWeight it also records the demonstrator's
+// actions as the transitions' guides.
 func (s *SAC) act() {
 	k, ad := s.k, s.ad
+	if s.actGuide != nil {
+		for i := range k {
+			g := s.actGuide[i*ad : (i+1)*ad]
+			s.cfg.Demonstrator.Demonstrate(i, g)
+			for j, a := range g {
+				if a != a { // NaN: no opinion, as below
+					a = 0
+				}
+				g[j] = max(-1, min(1, a))
+			}
+		}
+	}
 	if s.steps < s.cfg.DemoSteps {
 		for i := range k {
 			s.cfg.Demonstrator.Demonstrate(i, s.actScaled[i*ad:(i+1)*ad])
@@ -362,11 +395,19 @@ func (s *SAC) Iterate(ctx context.Context) error {
 				next = b.FinalObs[i*s.od : (i+1)*s.od]
 			}
 			o, a := s.obs[i*s.od:(i+1)*s.od], s.actScaled[i*s.ad:(i+1)*s.ad]
+			var g []float32
+			if s.actGuide != nil {
+				g = s.actGuide[i*s.ad : (i+1)*s.ad]
+			}
 			if s.nstep != nil {
-				s.nstep[i].push(s.replay, o, a, b.Reward[i], next, b.Terminated[i], b.Done(i))
+				s.nstep[i].push(s.replay, o, a, g, b.Reward[i], next, b.Terminated[i], b.Done(i))
 				continue
 			}
-			s.replay.Add(o, a, b.Reward[i], next, b.Terminated[i])
+			d := float32(0)
+			if b.Terminated[i] {
+				d = 1
+			}
+			s.replay.AddGuided(o, a, g, b.Reward[i], next, d)
 		}
 		copy(s.obs, b.Obs)
 		s.steps += int64(s.k)
@@ -408,6 +449,9 @@ func (s *SAC) log() {
 		trainlog.F("mean_q", st.MeanQ),
 		trainlog.F("updates", float64(st.Updates)),
 	)
+	if s.cfg.BCWeight > 0 {
+		s.logger.Log(s.steps, trainlog.F("bc_loss", st.BCLoss))
+	}
 	if r := s.window.MeanReturn(); !math.IsNaN(r) {
 		s.logger.Describe(fmt.Sprintf("sac ep_rew_mean %.1f", r))
 	}
@@ -484,7 +528,7 @@ func (s *SAC) update() {
 		opt.Step(q.Params, q.Grads)
 	}
 
-	actorLoss := s.actorObjective(bt.Obs, fa, true)
+	actorLoss, bcLoss := s.actorObjective(bt.Obs, bt.Guide, fa, true)
 	s.actorOpt.Step(s.Actor.Params, s.Actor.Grads)
 
 	s.updates++
@@ -493,16 +537,18 @@ func (s *SAC) update() {
 		nn.Polyak(s.Q2Targ.Params, s.Q2.Params, s.cfg.Tau)
 	}
 	s.stats = Stats{ActorLoss: actorLoss, CriticLoss: criticLoss, EntCoef: alpha, EntCoefLoss: entLoss,
-		Entropy: -meanLogp, MeanQ: meanQ, Updates: s.updates}
+		Entropy: -meanLogp, MeanQ: meanQ, BCLoss: bcLoss, Updates: s.updates}
 }
 
 // actorObjective returns SAC's actor loss mean(α log π(ã|s) − min_i
-// Q_i(s, ã)) through the reparameterised ã (SAC paper eq. 7) and leaves
-// its gradient in s.Actor.Grads. With reuse, the actor's forward pass on
-// obs and the sample (s.mean, s.logStd, s.noise, s.aPi, s.logp) from the
-// start of the update are used; otherwise they are recomputed with the
-// noise already in s.noise.
-func (s *SAC) actorObjective(obs []float32, fa float32, reuse bool) float64 {
+// Q_i(s, ã)) through the reparameterised ã (SAC paper eq. 7), plus with
+// guide (the batch's guide actions; nil for none) and BCWeight the
+// behaviour-cloning term, which it also returns alone; it leaves the
+// loss's gradient in s.Actor.Grads. With reuse, the actor's forward pass
+// on obs and the sample (s.mean, s.logStd, s.noise, s.aPi, s.logp) from
+// the start of the update are used; otherwise they are recomputed with
+// the noise already in s.noise.
+func (s *SAC) actorObjective(obs, guide []float32, fa float32, reuse bool) (loss, bc float64) {
 	B, od, ad := len(obs)/s.od, s.od, s.ad
 	if !reuse {
 		out := s.Actor.Forward(s.wsA, obs, B)
@@ -512,7 +558,7 @@ func (s *SAC) actorObjective(obs []float32, fa float32, reuse bool) float64 {
 	agentutil.Concat(s.qin, obs, od, s.aPi, ad)
 	p1 := s.Q1.Forward(s.wsQ1, s.qin, B)
 	p2 := s.Q2.Forward(s.wsQ2, s.qin, B)
-	var actorLoss float64
+	var actorLoss, absQ float64
 	invB := 1 / float32(B)
 	d1, d2 := s.dq, s.y // reuse: gradients w.r.t. Q1 and Q2 outputs
 	for i := 0; i < B; i++ {
@@ -524,6 +570,7 @@ func (s *SAC) actorObjective(obs []float32, fa float32, reuse bool) float64 {
 			d1[i], d2[i] = 0, -invB
 		}
 		actorLoss += (float64(fa)*float64(s.logp[i]) - float64(m)) / float64(B)
+		absQ += math.Abs(float64(m)) / float64(B)
 		s.dlogp[i] = fa * invB
 	}
 	clear(s.da)
@@ -541,13 +588,26 @@ func (s *SAC) actorObjective(obs []float32, fa float32, reuse bool) float64 {
 	clear(s.dmean)
 	clear(s.dlogSd)
 	nn.SquashedGaussianBackward(s.mean, s.logStd, s.noise, ad, s.da, s.dlogp, s.dmean, s.dlogSd)
+	if guide != nil && s.cfg.BCWeight > 0 {
+		// w · mean (tanh μ − g)², gradient 2w (tanh μ − g)(1 − tanh² μ)
+		// per element over B·ad.
+		w := s.cfg.BCWeight * absQ
+		inv := 1 / float64(B*ad)
+		for i, mu := range s.mean {
+			t := math.Tanh(float64(mu))
+			e := t - float64(guide[i])
+			bc += w * e * e * inv
+			s.dmean[i] += float32(2 * w * e * (1 - t*t) * inv)
+		}
+		actorLoss += bc
+	}
 	for i := 0; i < B; i++ {
 		copy(s.dOut[i*2*ad:i*2*ad+ad], s.dmean[i*ad:(i+1)*ad])
 		copy(s.dOut[i*2*ad+ad:(i+1)*2*ad], s.dlogSd[i*ad:(i+1)*ad])
 	}
 	s.Actor.ZeroGrad()
 	s.Actor.Backward(s.wsA, s.dOut, false)
-	return actorLoss
+	return actorLoss, bc
 }
 
 // Policy implements rl.Agent: the deterministic actor tanh(mean), with

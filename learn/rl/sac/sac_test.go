@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -291,6 +292,69 @@ func TestDemonstrations(t *testing.T) {
 	for _, c := range []Config{{DemoSteps: 10}, {Demonstrator: demo, DemoSteps: -1}, {Demonstrator: demo, DemoSteps: 10, DemoNoise: -0.1}} {
 		if _, err := New(newPendulumVec(t, 2), c, nil); err == nil {
 			t.Errorf("New(%+v) accepted an invalid demonstration setting", c)
+		}
+	}
+}
+
+// TestBehaviourCloning: with BCWeight and no demonstration phase the
+// policy acts from the start, yet its deterministic action moves to the
+// demonstrator's (scaled 0.6) on the states it visits, which it does not
+// without the term; the term is logged; a run resumed from a checkpoint
+// (whose replay buffer and n-step queues hold the guides) equals an
+// uninterrupted one; and a weight without a demonstrator is refused.
+func TestBehaviourCloning(t *testing.T) {
+	run := func(weight float64, steps int64) *SAC {
+		c := smallConfig(6)
+		c.NStep = 3
+		if weight > 0 {
+			c.Demonstrator, c.BCWeight = constDemo{0.6, 0.6}, weight
+		}
+		s, err := New(newPendulumVec(t, 2), c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train(t, s, steps)
+		return s
+	}
+	// Mean |tanh μ(s) − 0.6| over the observations of 200 stored
+	// transitions.
+	gap := func(s *SAC) float64 {
+		b := s.replay.NewBatch(200)
+		s.replay.Sample(rand.New(rand.NewPCG(1, 2)), b)
+		out := s.Actor.Forward(s.Actor.NewWorkspace(), b.Obs, b.N)
+		var g float64
+		for i := range b.N {
+			g += math.Abs(math.Tanh(float64(out[2*i]))-0.6) / float64(b.N)
+		}
+		return g
+	}
+	cloned, plain := run(2, 1200), run(0, 1200)
+	gc, gp := gap(cloned), gap(plain)
+	t.Logf("mean |action - demonstration|: %.3f with the term, %.3f without", gc, gp)
+	if gc > 0.1 || gp < 2*gc {
+		t.Errorf("mean distance to the demonstration %.3f with behaviour cloning, %.3f without: want < 0.1 and less than half", gc, gp)
+	}
+	if st := cloned.Stats(); st.BCLoss <= 0 || st.BCLoss > math.Abs(st.ActorLoss)+math.Abs(st.MeanQ) {
+		t.Errorf("BCLoss %g, actor loss %g: want a positive part of it", st.BCLoss, st.ActorLoss)
+	}
+
+	straight := run(2, 600)
+	first := run(2, 300)
+	path := filepath.Join(t.TempDir(), "sac.ckpt")
+	if err := rl.SaveCheckpoint(path, first, 1); err != nil {
+		t.Fatal(err)
+	}
+	resumed := run(2, 0)
+	if _, err := rl.LoadCheckpoint(path, resumed); err != nil {
+		t.Fatal(err)
+	}
+	train(t, resumed, 600)
+	if !bytes.Equal(paramBytes(straight), paramBytes(resumed)) {
+		t.Errorf("a resumed behaviour-cloning run differs from the uninterrupted run")
+	}
+	for _, c := range []Config{{BCWeight: 1}, {Demonstrator: constDemo{0}, BCWeight: -1}, {Demonstrator: constDemo{0}, BCWeight: math.NaN()}} {
+		if _, err := New(newPendulumVec(t, 1), c, nil); err == nil {
+			t.Errorf("New(%+v) accepted an invalid behaviour-cloning weight", c)
 		}
 	}
 }

@@ -37,8 +37,10 @@ import (
 // Magic starts every checkpoint file.
 const Magic = "CCLABCKP"
 
-// Version is the container version this package writes and reads.
-const Version = 1
+// Version is the container version this package writes and reads. 2:
+// agents save a normaliser's statistics ("env.stats") when the
+// environments cannot be saved; version 1 lost them on resume.
+const Version = 2
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

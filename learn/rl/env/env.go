@@ -63,6 +63,16 @@ type Stateful interface {
 	RestoreState(b []byte) error
 }
 
+// StatsKeeper is a wrapper with learned statistics (VecNormalize's) that a
+// checkpoint saves on their own when the environments' state cannot be
+// saved: the episodes restart on resume, the statistics must not.
+type StatsKeeper interface {
+	// AppendStats appends an encoding of the statistics to b.
+	AppendStats(b []byte) []byte
+	// RestoreStats restores statistics written by AppendStats.
+	RestoreStats(b []byte) error
+}
+
 // Wrapper is implemented by wrappers so that callers can reach the
 // environment underneath (e.g. to find a Stateful core).
 type Wrapper interface {

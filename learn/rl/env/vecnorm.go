@@ -121,10 +121,47 @@ func (w *VecNormalize) fill(b *Batch) {
 	}
 }
 
+// AppendStats appends the running statistics alone (observation
+// normaliser, return spread): what a policy learned against, which a
+// checkpoint must keep even when the environments cannot be saved
+// (simulated networks), or a resumed run would feed the network
+// observations normalised afresh.
+func (w *VecNormalize) AppendStats(b []byte) []byte {
+	b, _ = w.Obs.AppendBinary(b)
+	return appendF64s(b, []float64{w.Ret.Mean[0], w.Ret.Var[0], w.Ret.Count})
+}
+
+// RestoreStats restores statistics written by AppendStats.
+func (w *VecNormalize) RestoreStats(b []byte) error {
+	r, err := w.restoreStats(b)
+	if err == nil && len(r.b) != 0 {
+		err = fmt.Errorf("env: %d trailing bytes after the normaliser's statistics", len(r.b))
+	}
+	return err
+}
+
+func (w *VecNormalize) restoreStats(b []byte) (reader, error) {
+	o, n, err := norm.DecodeObs(b)
+	if err != nil {
+		return reader{}, err
+	}
+	if o.Dim() != w.Obs.Dim() {
+		return reader{}, fmt.Errorf("env: saved normaliser has dimension %d, want %d", o.Dim(), w.Obs.Dim())
+	}
+	r := reader{b: b[n:]}
+	ret := make([]float64, 3)
+	r.f64s(ret)
+	if r.err != nil {
+		return r, r.err
+	}
+	w.Obs = o
+	w.Ret.Mean[0], w.Ret.Var[0], w.Ret.Count = ret[0], ret[1], ret[2]
+	return r, nil
+}
+
 // AppendState appends the statistics and the inner runner's state.
 func (w *VecNormalize) AppendState(b []byte) ([]byte, error) {
-	b, _ = w.Obs.AppendBinary(b)
-	b = appendF64s(b, []float64{w.Ret.Mean[0], w.Ret.Var[0], w.Ret.Count})
+	b = w.AppendStats(b)
 	b = appendF64s(b, w.returns)
 	b = appendF32s(b, w.batch.Obs)
 	s, ok := w.Inner.(Stateful)
@@ -136,18 +173,10 @@ func (w *VecNormalize) AppendState(b []byte) ([]byte, error) {
 
 // RestoreState restores a state written by AppendState.
 func (w *VecNormalize) RestoreState(b []byte) error {
-	o, n, err := norm.DecodeObs(b)
+	r, err := w.restoreStats(b)
 	if err != nil {
 		return err
 	}
-	if o.Dim() != w.Obs.Dim() {
-		return fmt.Errorf("env: saved normaliser has dimension %d, want %d", o.Dim(), w.Obs.Dim())
-	}
-	w.Obs = o
-	r := reader{b: b[n:]}
-	ret := make([]float64, 3)
-	r.f64s(ret)
-	w.Ret.Mean[0], w.Ret.Var[0], w.Ret.Count = ret[0], ret[1], ret[2]
 	r.f64s(w.returns)
 	r.f32s(w.batch.Obs)
 	if r.err != nil {

@@ -13,8 +13,10 @@ import (
 
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/env"
+	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/pendulum"
 	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/space"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
@@ -357,4 +359,74 @@ func TestBehaviourCloning(t *testing.T) {
 			t.Errorf("New(%+v) accepted an invalid behaviour-cloning weight", c)
 		}
 	}
+}
+
+// statelessEnv hides Pendulum's state saving, as a simulated network's
+// environment cannot save its own.
+type statelessEnv struct{ e env.Env }
+
+func (s statelessEnv) ObservationSpace() space.Space { return s.e.ObservationSpace() }
+func (s statelessEnv) ActionSpace() space.Space      { return s.e.ActionSpace() }
+func (s statelessEnv) Reset(seed uint64) ([]float32, env.Info) {
+	return s.e.Reset(seed)
+}
+func (s statelessEnv) Step(a []float32) ([]float32, float64, bool, bool, env.Info) {
+	return s.e.Step(a)
+}
+
+// TestResumeKeepsNormaliser: environments that cannot be saved restart
+// their episodes on resume, but the observation normaliser's statistics
+// come back from the checkpoint, so the resumed learner's policy
+// normalises as the saved one did (before checkpoint version 2 they
+// restarted from nothing and a resumed policy saw inputs it was never
+// trained on).
+func TestResumeKeepsNormaliser(t *testing.T) {
+	build := func() *SAC {
+		v, err := env.NewVec([]env.Env{statelessEnv{pendulum.New()}, statelessEnv{pendulum.New()}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nv, err := env.NewVecNormalize(v, true, false, 0.99)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(nv, smallConfig(8), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	normOf := func(s *SAC) *norm.Obs {
+		p, err := s.Policy(policy.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Norm
+	}
+	first := build()
+	train(t, first, 300)
+	path := filepath.Join(t.TempDir(), "sac.ckpt")
+	if err := rl.SaveCheckpoint(path, first, 1); err != nil {
+		t.Fatal(err)
+	}
+	resumed := build()
+	if _, err := rl.LoadCheckpoint(path, resumed); err != nil {
+		t.Fatal(err)
+	}
+	// The resumed run resets its two environments, which adds their
+	// first observations to the statistics (SB3's VecNormalize.reset in
+	// training): one batch on top of the saved 300 observations.
+	a, b := normOf(first), normOf(resumed)
+	if b.RMS.Count != a.RMS.Count+2 {
+		t.Errorf("resumed normaliser has seen %g observations, want the saved %g + 2", b.RMS.Count, a.RMS.Count)
+	}
+	for i := range a.RMS.Mean {
+		if d := math.Abs(b.RMS.Mean[i] - a.RMS.Mean[i]); d > 0.05*math.Sqrt(a.RMS.Var[i])+1e-6 {
+			t.Errorf("feature %d: resumed mean %g, saved %g", i, b.RMS.Mean[i], a.RMS.Mean[i])
+		}
+	}
+	if !bytes.Equal(paramBytes(resumed), paramBytes(first)) {
+		t.Error("the resumed learner's networks differ from the checkpointed ones")
+	}
+	train(t, resumed, 400) // resumes on fresh episodes
 }

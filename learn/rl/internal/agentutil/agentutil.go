@@ -125,7 +125,8 @@ func (w *Window) Load(d *checkpoint.Decoder) {
 }
 
 // SaveEnv writes the vectorised environment's state if it can be saved
-// (every environment is env.Stateful), and a flag saying whether it was.
+// (every environment is env.Stateful) and a flag saying whether it was;
+// otherwise the statistics of a env.StatsKeeper wrapper alone.
 func SaveEnv(e *checkpoint.Encoder, v env.VecEnv) error {
 	s, ok := v.(env.Stateful)
 	var b []byte
@@ -137,14 +138,35 @@ func SaveEnv(e *checkpoint.Encoder, v env.VecEnv) error {
 	e.Bool("env.saved", ok)
 	if ok {
 		e.Bytes("env.state", b)
+		return nil
 	}
+	// Statistics alone (empty without any), so that a resumed run's
+	// policy sees observations normalised as before.
+	var st []byte
+	if k, ok := v.(env.StatsKeeper); ok {
+		st = k.AppendStats(nil)
+	}
+	e.Bytes("env.stats", st)
 	return nil
 }
 
 // LoadEnv restores the environment state written by SaveEnv. It reports
-// false if none was saved, in which case the caller must reset v.
+// false if none was saved, in which case the caller must reset v (whose
+// statistics, if saved, are restored).
 func LoadEnv(d *checkpoint.Decoder, v env.VecEnv) bool {
 	if !d.Bool("env.saved") {
+		st := d.Bytes("env.stats")
+		if d.Err() != nil || len(st) == 0 {
+			return false
+		}
+		k, ok := v.(env.StatsKeeper)
+		if !ok {
+			d.Fail("env.stats", "checkpoint has normalisation statistics but %T keeps none (a different configuration)", v)
+			return false
+		}
+		if err := k.RestoreStats(st); err != nil {
+			d.Fail("env.stats", "%v", err)
+		}
 		return false
 	}
 	b := d.Bytes("env.state")

@@ -438,7 +438,7 @@ func (s *SAC) Iterate(ctx context.Context) error {
 
 func (s *SAC) log() {
 	st := s.stats
-	s.logger.Log(s.steps,
+	fields := []trainlog.Field{
 		trainlog.F("ep_rew_mean", s.window.MeanReturn()),
 		trainlog.F("ep_len_mean", s.window.MeanLength()),
 		trainlog.F("actor_loss", st.ActorLoss),
@@ -448,10 +448,14 @@ func (s *SAC) log() {
 		trainlog.F("entropy", st.Entropy),
 		trainlog.F("mean_q", st.MeanQ),
 		trainlog.F("updates", float64(st.Updates)),
-	)
-	if s.cfg.BCWeight > 0 {
-		s.logger.Log(s.steps, trainlog.F("bc_loss", st.BCLoss))
 	}
+	// Only with the term, so that runs without it log the columns they
+	// always had (one row per call: the learning curve's header is fixed
+	// by its first row).
+	if s.cfg.BCWeight > 0 {
+		fields = append(fields, trainlog.F("bc_loss", st.BCLoss))
+	}
+	s.logger.Log(s.steps, fields...)
 	if r := s.window.MeanReturn(); !math.IsNaN(r) {
 		s.logger.Describe(fmt.Sprintf("sac ep_rew_mean %.1f", r))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -305,13 +306,15 @@ func TestDemonstrations(t *testing.T) {
 // (whose replay buffer and n-step queues hold the guides) equals an
 // uninterrupted one; and a weight without a demonstrator is refused.
 func TestBehaviourCloning(t *testing.T) {
+	var curve bytes.Buffer
 	run := func(weight float64, steps int64) *SAC {
 		c := smallConfig(6)
 		c.NStep = 3
 		if weight > 0 {
 			c.Demonstrator, c.BCWeight = constDemo{0.6, 0.6}, weight
 		}
-		s, err := New(newPendulumVec(t, 2), c, nil)
+		curve.Reset()
+		s, err := New(newPendulumVec(t, 2), c, trainlog.New(&curve, nil, 0, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +333,12 @@ func TestBehaviourCloning(t *testing.T) {
 		}
 		return g
 	}
-	cloned, plain := run(2, 1200), run(0, 1200)
+	cloned := run(2, 1200)
+	rows, err := csv.NewReader(&curve).ReadAll()
+	if err != nil || len(rows) < 3 || rows[0][len(rows[0])-1] != "bc_loss" {
+		t.Errorf("learning curve: %d rows, header %v, %v; want a bc_loss column", len(rows), rows[0], err)
+	}
+	plain := run(0, 1200)
 	gc, gp := gap(cloned), gap(plain)
 	t.Logf("mean |action - demonstration|: %.3f with the term, %.3f without", gc, gp)
 	if gc > 0.1 || gp < 2*gc {

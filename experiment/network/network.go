@@ -749,7 +749,9 @@ type forwardSink Flow
 
 func (s *forwardSink) Receive(now clock.Time, p *packet.Packet) {
 	f := (*Flow)(s)
-	if f.lastHop.Lose() || f.loseOnMoreHops() {
+	// Further hops exist only behind a lossy first one; a lossless path
+	// (the usual case) skips the model's call.
+	if _, none := f.lastHop.(loss.None); !none && (f.lastHop.Lose() || f.loseOnMoreHops()) {
 		f.LastHopLosses++
 		f.net.Pool.Put(p)
 		return

@@ -202,7 +202,8 @@ func (l *Link) fire(now clock.Time) {
 func (l *Link) transmitted(now clock.Time, p *packet.Packet) {
 	l.TxPackets++
 	l.TxBytes += p.Size
-	if l.loss.Lose() {
+	// A lossless link (the usual case) skips the model's call.
+	if _, none := l.loss.(loss.None); !none && l.loss.Lose() {
 		l.Losses++
 		if l.obs != nil {
 			l.obs.Lost(now, p)

@@ -294,7 +294,9 @@ func (r *Receiver) sendAck(now clock.Time) {
 	if r.noSACK {
 		r.nRecent = 0
 	}
-	for i := 0; i < int(r.nRecent) && int(p.NSACK) < packet.MaxSACK; i++ {
+	// Without out-of-order data (nearly every ACK) no block can hold a
+	// recent segment: recent keeps its entries after the holes close.
+	for i := 0; i < int(r.nRecent) && len(r.ooo) > 0 && int(p.NSACK) < packet.MaxSACK; i++ {
 		if b, ok := r.block(r.recent[i]); ok {
 			add(b)
 		}

@@ -106,11 +106,15 @@ type Scheduler struct {
 const chunkIDs = 62
 
 // chunk is a piece of a wheel bucket: n ids and the bucket's next older
-// chunk (+1; 0 for none), or the next free chunk.
+// chunk (+1; 0 for none), or the next free chunk. The count comes first:
+// filing a timer reads it and writes ids[n], and a bucket's newest chunk
+// mostly holds a few ids, which then share the count's cache line (with
+// the count at the end, filing into a chunk cold in the cache missed twice,
+// and with thousands of flows' timers it usually is).
 type chunk struct {
-	ids  [chunkIDs]int32
 	n    int32
 	next int32
+	ids  [chunkIDs]int32
 }
 
 // The wheel has wheelSize buckets of 2^wheelShift ns (262 µs): a span of

@@ -12,6 +12,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 	"unsafe"
 
@@ -42,8 +43,18 @@ type entry struct {
 	call int32 // in the padding an entry would have anyway
 }
 
-func (e *entry) less(o *entry) bool {
-	return e.at < o.at || e.at == o.at && e.seq < o.seq
+// less compares (at, seq) as one 128-bit number, without branches: which
+// of a node's children is smallest is data-dependent, and in a heap of a
+// few entries (the usual case) the branches of a two-field comparison are
+// mispredicted about every other time. The sign bit of at is flipped to
+// order signed times as unsigned.
+func (e *entry) less(o *entry) bool { return e.lessBit(o) != 0 }
+
+// lessBit is less as 1 or 0, for selecting without a branch.
+func (e *entry) lessBit(o *entry) uint64 {
+	_, b := bits.Sub64(e.seq, o.seq, 0)
+	_, b = bits.Sub64(uint64(e.at)^1<<63, uint64(o.at)^1<<63, b)
+	return b
 }
 
 // call is a scheduled one-shot handler call.
@@ -83,6 +94,12 @@ type Scheduler struct {
 	freeCalls []int32 // calls slots available for reuse
 	events    uint64
 	stopped   bool
+	// firing is the timer whose callback is running: its entry stays in
+	// the heap meanwhile, and settle moves it once the callback returns, so
+	// a Reset from the callback (a delay line's next packet, the
+	// bottleneck's next transmission: most events) only records the
+	// deadline.
+	firing *Timer
 
 	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
 	// lists linked through the timers: moving a bucket into the heap then
@@ -382,7 +399,9 @@ func (s *Scheduler) fire() {
 		// dropped there. Either way it takes its place by (time, sequence
 		// number) exactly as a fresh entry would.
 		t.at = clock.Never
+		s.firing = t
 		t.f(at)
+		s.firing = nil
 		s.settle(t)
 		return
 	}
@@ -410,8 +429,12 @@ func (s *Scheduler) settle(t *Timer) {
 	e := &s.heap[i]
 	switch {
 	case t.at == e.at:
-		// Re-armed for the same instant (ResetSeq moved the entry), or
-		// not moved at all.
+		// Re-armed for the same instant: only its place among the
+		// instant's events changes.
+		if t.seq != e.seq {
+			e.seq = t.seq
+			s.fix(i)
+		}
 	case t.at == clock.Never:
 		t.wslot = unqueued
 		s.removeAt(i)
@@ -524,6 +547,9 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
+	if t == s.firing {
+		return // settle moves its entry when the callback returns
+	}
 	// wslot spares the wheel's re-arms a load from pos, which with
 	// thousands of flows is out of cache.
 	if t.wslot == inHeap {
@@ -592,9 +618,8 @@ func (s *Scheduler) down(i int) {
 		}
 		best := c
 		for k := c + 1; k < c+arity && k < n; k++ {
-			if h[k].less(&h[best]) {
-				best = k
-			}
+			// best = k if h[k] < h[best], without a branch (see less).
+			best ^= (best ^ k) & -int(h[k].lessBit(&h[best]))
 		}
 		if !h[best].less(&x) {
 			break

@@ -12,7 +12,6 @@ package sim
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
 	"unsafe"
 
@@ -43,18 +42,8 @@ type entry struct {
 	call int32 // in the padding an entry would have anyway
 }
 
-// less compares (at, seq) as one 128-bit number, without branches: which
-// of a node's children is smallest is data-dependent, and in a heap of a
-// few entries (the usual case) the branches of a two-field comparison are
-// mispredicted about every other time. The sign bit of at is flipped to
-// order signed times as unsigned.
-func (e *entry) less(o *entry) bool { return e.lessBit(o) != 0 }
-
-// lessBit is less as 1 or 0, for selecting without a branch.
-func (e *entry) lessBit(o *entry) uint64 {
-	_, b := bits.Sub64(e.seq, o.seq, 0)
-	_, b = bits.Sub64(uint64(e.at)^1<<63, uint64(o.at)^1<<63, b)
-	return b
+func (e *entry) less(o *entry) bool {
+	return e.at < o.at || e.at == o.at && e.seq < o.seq
 }
 
 // call is a scheduled one-shot handler call.
@@ -618,8 +607,9 @@ func (s *Scheduler) down(i int) {
 		}
 		best := c
 		for k := c + 1; k < c+arity && k < n; k++ {
-			// best = k if h[k] < h[best], without a branch (see less).
-			best ^= (best ^ k) & -int(h[k].lessBit(&h[best]))
+			if h[k].less(&h[best]) {
+				best = k
+			}
 		}
 		if !h[best].less(&x) {
 			break

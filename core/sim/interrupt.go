@@ -12,7 +12,7 @@ func (s *Scheduler) RunUntilOr(t clock.Time, every int, stop func() bool) bool {
 	every = max(every, 1)
 	n := every
 	for !s.stopped && s.top() && s.heap[0].at <= t {
-		s.Step()
+		s.fire()
 		if n--; n == 0 {
 			n = every
 			if stop() {

@@ -83,6 +83,12 @@ type Scheduler struct {
 	freeCalls []int32 // calls slots available for reuse
 	events    uint64
 	stopped   bool
+	// firing is the timer whose callback is running: its entry stays in
+	// the heap meanwhile, and settle moves it once the callback returns, so
+	// a Reset from the callback (a delay line's next packet, the
+	// bottleneck's next transmission: most events) only records the
+	// deadline.
+	firing *Timer
 
 	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
 	// lists linked through the timers: moving a bucket into the heap then
@@ -106,11 +112,15 @@ type Scheduler struct {
 const chunkIDs = 62
 
 // chunk is a piece of a wheel bucket: n ids and the bucket's next older
-// chunk (+1; 0 for none), or the next free chunk.
+// chunk (+1; 0 for none), or the next free chunk. The count comes first:
+// filing a timer reads it and writes ids[n], and a bucket's newest chunk
+// mostly holds a few ids, which then share the count's cache line (with
+// the count at the end, filing into a chunk cold in the cache missed twice,
+// and with thousands of flows' timers it usually is).
 type chunk struct {
-	ids  [chunkIDs]int32
 	n    int32
 	next int32
+	ids  [chunkIDs]int32
 }
 
 // The wheel has wheelSize buckets of 2^wheelShift ns (262 µs): a span of
@@ -142,6 +152,17 @@ func (s *Scheduler) Pending() int { return len(s.heap) + s.inWheel }
 // At schedules h.Handle(t, arg). Scheduling in the past is a programming
 // error and panics.
 func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
+	s.seq++
+	s.AtSeq(t, s.seq, h, arg)
+}
+
+// AtSeq is At with the sequence number seq, from Seq: the call is ordered
+// among the events of its instant as if At had scheduled it when Seq was
+// called. A simulation with many events known in advance (thousands of
+// flows' start times) can reserve their places at once and schedule each
+// only when the one before it runs, which keeps them out of the heap,
+// whose every event's sift would otherwise cross them.
+func (s *Scheduler) AtSeq(t clock.Time, seq uint64, h Handler, arg any) {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, s.now))
 	}
@@ -154,8 +175,7 @@ func (s *Scheduler) At(t clock.Time, h Handler, arg any) {
 		s.calls = append(s.calls, call{})
 	}
 	s.calls[c] = call{h: h, arg: arg}
-	s.seq++
-	s.push(t, s.seq, 0, c)
+	s.push(t, seq, 0, c)
 }
 
 func (s *Scheduler) push(t clock.Time, seq uint64, id, c int32) {
@@ -348,34 +368,80 @@ func (s *Scheduler) Step() bool {
 	if s.stopped || !s.top() {
 		return false
 	}
-	e := s.heap[0]
-	s.now = e.at
+	s.fire()
+	return true
+}
+
+// fire executes the event at the top of the heap; top must have just
+// returned true.
+func (s *Scheduler) fire() {
+	e := &s.heap[0]
+	at, id := e.at, e.id
+	s.now = at
 	s.events++
-	if t := s.timers[e.id]; t != nil {
-		// The entry stays at the top while f runs, as if stopped: a timer
+	if id != 0 {
+		t := s.timers[id]
+		// The entry stays in the heap while f runs, as if stopped: a timer
 		// its own callback re-arms (a delay line's head, the bottleneck's
-		// next transmission) is then moved down once by top, instead of
+		// next transmission) is then moved once, by settle, instead of
 		// removed now and pushed again, and one that is not re-armed is
 		// dropped there. Either way it takes its place by (time, sequence
 		// number) exactly as a fresh entry would.
 		t.at = clock.Never
-		t.f(e.at)
-		return true
+		s.firing = t
+		t.f(at)
+		s.firing = nil
+		s.settle(t)
+		return
 	}
+	k := e.call
 	s.removeAt(0)
-	c := &s.calls[e.call]
+	c := &s.calls[k]
 	h, arg := c.h, c.arg
 	*c = call{}
-	s.freeCalls = append(s.freeCalls, e.call)
-	h.Handle(e.at, arg)
-	return true
+	s.freeCalls = append(s.freeCalls, k)
+	h.Handle(at, arg)
+}
+
+// settle does at once for a timer that has just fired what top would do
+// when its entry surfaced: drop the entry if the callback did not re-arm
+// the timer, move it to the new deadline if the re-arm was deferred, or
+// hand the timer to the wheel. Done here, while the timer and its entry
+// are in cache, it spares top a second pass over the heap's top for nearly
+// every event. Where the entry goes changes nothing: the heap orders by
+// unique (time, sequence number) keys.
+func (s *Scheduler) settle(t *Timer) {
+	if t.wslot != inHeap {
+		return // defensive: only top takes a timer's entry out of the heap
+	}
+	i := int(s.pos[t.id])
+	e := &s.heap[i]
+	switch {
+	case t.at == e.at:
+		// Re-armed for the same instant: only its place among the
+		// instant's events changes.
+		if t.seq != e.seq {
+			e.seq = t.seq
+			s.fix(i)
+		}
+	case t.at == clock.Never:
+		t.wslot = unqueued
+		s.removeAt(i)
+	case t.at < s.horizon:
+		e.at, e.seq = t.at, t.seq
+		s.fix(i)
+	default:
+		t.wslot = unqueued
+		s.removeAt(i)
+		s.file(t)
+	}
 }
 
 // RunUntil executes events up to and including time t, then sets the clock
 // to t (unless stopped earlier).
 func (s *Scheduler) RunUntil(t clock.Time) {
 	for !s.stopped && s.top() && s.heap[0].at <= t {
-		s.Step()
+		s.fire()
 	}
 	if !s.stopped && s.now < t {
 		s.now = t
@@ -470,6 +536,9 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
+	if t == s.firing {
+		return // settle moves its entry when the callback returns
+	}
 	// wslot spares the wheel's re-arms a load from pos, which with
 	// thousands of flows is out of cache.
 	if t.wslot == inHeap {

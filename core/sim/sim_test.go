@@ -40,6 +40,54 @@ func TestSameInstantFIFO(t *testing.T) {
 	}
 }
 
+// TestAtSeqKeepsReservedPlace: calls scheduled late with sequence numbers
+// reserved early (AtSeq) run in the order At would have given them at the
+// reservation, among same-instant events scheduled in between, whether
+// they are scheduled before the run or from an event of the same instant.
+func TestAtSeqKeepsReservedPlace(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	type res struct {
+		at  clock.Time
+		seq uint64
+		id  int
+	}
+	a, b := New(), New()
+	ra, rb := &recorder{}, &recorder{}
+	var reserved []res
+	for i := range 200 {
+		at := clock.Time(rnd.IntN(5))
+		a.At(at, ra, i)
+		if i%3 == 0 {
+			reserved = append(reserved, res{at, b.Seq(), i})
+		} else {
+			b.At(at, rb, i)
+		}
+	}
+	// b schedules its reserved calls one at a time, each from the one
+	// before, in (time, sequence) order, as a network schedules its flows'
+	// starts.
+	slices.SortFunc(reserved, func(x, y res) int {
+		if x.at != y.at {
+			return int(x.at - y.at)
+		}
+		return int(x.seq) - int(y.seq)
+	})
+	var chain HandlerFunc
+	chain = func(now clock.Time, arg any) {
+		k := arg.(int)
+		rb.Handle(now, reserved[k].id)
+		if k+1 < len(reserved) {
+			b.AtSeq(reserved[k+1].at, reserved[k+1].seq, chain, k+1)
+		}
+	}
+	b.AtSeq(reserved[0].at, reserved[0].seq, chain, 0)
+	a.Run()
+	b.Run()
+	if !slices.Equal(ra.got, rb.got) || !slices.Equal(ra.at, rb.at) {
+		t.Fatalf("AtSeq order %v\n     At order %v", rb.got, ra.got)
+	}
+}
+
 // TestAgainstReference runs random schedules, timer resets and stops against
 // a brute-force model (sort by time then sequence).
 func TestAgainstReference(t *testing.T) {

@@ -10,8 +10,10 @@
 package network
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -79,6 +81,12 @@ type Network struct {
 	prefetching bool
 	// blocks are the scenario's flows' blocks while Build makes them.
 	blocks []flowBlock
+	// starts are the scenario's flows' starts not yet scheduled, in the
+	// order they run: only the next one is in the event queue (see
+	// Scheduler.AtSeq). deferStarts: NewFlow adds to it (while Build makes
+	// the scenario's flows).
+	starts      []pendingStart
+	deferStarts bool
 	// scratch is where every sender builds its controller's per-ACK
 	// arguments: one copy, always cached, instead of two lines per flow.
 	scratch tcp.Scratch
@@ -270,12 +278,15 @@ func Build(s *scenario.Scenario) (*Network, error) {
 		total += s.Flows[i].Count
 	}
 	n.blocks = newBlocks(total)
+	n.deferStarts = true
 	for i := range s.Flows {
 		if err := n.addFlows(&s.Flows[i]); err != nil {
 			return nil, err
 		}
 	}
 	n.blocks = nil
+	n.deferStarts = false
+	n.scheduleStarts()
 	if err := n.addBackground(); err != nil {
 		return nil, err
 	}
@@ -607,7 +618,12 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 		}
 	}
 	n.Flows = append(n.Flows, f)
-	n.Sched.At(f.Start, startFlow{}, f)
+	if n.deferStarts {
+		// The place among same-instant events that At would give it now.
+		n.starts = append(n.starts, pendingStart{f.Start, n.Sched.Seq(), f})
+	} else {
+		n.Sched.At(f.Start, startFlow{}, f)
+	}
 	if f.Stop != clock.Never {
 		n.Sched.At(f.Stop, stopFlow{}, f)
 	}
@@ -717,6 +733,46 @@ func (d *reverseDispatch) Receive(now clock.Time, p *packet.Packet) {
 	f.Sender.Receive(now, p)
 }
 
+// pendingStart is a flow's start and its reserved sequence number.
+type pendingStart struct {
+	at  clock.Time
+	seq uint64
+	f   *Flow
+}
+
+// scheduleStarts orders the deferred starts and schedules the first.
+// Scheduled all at once, N starts spread over the first second would sit
+// in the event heap, and every event in that second would sift through
+// them (a heap of 1000 entries at N = 1000 instead of three to six); one
+// at a time, each with the sequence number At would have drawn, they run
+// at the same places in the same order.
+func (n *Network) scheduleStarts() {
+	slices.SortFunc(n.starts, func(a, b pendingStart) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	if len(n.starts) > 0 {
+		n.Sched.AtSeq(n.starts[0].at, n.starts[0].seq, nextStart{}, n)
+	}
+}
+
+// nextStart starts the next deferred flow and schedules the one after.
+type nextStart struct{}
+
+func (nextStart) Handle(now clock.Time, arg any) {
+	n := arg.(*Network)
+	f := n.starts[0].f
+	n.starts = n.starts[1:]
+	if len(n.starts) > 0 {
+		n.Sched.AtSeq(n.starts[0].at, n.starts[0].seq, nextStart{}, n)
+	} else {
+		n.starts = nil
+	}
+	f.Sender.Start(now)
+}
+
 type startFlow struct{}
 
 func (startFlow) Handle(now clock.Time, arg any) { arg.(*Flow).Sender.Start(now) }
@@ -749,7 +805,9 @@ type forwardSink Flow
 
 func (s *forwardSink) Receive(now clock.Time, p *packet.Packet) {
 	f := (*Flow)(s)
-	if f.lastHop.Lose() || f.loseOnMoreHops() {
+	// Further hops exist only behind a lossy first one; a lossless path
+	// (the usual case) skips the model's call.
+	if _, none := f.lastHop.(loss.None); !none && (f.lastHop.Lose() || f.loseOnMoreHops()) {
 		f.LastHopLosses++
 		f.net.Pool.Put(p)
 		return

@@ -57,6 +57,12 @@ type Link struct {
 	// bits are parked in stalledBits.
 	done        clock.Time
 	stalledBits float64
+	// txTime is the transmission time of a txSize-byte packet at the
+	// current rate: nearly every packet has the size of the one before, and
+	// the division costs more than the comparison. 0 bytes take 0 ns at
+	// any positive rate, so the zero value is valid.
+	txSize units.Bytes
+	txTime time.Duration
 	// Trace mode.
 	tr         *trace.Trace
 	trStart    clock.Time // simulation time of the trace's origin
@@ -178,7 +184,10 @@ func (l *Link) startNext(now clock.Time) {
 		l.done = clock.Never
 		return
 	}
-	l.done = now.Add(l.rate.TxTime(l.head.Size))
+	if l.head.Size != l.txSize {
+		l.txSize, l.txTime = l.head.Size, l.rate.TxTime(l.head.Size)
+	}
+	l.done = now.Add(l.txTime)
 	l.timer.Reset(l.done)
 	if l.pf != nil {
 		// The observer and the output read the packet's flow when its
@@ -202,7 +211,8 @@ func (l *Link) fire(now clock.Time) {
 func (l *Link) transmitted(now clock.Time, p *packet.Packet) {
 	l.TxPackets++
 	l.TxBytes += p.Size
-	if l.loss.Lose() {
+	// A lossless link (the usual case) skips the model's call.
+	if _, none := l.loss.(loss.None); !none && l.loss.Lose() {
 		l.Losses++
 		if l.obs != nil {
 			l.obs.Lost(now, p)
@@ -263,6 +273,7 @@ func (l *Link) SetRate(now clock.Time, r units.Bandwidth) {
 	l.integrateCapacity(now)
 	old := l.rate
 	l.rate = r
+	l.txSize, l.txTime = 0, 0
 	if l.head == nil {
 		return
 	}

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"sort"
 	"time"
 	"unsafe"
 
@@ -223,7 +222,7 @@ func (r *Receiver) advance(now clock.Time, end int64) {
 // byte was new.
 func (r *Receiver) insert(seq, end int64) bool {
 	// Binary search: a fast flow's loss episode leaves thousands of holes.
-	i := sort.Search(len(r.ooo), func(k int) bool { return r.ooo[k].End >= seq })
+	i := firstEnd(r.ooo, seq)
 	if i < len(r.ooo) && r.ooo[i].Start <= seq && r.ooo[i].End >= end {
 		return false
 	}
@@ -246,6 +245,23 @@ func (r *Receiver) insert(seq, end int64) bool {
 	return true
 }
 
+// firstEnd returns the index of the first of the sorted, disjoint blocks
+// that ends at or after x (len(b) if none): sort.Search's binary search,
+// without its closure call per probe (every ACK of a flow with holes runs
+// it for each recent segment).
+func firstEnd(b []packet.Block, x int64) int {
+	lo, hi := 0, len(b)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b[m].End < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 func (r *Receiver) noteRecent(seq int64) {
 	n := min(int(r.nRecent)+1, len(r.recent))
 	copy(r.recent[1:n], r.recent[:n-1])
@@ -256,7 +272,7 @@ func (r *Receiver) noteRecent(seq int64) {
 // block returns the out-of-order block holding seq, if any.
 func (r *Receiver) block(seq int64) (packet.Block, bool) {
 	// The first block ending above seq is the only one that can hold it.
-	i := sort.Search(len(r.ooo), func(k int) bool { return r.ooo[k].End > seq })
+	i := firstEnd(r.ooo, seq+1)
 	if i < len(r.ooo) && r.ooo[i].Start <= seq {
 		return r.ooo[i], true
 	}
@@ -294,7 +310,9 @@ func (r *Receiver) sendAck(now clock.Time) {
 	if r.noSACK {
 		r.nRecent = 0
 	}
-	for i := 0; i < int(r.nRecent) && int(p.NSACK) < packet.MaxSACK; i++ {
+	// Without out-of-order data (nearly every ACK) no block can hold a
+	// recent segment: recent keeps its entries after the holes close.
+	for i := 0; i < int(r.nRecent) && len(r.ooo) > 0 && int(p.NSACK) < packet.MaxSACK; i++ {
 		if b, ok := r.block(r.recent[i]); ok {
 			add(b)
 		}

@@ -91,7 +91,8 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		}
 		s.outBytes -= g.len
 		s.stats.BytesAcked += g.len
-		*g = segment{}
+		// The slot is not cleared: nothing reads a slot outside
+		// [unaSeg, nxtSeg), and addSegment overwrites it whole.
 		s.head = (s.head + 1) & (len(s.ring) - 1)
 		s.n--
 		s.unaSeg++

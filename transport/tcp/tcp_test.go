@@ -3,6 +3,7 @@ package tcp
 import (
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -366,5 +367,27 @@ func TestPRRSpreadsTheReduction(t *testing.T) {
 	}
 	if early < 3 {
 		t.Errorf("%d of %d recovery segments sent in the first 8 ms of the 40 ms RTT, want the reduction spread (>= 3)", early, len(sends))
+	}
+}
+
+// TestFirstEnd: the receiver's block search agrees with sort.Search on
+// random sorted, disjoint blocks, at every boundary and between them.
+func TestFirstEnd(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		var b []packet.Block
+		at := int64(rnd.IntN(10))
+		for range rnd.IntN(12) {
+			start := at + int64(rnd.IntN(5)+1)
+			end := start + int64(rnd.IntN(5)+1)
+			b = append(b, packet.Block{Start: start, End: end})
+			at = end
+		}
+		for x := int64(-1); x <= at+2; x++ {
+			want := sort.Search(len(b), func(k int) bool { return b[k].End >= x })
+			if got := firstEnd(b, x); got != want {
+				t.Fatalf("blocks %v, x %d: firstEnd %d, sort.Search %d", b, x, got, want)
+			}
+		}
 	}
 }

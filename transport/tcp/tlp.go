@@ -30,7 +30,9 @@ func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK && !s.
 // scheduleTLP (re)arms the probe timer after a send or an ACK.
 func (s *Sender) scheduleTLP(now clock.Time) {
 	t := &s.tlp
-	if !s.tlpEnabled() || t.timer == nil {
+	// The timer exists exactly when TLP is enabled (InitSender; the
+	// configuration does not change after).
+	if t.timer == nil {
 		return
 	}
 	if s.phase != open || s.n == 0 || t.high != 0 || !s.established || s.done {

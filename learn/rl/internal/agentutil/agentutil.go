@@ -126,7 +126,7 @@ func (w *Window) Load(d *checkpoint.Decoder) {
 
 // SaveEnv writes the vectorised environment's state if it can be saved
 // (every environment is env.Stateful) and a flag saying whether it was;
-// otherwise the statistics of a env.StatsKeeper wrapper alone.
+// otherwise the statistics of an env.StatsKeeper wrapper alone.
 func SaveEnv(e *checkpoint.Encoder, v env.VecEnv) error {
 	s, ok := v.(env.Stateful)
 	var b []byte

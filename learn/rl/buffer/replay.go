@@ -48,9 +48,6 @@ func (r *Replay) EnableGuide() {
 	r.guided = true
 }
 
-// Guided reports whether the buffer stores guide actions.
-func (r *Replay) Guided() bool { return r.guided }
-
 // Len returns the number of stored transitions.
 func (r *Replay) Len() int { return r.size }
 

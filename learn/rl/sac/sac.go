@@ -334,22 +334,27 @@ func splitActorOut(out []float32, ad int, mean, logStd []float32) {
 // actions as the transitions' guides.
 func (s *SAC) act() {
 	k, ad := s.k, s.ad
-	if s.actGuide != nil {
+	demoPhase := s.steps < s.cfg.DemoSteps
+	if demoPhase || s.actGuide != nil {
+		// One question to the demonstrator per state: its raw answer is
+		// the demonstration (noised, then clipped) and, clipped, the guide.
+		dst := s.actGuide
+		if demoPhase {
+			dst = s.actScaled
+		}
 		for i := range k {
-			g := s.actGuide[i*ad : (i+1)*ad]
-			s.cfg.Demonstrator.Demonstrate(i, g)
-			for j, a := range g {
-				if a != a { // NaN: no opinion, as below
-					a = 0
-				}
-				g[j] = max(-1, min(1, a))
+			s.cfg.Demonstrator.Demonstrate(i, dst[i*ad:(i+1)*ad])
+		}
+		if s.actGuide != nil {
+			if demoPhase {
+				copy(s.actGuide, s.actScaled)
+			}
+			for i, a := range s.actGuide {
+				s.actGuide[i] = clipScaled(a)
 			}
 		}
 	}
-	if s.steps < s.cfg.DemoSteps {
-		for i := range k {
-			s.cfg.Demonstrator.Demonstrate(i, s.actScaled[i*ad:(i+1)*ad])
-		}
+	if demoPhase {
 		if s.cfg.DemoNoise > 0 {
 			s.rng.Normal(s.actNoise)
 		}
@@ -357,10 +362,7 @@ func (s *SAC) act() {
 			if s.cfg.DemoNoise > 0 {
 				a += float32(s.cfg.DemoNoise) * s.actNoise[i]
 			}
-			if a != a { // NaN: no opinion
-				a = 0
-			}
-			s.actScaled[i] = max(-1, min(1, a))
+			s.actScaled[i] = clipScaled(a)
 		}
 		return
 	}
@@ -374,6 +376,15 @@ func (s *SAC) act() {
 	splitActorOut(out, ad, s.actMean, s.actLogStd)
 	s.rng.Normal(s.actNoise)
 	nn.SquashedGaussian(s.actMean, s.actLogStd, s.actNoise, ad, s.actScaled, s.actLp)
+}
+
+// clipScaled bounds a demonstrated action to the scaled space [−1, 1],
+// NaN (no opinion) taken as 0.
+func clipScaled(a float32) float32 {
+	if a != a {
+		return 0
+	}
+	return max(-1, min(1, a))
 }
 
 // Iterate implements rl.Agent: TrainFreq vectorised steps, then the

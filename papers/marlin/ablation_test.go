@@ -192,12 +192,7 @@ func TestAblationOptionsTrain(t *testing.T) {
 		if err := CheckPolicy(res.Policy); err != nil {
 			t.Fatal(err)
 		}
-		res.Policy.Meta.TrainingWallS = 0
-		b, err := res.Policy.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return policyBytes(t, res)
 	}
 	plain := run(func(*TrainConfig) {})
 	opts := map[string]func(*TrainConfig){

@@ -114,12 +114,7 @@ func TestTrainWithDemonstrations(t *testing.T) {
 		if demo != "" && (res.Policy.Meta.Extra["demo"] != demo || res.Policy.Meta.Extra["demo_steps"] != "160") {
 			t.Errorf("policy meta %v does not record the demonstrations", res.Policy.Meta.Extra)
 		}
-		res.Policy.Meta.TrainingWallS = 0
-		b, err := res.Policy.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return policyBytes(t, res)
 	}
 	a, b := run(DemoBDP, 160, 0.1), run(DemoBDP, 160, 0.1)
 	if !bytes.Equal(a, b) {
@@ -163,12 +158,7 @@ func TestTrainWithBehaviourCloning(t *testing.T) {
 		if weight > 0 && (res.Policy.Meta.Extra["bc_weight"] != "0.4" || res.Policy.Meta.Extra["demo"] != DemoBDP) {
 			t.Errorf("policy meta %v does not record the behaviour cloning", res.Policy.Meta.Extra)
 		}
-		res.Policy.Meta.TrainingWallS = 0
-		b, err := res.Policy.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return policyBytes(t, res)
 	}
 	cloned := train(0.4)
 	if !bytes.Equal(cloned, train(0.4)) {

@@ -269,3 +269,15 @@ flows: [{name: agent, cc: newreno}]
 		}
 	}
 }
+
+// policyBytes is a trained policy's file without its one
+// non-deterministic field (training wall time), for comparing runs.
+func policyBytes(t *testing.T, res *Trained) []byte {
+	t.Helper()
+	res.Policy.Meta.TrainingWallS = 0
+	b, err := res.Policy.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

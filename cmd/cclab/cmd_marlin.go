@@ -65,9 +65,12 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
+	capWin := fs.Duration("capacity-window", 0, "compact variant: the capacity estimate's max-filter window behind the BDP estimate, a multiple of 100ms up to 10s (default 2s)")
+	rttWin := fs.Duration("min-rtt-window", 0, "compact variant: the minimum-RTT filter's window behind the BDP estimate, a multiple of 100ms up to 10s (default 5s)")
 	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
 	demoSteps := fs.Int64("demo-steps", 0, "with --demo: environment steps the demonstrator acts for")
 	demoNoise := fs.Float64("demo-noise", 0, "with --demo: standard deviation of Gaussian noise added to each demonstrated action")
+	demoScale := fs.Float64("demo-scale", 0, "with --demo: the demonstrator's window in nominal bandwidth-delay products, within the 150 KB cap (default 1)")
 	bcWeight := fs.Float64("bc-weight", 0, "with --demo: weight of a behaviour-cloning term towards the demonstrator's action in the actor's loss, for the whole of training, relative to the critic's scale (TD3+BC: 0.4)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -123,6 +126,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--demo goes with a positive --demo-steps or --bc-weight, and --demo-steps with --demo")
 	case !(*demoNoise >= 0) || *demoNoise > 0 && *demo == "":
 		return usagef("--demo-noise must be >= 0, with --demo")
+	case *demoScale != 0 && (!(*demoScale > 0 && *demoScale <= marlin.MaxDemoScale) || *demo == ""):
+		return usagef("--demo-scale must be in (0, %g], with --demo", marlin.MaxDemoScale)
 	}
 	te := *targetEnt
 	if te == 0 {
@@ -139,6 +144,17 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *variant != marlin.VariantPaper && *variant != marlin.VariantCompact {
 		return usagef("--variant must be %s or %s, got %q", marlin.VariantPaper, marlin.VariantCompact, *variant)
+	}
+	for _, w := range []struct {
+		name string
+		d    time.Duration
+	}{{"capacity-window", *capWin}, {"min-rtt-window", *rttWin}} {
+		switch {
+		case w.d != 0 && *variant != marlin.VariantCompact:
+			return usagef("--%s needs --variant compact", w.name)
+		case w.d < 0 || w.d > marlin.MaxFilterWindow || w.d%marlin.StepInterval != 0:
+			return usagef("--%s must be a multiple of %v up to %v, got %v", w.name, marlin.StepInterval, marlin.MaxFilterWindow, w.d)
+		}
 	}
 	switch *action {
 	case "", marlin.ActionLinear, marlin.ActionLog2:
@@ -166,7 +182,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
-		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, BCWeight: *bcWeight,
+		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
+		CapacityWindow: *capWin, MinRTTWindow: *rttWin,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

@@ -28,6 +28,12 @@ func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
 		{[]string{"--demo", "bdp", "--bc-weight", "Inf"}, "--bc-weight must be finite and >= 0"},
 		{[]string{"--demo", "bdp", "--demo-steps", "8", "--demo-noise", "-1"}, "--demo-noise must be >= 0"},
 		{[]string{"--demo-noise", "0.1"}, "--demo-noise must be >= 0, with --demo"},
+		{[]string{"--demo-scale", "4"}, "--demo-scale must be in (0, 64], with --demo"},
+		{[]string{"--demo", "bdp", "--bc-weight", "0.4", "--demo-scale", "-1"}, "--demo-scale must be in (0, 64]"},
+		{[]string{"--demo", "bdp", "--bc-weight", "0.4", "--demo-scale", "65"}, "--demo-scale must be in (0, 64]"},
+		{[]string{"--capacity-window", "150ms"}, "--capacity-window must be a multiple of 100ms up to 10s"},
+		{[]string{"--min-rtt-window", "11s"}, "--min-rtt-window must be a multiple of 100ms up to 10s"},
+		{[]string{"--variant", "paper", "--capacity-window", "1s"}, "--capacity-window needs --variant compact"},
 	} {
 		args := append([]string{"marlin", "train", "--variant", "compact", "--steps", "8", "--out", out}, c.args...)
 		code, _, errs := runCmd(t, args...)

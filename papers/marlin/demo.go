@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/learn/rl/sac"
 )
 
@@ -13,35 +14,53 @@ import (
 // demonstrator so far.
 const DemoBDP = "bdp"
 
+// MaxDemoScale bounds TrainConfig.DemoScale (WindowCap caps the window
+// anyway: 64 UHF BDPs exceed it).
+const MaxDemoScale = 64.0
+
 // DemoAction returns the action that moves the window to the current
-// link's nominal bandwidth-delay product: the link's rate times the
-// flow's nominal RTT on it, within [one segment, WindowCap]. It reads
-// the simulation, which the policy never sees, as the reward's target
-// does; it is what `--demo bdp` shows the learner. 0 before Reset.
+// link's nominal bandwidth-delay product times EnvConfig.DemoScale: the
+// link's rate times the flow's nominal RTT on it, within [one segment,
+// WindowCap]. It reads the simulation, which the policy never sees, as
+// the reward's target does; it is what `--demo bdp` shows the learner.
+// For ActionBDP it is the action whose multiple of the policy's BDP
+// estimate is that window. 0 before Reset.
 func (e *Env) DemoAction() float64 {
 	if e.net == nil {
 		return 0
 	}
-	n := e.net
-	rtt := n.NominalRTT(e.flow, n.CurrentSegment())
-	w := min(max(n.LinkRate().BytesIn(rtt), e.mss), WindowCap)
-	cw := e.flow.Sender.CC().CongestionWindow()
-	if cw <= 0 {
-		return 1
+	w := e.demoWindow()
+	var ratio float64
+	if e.cfg.Action == ActionBDP {
+		ratio = float64(w) / float64(e.compact.bdp)
+	} else {
+		cw := e.flow.Sender.CC().CongestionWindow()
+		if cw <= 0 {
+			return 1
+		}
+		ratio = float64(w) / float64(cw)
 	}
-	ratio := float64(w) / float64(cw)
 	var a float64
 	switch e.cfg.Action {
 	case ActionLog2:
 		a = math.Log2(ratio)
 	case ActionBDP:
-		// The compact action's 0 is one estimated BDP, the estimate the
-		// policy has; the demonstration keeps to it.
-		a = 0
+		a = math.Log2(ratio) / 2 // BDPWindow's estimate x 2^(2a)
 	default:
 		a = ratio - 1
 	}
 	return math.Max(-1, math.Min(1, a))
+}
+
+// demoWindow is the window DemoAction aims at.
+func (e *Env) demoWindow() units.Bytes {
+	n := e.net
+	rtt := n.NominalRTT(e.flow, n.CurrentSegment())
+	w := float64(n.LinkRate().BytesIn(rtt))
+	if k := e.cfg.DemoScale; k > 0 {
+		w *= k
+	}
+	return min(max(units.Bytes(w), e.mss), WindowCap)
 }
 
 // demonstrator is sac.Demonstrator over the training environments' cores.

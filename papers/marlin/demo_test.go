@@ -14,7 +14,7 @@ import (
 // TestDemoActionHoldsNominalBDP: stepping with DemoAction sets the window
 // to the current link's nominal bandwidth-delay product, within a byte of
 // rounding, for both window-relative actions, and follows the switch from
-// SATCOM to UHF; the compact variant's demonstration is its action 0.
+// SATCOM to UHF; so does the compact variant's, times DemoScale.
 func TestDemoActionHoldsNominalBDP(t *testing.T) {
 	for _, action := range []string{ActionLinear, ActionLog2} {
 		e, err := NewEnv(EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 5_000_000, Action: action})
@@ -50,13 +50,34 @@ func TestDemoActionHoldsNominalBDP(t *testing.T) {
 			t.Errorf("%s: the demonstration aimed at %d window(s), want SATCOM's and UHF's", action, len(windows))
 		}
 	}
-	e, err := NewEnv(EnvConfig{Base: base(t), Variant: VariantCompact, Action: ActionBDP})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Reset(1)
-	if a := e.DemoAction(); a != 0 {
-		t.Errorf("compact variant: DemoAction = %g, want 0 (one estimated BDP)", a)
+	// The compact action sets the window in units of the policy's BDP
+	// estimate: the demonstration is the multiple that gives DemoScale
+	// nominal BDPs, wherever the estimate is.
+	for _, scale := range []float64{0, 4} {
+		e, err := NewEnv(EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 5_000_000, Variant: VariantCompact, Action: ActionBDP, DemoScale: scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset(4)
+		k := max(scale, 1)
+		windows := map[units.Bytes]bool{}
+		for step := 0; step < 250 && !e.done; step++ {
+			n := e.Network()
+			nominal := float64(n.LinkRate().BytesIn(n.NominalRTT(e.Flow(), n.CurrentSegment())))
+			want := min(max(units.Bytes(k*nominal), e.mss), WindowCap)
+			a := e.DemoAction()
+			e.Step([]float32{float32(a)})
+			got := e.Flow().Sender.CC().CongestionWindow()
+			// An action clipped at ±1 cannot reach a target more than
+			// four estimates away; BDPWindow rounds up.
+			if math.Abs(a) < 1 && (got > want+1 || got+1 < want) {
+				t.Fatalf("compact, scale %g, step %d: window %d after the demonstration, want %d", scale, step, got, want)
+			}
+			windows[want] = true
+		}
+		if len(windows) < 2 {
+			t.Errorf("compact, scale %g: the demonstration aimed at %d window(s), want SATCOM's and UHF's", scale, len(windows))
+		}
 	}
 }
 

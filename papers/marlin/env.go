@@ -87,6 +87,40 @@ type EnvConfig struct {
 	// and equation 1) or VariantCompact (ours: compact observation and
 	// CompactReward) [VariantPaper].
 	Variant string
+	// CapacityWindow and MinRTTWindow (compact variant only) are the spans
+	// of the capacity estimate's max filter and of the minimum-RTT filter
+	// behind the BDP estimate, whole 100-ms steps up to MaxFilterWindow
+	// [DefaultCapacityWindow, DefaultMinRTTWindow]. Shorter windows follow
+	// a drop in capacity (a switch to UHF, a heavier background) sooner,
+	// so a window set in BDP units shrinks with it; longer ones ride out
+	// the background's bursts.
+	CapacityWindow, MinRTTWindow time.Duration
+	// DemoScale multiplies the nominal bandwidth-delay product the
+	// demonstrator (DemoAction) aims at, if positive [1].
+	DemoScale float64
+}
+
+// filterSteps returns the compact meter's filter windows in steps.
+func (c *EnvConfig) filterSteps() (bw, rtt int) {
+	cw, rw := c.CapacityWindow, c.MinRTTWindow
+	if cw == 0 {
+		cw = DefaultCapacityWindow
+	}
+	if rw == 0 {
+		rw = DefaultMinRTTWindow
+	}
+	return int(cw / StepInterval), int(rw / StepInterval)
+}
+
+// checkFilterWindow validates EnvConfig.CapacityWindow or MinRTTWindow.
+func checkFilterWindow(name string, d time.Duration) error {
+	if d == 0 {
+		return nil
+	}
+	if d < StepInterval || d > MaxFilterWindow || d%StepInterval != 0 {
+		return fmt.Errorf("marlin: %s %v: want a multiple of %v from %v to %v", name, d, StepInterval, StepInterval, MaxFilterWindow)
+	}
+	return nil
 }
 
 // Action parametrisations (EnvConfig.Action). Under uniform exploration,
@@ -156,8 +190,17 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 		if cfg.Action == ActionBDP {
 			return nil, fmt.Errorf("marlin: action %q needs the %q variant's BDP estimate", ActionBDP, VariantCompact)
 		}
+		if cfg.CapacityWindow != 0 || cfg.MinRTTWindow != 0 {
+			return nil, fmt.Errorf("marlin: the capacity and minimum-RTT windows belong to the %q variant's BDP estimate", VariantCompact)
+		}
 	case VariantCompact:
 		nobs = CompactFeatures
+		if err := checkFilterWindow("capacity window", cfg.CapacityWindow); err != nil {
+			return nil, err
+		}
+		if err := checkFilterWindow("minimum-RTT window", cfg.MinRTTWindow); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("marlin: variant %q: want %q or %q", cfg.Variant, VariantPaper, VariantCompact)
 	}
@@ -298,7 +341,8 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 		e.compact.onRTT(rtt)
 	}
 	e.meter.reset(0)
-	e.compact.reset(0, e.bytes, e.flow.Sender.CC().CongestionWindow())
+	bw, rtt := e.cfg.filterSteps()
+	e.compact.reset(0, e.bytes, e.flow.Sender.CC().CongestionWindow(), bw, rtt)
 	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
 	e.targetBytes, e.steps, e.done = 0, 0, false
 	e.rewardSum, e.retxEpisode = 0, 0

@@ -411,10 +411,13 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		fillFromResult(&o, r, cfg.MaxTime)
 		return o, nil
 	case Marlin, Random:
-		ec := EnvConfig{Base: base, Loss: -1, Bytes: cfg.Bytes}
+		ec, err := policyEnvConfig(pol)
+		if err != nil {
+			return o, err
+		}
+		ec.Base, ec.Loss, ec.Bytes = base, -1, cfg.Bytes
 		skip := 1
 		if pol != nil {
-			ec.Action, ec.Variant = PolicyAction(pol), PolicyVariant(pol)
 			skip = PolicyFrameSkip(pol)
 		}
 		core, err := NewEnv(ec)
@@ -536,6 +539,44 @@ func PolicyFrameSkip(p *policy.Policy) int {
 		return k
 	}
 	return 1
+}
+
+// PolicyFilterWindows returns the compact variant's filter windows a
+// policy was trained with (TrainConfig.CapacityWindow and MinRTTWindow;
+// 0, the default, when not recorded), or an error naming an unreadable
+// or out-of-range one.
+func PolicyFilterWindows(p *policy.Policy) (capacity, minRTT time.Duration, err error) {
+	for _, f := range []struct {
+		key, name string
+		d         *time.Duration
+	}{{"capacity_window", "capacity window", &capacity}, {"min_rtt_window", "minimum-RTT window", &minRTT}} {
+		v, ok := p.Meta.Extra[f.key]
+		if !ok {
+			continue
+		}
+		if *f.d, err = time.ParseDuration(v); err != nil {
+			return 0, 0, fmt.Errorf("marlin: policy %s %q: %w", f.key, v, err)
+		}
+		if *f.d == 0 {
+			return 0, 0, fmt.Errorf("marlin: policy %s %q: want a positive duration", f.key, v)
+		}
+		if err := checkFilterWindow(f.name, *f.d); err != nil {
+			return 0, 0, fmt.Errorf("policy %s: %w", f.key, err)
+		}
+	}
+	return capacity, minRTT, nil
+}
+
+// policyEnvConfig is the environment configuration Evaluate runs policy p
+// in (p nil: the paper's variant), before the scenario and transfer.
+func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
+	if p == nil {
+		return EnvConfig{}, nil
+	}
+	c := EnvConfig{Action: PolicyAction(p), Variant: PolicyVariant(p)}
+	var err error
+	c.CapacityWindow, c.MinRTTWindow, err = PolicyFilterWindows(p)
+	return c, err
 }
 
 // linkDelay is the bottleneck's one-way delay at t seconds.

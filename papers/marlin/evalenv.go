@@ -33,7 +33,11 @@ func NewEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTim
 // in: p's formulation (PolicyVariant), action parametrisation
 // (PolicyAction) and frame skip (PolicyFrameSkip).
 func NewPolicyEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, p *policy.Policy) (*EvalEnv, error) {
-	return NewVariantEvalEnv(base, loss, bytes, maxTime, PolicyVariant(p), PolicyAction(p), PolicyFrameSkip(p))
+	c, err := policyEnvConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	return NewConfigEvalEnv(base, loss, bytes, maxTime, c, PolicyFrameSkip(p))
 }
 
 // NewVariantEvalEnv is NewEvalEnv for a policy of another formulation
@@ -46,20 +50,29 @@ func NewPolicyEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, 
 // transfer is cut at maxTime exactly where Evaluate cuts it, even when
 // the last action is held for fewer steps.
 func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, variant, action string, frameSkip int) (*EvalEnv, error) {
+	return NewConfigEvalEnv(base, loss, bytes, maxTime, EnvConfig{Variant: variant, Action: action}, frameSkip)
+}
+
+// NewConfigEvalEnv is NewVariantEvalEnv for a formulation given as an
+// EnvConfig: its Variant, Action, CapacityWindow and MinRTTWindow are
+// used, its scenario, loss and transfer fields are replaced by the
+// evaluation's.
+func NewConfigEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, c EnvConfig, frameSkip int) (*EvalEnv, error) {
 	if frameSkip < 0 {
 		return nil, fmt.Errorf("marlin: frame skip %d is negative (0 or 1: none)", frameSkip)
 	}
-	if action == "" {
-		action = ActionLinear
-		if variant == VariantCompact {
-			action = ActionBDP
+	if c.Action == "" {
+		c.Action = ActionLinear
+		if c.Variant == VariantCompact {
+			c.Action = ActionBDP
 		}
 	}
-	core, err := NewEnv(EnvConfig{Base: WithLoss(base, loss), Loss: -1, Bytes: bytes, Variant: variant, Action: action})
+	core, err := NewEnv(EnvConfig{Base: WithLoss(base, loss), Loss: -1, Bytes: bytes, Variant: c.Variant, Action: c.Action,
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow})
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.NewStack(core, historyFor(variant), true)
+	st, err := env.NewStack(core, historyFor(c.Variant), true)
 	if err != nil {
 		return nil, err
 	}

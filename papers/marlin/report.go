@@ -50,6 +50,13 @@ func CheckPolicy(p *policy.Policy) error {
 			return fmt.Errorf("marlin: policy frame_skip %q: want a positive integer, with the %q variant", fs, VariantCompact)
 		}
 	}
+	cw, rw, err := PolicyFilterWindows(p)
+	if err != nil {
+		return err
+	}
+	if (cw != 0 || rw != 0) && v != VariantCompact {
+		return fmt.Errorf("marlin: policy filter windows need the %q variant", VariantCompact)
+	}
 	return p.Check(PolicySpacesFor(v))
 }
 

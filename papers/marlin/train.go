@@ -102,6 +102,10 @@ type TrainConfig struct {
 	BackgroundRange, BackgroundExclude [2]float64
 	// QueueCost replaces the compact reward's queueing weight [QueueCost].
 	QueueCost float64
+	// CapacityWindow and MinRTTWindow are the compact variant's filter
+	// windows (EnvConfig), recorded in the policy file when set, since
+	// the policy acts on the features they define.
+	CapacityWindow, MinRTTWindow time.Duration
 	// Demo names a demonstrator (DemoBDP) whose actions, with Gaussian
 	// noise of standard deviation DemoNoise, replace the learner's for the
 	// first DemoSteps environment steps (sac.Config.Demonstrator): a
@@ -109,6 +113,9 @@ type TrainConfig struct {
 	Demo      string
 	DemoSteps int64
 	DemoNoise float64
+	// DemoScale multiplies the nominal bandwidth-delay product the
+	// demonstrator aims at (EnvConfig.DemoScale), with Demo [1].
+	DemoScale float64
 	// BCWeight, with Demo, adds a behaviour-cloning term towards the
 	// demonstrator's action to the actor's loss for the whole of training
 	// (sac.Config.BCWeight; TD3+BC's 0.4): ours, not the paper's. With
@@ -153,6 +160,15 @@ func (c *TrainConfig) validate() error {
 	if c.QueueCost != 0 && c.Variant != VariantCompact {
 		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
 	}
+	if (c.CapacityWindow != 0 || c.MinRTTWindow != 0) && c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: the capacity and minimum-RTT windows need the %q variant's BDP estimate", VariantCompact)
+	}
+	if err := checkFilterWindow("capacity window", c.CapacityWindow); err != nil {
+		return err
+	}
+	if err := checkFilterWindow("minimum-RTT window", c.MinRTTWindow); err != nil {
+		return err
+	}
 	if _, err := demoFor(c.Demo, nil); err != nil {
 		return err
 	}
@@ -167,6 +183,9 @@ func (c *TrainConfig) validate() error {
 	}
 	if c.QueueCost < 0 {
 		return fmt.Errorf("marlin: queueing cost %g must be positive", c.QueueCost)
+	}
+	if c.DemoScale != 0 && (!(c.DemoScale > 0 && c.DemoScale <= MaxDemoScale) || c.Demo == "") {
+		return fmt.Errorf("marlin: demonstration scale %g must be in (0, %g], and set only with a demonstrator", c.DemoScale, MaxDemoScale)
 	}
 	if r := c.SwitchRange; r != [2]time.Duration{} && !(0 < r[0] && r[0] <= r[1]) {
 		return fmt.Errorf("marlin: switch-time range %v must be positive and increasing", r)
@@ -185,7 +204,8 @@ func (c *TrainConfig) validate() error {
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
-	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost}
+	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost,
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, DemoScale: c.DemoScale}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -303,9 +323,18 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		extra["demo"] = cfg.Demo
 		extra["demo_steps"] = fmt.Sprint(cfg.DemoSteps)
 		extra["demo_noise"] = fmt.Sprint(cfg.DemoNoise)
+		if cfg.DemoScale != 0 && cfg.DemoScale != 1 {
+			extra["demo_scale"] = fmt.Sprint(cfg.DemoScale)
+		}
 	}
 	if cfg.BCWeight > 0 {
 		extra["bc_weight"] = fmt.Sprint(cfg.BCWeight)
+	}
+	if cfg.CapacityWindow != 0 {
+		extra["capacity_window"] = cfg.CapacityWindow.String()
+	}
+	if cfg.MinRTTWindow != 0 {
+		extra["min_rtt_window"] = cfg.MinRTTWindow.String()
 	}
 	p, err := agent.Policy(policy.Meta{
 		Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed,

@@ -28,13 +28,14 @@ const (
 // stacked over CompactHistory steps.
 const (
 	// CFRate is the delivery rate over the last rateSteps steps divided by
-	// the capacity estimate (the largest such rate in the last bwSteps).
+	// the capacity estimate (the largest such rate in the capacity window,
+	// EnvConfig.CapacityWindow).
 	CFRate = iota
 	// CFCapacity is log2 of the capacity estimate in units of 32 KB/s
 	// (the UHF link's rate), clipped to [-4, 4]: 0 on UHF, 2 on SATCOM.
 	CFCapacity
 	// CFQueue is log2 of the step's largest RTT sample over the windowed
-	// minimum RTT (the last rttSteps steps), clipped to [0, 5].
+	// minimum RTT (EnvConfig.MinRTTWindow), clipped to [0, 5].
 	CFQueue
 	// CFRetx is the step's retransmitted segments over its segments sent.
 	CFRetx
@@ -71,12 +72,18 @@ const (
 	// rateSteps is the delivery-rate window (500 ms: half a SATCOM RTT,
 	// five UHF RTTs; a single 100-ms step sees SACK bursts).
 	rateSteps = 5
-	// bwSteps is the capacity estimate's max-filter window (2 s).
-	bwSteps = 20
-	// rttSteps is the minimum-RTT filter window (5 s): long enough to see
-	// the path drained at least once on SATCOM, short enough to follow a
-	// switch to a longer path.
-	rttSteps = 50
+	// DefaultCapacityWindow is the capacity estimate's max-filter window
+	// (EnvConfig.CapacityWindow) unless a policy was trained with another.
+	DefaultCapacityWindow = 2 * time.Second
+	// DefaultMinRTTWindow is the minimum-RTT filter window
+	// (EnvConfig.MinRTTWindow): long enough to see the path drained at
+	// least once on SATCOM, short enough to follow a switch to a longer
+	// path.
+	DefaultMinRTTWindow = 5 * time.Second
+	// MaxFilterWindow bounds both filter windows (the meter's rings are
+	// fixed arrays, so a step allocates nothing).
+	MaxFilterWindow = 10 * time.Second
+	maxFilterSteps  = int(MaxFilterWindow / StepInterval)
 	// capacityUnit is the unit of CFCapacity.
 	capacityUnit = 32_000.0
 )
@@ -134,11 +141,13 @@ type compactMeter struct {
 	lastDelivered    units.Bytes
 	lastRetx, lastSg int64
 	k                int // steps measured
+	bwSteps          int // the capacity filter's window, steps
+	rttSteps         int // the minimum-RTT filter's window, steps
 
 	delivered [rateSteps]float64 // bytes delivered per step
 	dts       [rateSteps]float64
-	rates     [bwSteps]float64
-	minRTTs   [rttSteps]time.Duration // per-step minimum sample, 0 if none
+	rates     [maxFilterSteps]float64
+	minRTTs   [maxFilterSteps]time.Duration // per-step minimum sample, 0 if none
 
 	stepMin, stepMax time.Duration
 	bdp              units.Bytes // the latest BDP estimate
@@ -154,8 +163,10 @@ type compactStep struct {
 	bdp            units.Bytes
 }
 
-func (m *compactMeter) reset(start clock.Time, total, floor units.Bytes) {
-	*m = compactMeter{start: start, lastT: start, total: total, floor: floor, bdp: floor}
+// reset starts a transfer of total bytes (0: bulk) at start, with the
+// filters' windows in steps (validated by NewEnv).
+func (m *compactMeter) reset(start clock.Time, total, floor units.Bytes, bwSteps, rttSteps int) {
+	*m = compactMeter{start: start, lastT: start, total: total, floor: floor, bdp: floor, bwSteps: bwSteps, rttSteps: rttSteps}
 }
 
 func (m *compactMeter) onRTT(rtt time.Duration) {
@@ -185,12 +196,12 @@ func (m *compactMeter) measure(now clock.Time, st tcp.FlowState, out []float32) 
 	if span > 0 {
 		s.rate = sum / span
 	}
-	m.rates[i%bwSteps] = s.rate
-	for j := range min(m.k+1, bwSteps) {
+	m.rates[i%m.bwSteps] = s.rate
+	for j := range min(m.k+1, m.bwSteps) {
 		s.capacity = math.Max(s.capacity, m.rates[j])
 	}
-	m.minRTTs[i%rttSteps] = m.stepMin
-	for j := range min(m.k+1, rttSteps) {
+	m.minRTTs[i%m.rttSteps] = m.stepMin
+	for j := range min(m.k+1, m.rttSteps) {
 		if r := m.minRTTs[j]; r > 0 && (s.minRTT == 0 || r < s.minRTT) {
 			s.minRTT = r
 		}

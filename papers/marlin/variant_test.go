@@ -57,7 +57,7 @@ func TestCompactRewardTerms(t *testing.T) {
 func TestCompactFeaturesCraftedTrace(t *testing.T) {
 	const floor = 14480
 	var m compactMeter
-	m.reset(0, 600_000, floor)
+	m.reset(0, 600_000, floor, int(DefaultCapacityWindow/StepInterval), int(DefaultMinRTTWindow/StepInterval))
 	out := make([]float32, CompactFeatures)
 	step := func(k int, st tcp.FlowState, rtts ...time.Duration) compactStep {
 		for _, r := range rtts {
@@ -275,5 +275,117 @@ func TestShippedCompactPolicy(t *testing.T) {
 	}
 	if rows[0].Scheme != Marlin || rows[1].Scheme != CUBIC || rows[0].TransferTime >= rows[1].TransferTime {
 		t.Errorf("compact %.2f s against CUBIC %.2f s on the same transfers: want faster", rows[0].TransferTime, rows[1].TransferTime)
+	}
+}
+
+// TestCompactFilterWindows: the capacity and minimum-RTT windows set how
+// long a maximum and a minimum survive. After a rate of 80 KB/s and a
+// 0.5 s sample, nothing more arrives: with a 1-s capacity window the
+// estimate starts falling at step 12 (it would hold to step 21 with the
+// default 2 s), and with a 2-s minimum-RTT window the minimum expires at
+// step 22 (step 52 with the default 5 s).
+func TestCompactFilterWindows(t *testing.T) {
+	const floor = 14480
+	var m compactMeter
+	m.reset(0, 600_000, floor, 10, 20)
+	out := make([]float32, CompactFeatures)
+	step := func(k int, st tcp.FlowState, rtts ...time.Duration) compactStep {
+		for _, r := range rtts {
+			m.onRTT(r)
+		}
+		return m.measure(clock.Time(time.Duration(k)*StepInterval), st, out)
+	}
+	st := tcp.FlowState{Cwnd: floor, SndNxt: floor, MinRTT: time.Second, LatestRTT: time.Second}
+	step(1, st)
+	st = tcp.FlowState{Cwnd: 64000, SndUna: 16000, SndNxt: 70000, Delivered: 16000, MinRTT: time.Second, LatestRTT: 500 * time.Millisecond}
+	step(2, st, 500*time.Millisecond)
+	for k := 3; k <= 22; k++ {
+		s := step(k, st)
+		wantCap := 80000.0
+		if j := k - 9; j >= 3 {
+			// The oldest rate left in the window, step j's, is the
+			// largest: 16 KB over the j steps so far (at most the 5 of the
+			// rate window), then nothing once step 2 leaves that window.
+			wantCap = 0
+			if j <= 6 {
+				wantCap = 16000 / (float64(min(j, 5)) * StepInterval.Seconds())
+			}
+		}
+		if math.Abs(s.capacity-wantCap) > 1e-6 {
+			t.Fatalf("step %d: capacity %g, want %g", k, s.capacity, wantCap)
+		}
+		wantRTT := 500 * time.Millisecond
+		if k == 22 {
+			wantRTT = time.Second // the handshake's, as no sample is left
+		}
+		if s.minRTT != wantRTT {
+			t.Fatalf("step %d: min RTT %v, want %v", k, s.minRTT, wantRTT)
+		}
+	}
+}
+
+// TestFilterWindowOptions: the windows are refused outside whole steps up
+// to MaxFilterWindow and outside the compact variant; a trained policy
+// records them, CheckPolicy reads them back and refuses bad ones, and the
+// evaluation runs the policy with them.
+func TestFilterWindowOptions(t *testing.T) {
+	for _, c := range []EnvConfig{
+		{Variant: VariantCompact, Action: ActionBDP, CapacityWindow: 150 * time.Millisecond},
+		{Variant: VariantCompact, Action: ActionBDP, MinRTTWindow: MaxFilterWindow + StepInterval},
+		{Variant: VariantCompact, Action: ActionBDP, CapacityWindow: -time.Second},
+		{Variant: VariantPaper, CapacityWindow: time.Second},
+	} {
+		c.Base = base(t)
+		if _, err := NewEnv(c); err == nil {
+			t.Errorf("NewEnv accepted capacity window %v, minimum-RTT window %v, variant %q", c.CapacityWindow, c.MinRTTWindow, c.Variant)
+		}
+	}
+	if _, err := Train(context.Background(), TrainConfig{Base: base(t), Steps: 1, CapacityWindow: time.Second}); err == nil {
+		t.Error("Train accepted a capacity window for the paper's variant")
+	}
+	res, err := Train(context.Background(), TrainConfig{
+		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200,
+		CapacityWindow: time.Second, MinRTTWindow: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Policy
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	cw, rw, err := PolicyFilterWindows(p)
+	if err != nil || cw != time.Second || rw != 3*time.Second {
+		t.Fatalf("policy windows %v, %v (%v); want 1s, 3s", cw, rw, err)
+	}
+	e, err := NewPolicyEvalEnv(base(t), 0.03, 600_000, 120*time.Second, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bw, rtt := e.core.cfg.filterSteps(); bw != 10 || rtt != 30 {
+		t.Errorf("evaluation environment filters of %d and %d steps, want 10 and 30", bw, rtt)
+	}
+	for _, bad := range []struct{ key, v, want string }{
+		{"capacity_window", "soon", "capacity_window"},
+		{"capacity_window", "0s", "positive"},
+		{"min_rtt_window", "250ms", "multiple"},
+		{"min_rtt_window", "20s", "10s"},
+	} {
+		q := p.Clone()
+		q.Meta.Extra = maps.Clone(p.Meta.Extra)
+		q.Meta.Extra[bad.key] = bad.v
+		if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s=%q: CheckPolicy said %v, want an error naming %q", bad.key, bad.v, err, bad.want)
+		}
+		if _, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 1, Losses: []float64{0.03}, Schemes: []Scheme{Marlin}, Policy: q}); err == nil {
+			t.Errorf("%s=%q: Evaluate ran the policy", bad.key, bad.v)
+		}
+	}
+	q := p.Clone()
+	q.Meta.Extra = maps.Clone(p.Meta.Extra)
+	q.Meta.Extra["variant"] = VariantPaper
+	if err := CheckPolicy(q); err == nil {
+		t.Error("CheckPolicy accepted filter windows on a paper-variant policy")
 	}
 }

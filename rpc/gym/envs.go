@@ -62,7 +62,9 @@ var Specs = []Spec{
 		ID:  "cclab/MarlinCompact-v0",
 		Doc: "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
 		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"},
-			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"}),
+			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"},
+			Option{"capacity_window", "the capacity estimate's max-filter window, as `cclab marlin train --capacity-window`; a multiple of 100ms up to 10s [2s]"},
+			Option{"min_rtt_window", "the minimum-RTT filter's window, as `cclab marlin train --min-rtt-window`; a multiple of 100ms up to 10s [5s]"}),
 		Make: makeMarlin(marlin.VariantCompact),
 	},
 	{
@@ -153,6 +155,18 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 			if skip = o.Int("frame_skip", 1, 1, marlin.EpisodeSteps); marlin.EpisodeSteps%skip != 0 {
 				o.fail("frame_skip", "%d does not divide the episode's %d steps", skip, marlin.EpisodeSteps)
 			}
+			for _, w := range []struct {
+				name string
+				def  time.Duration
+				d    *time.Duration
+			}{{"capacity_window", marlin.DefaultCapacityWindow, &tc.CapacityWindow}, {"min_rtt_window", marlin.DefaultMinRTTWindow, &tc.MinRTTWindow}} {
+				if *w.d = o.Duration(w.name, w.def, marlin.StepInterval, marlin.MaxFilterWindow); *w.d%marlin.StepInterval != 0 {
+					o.fail(w.name, "%v is not a multiple of %v", *w.d, marlin.StepInterval)
+				}
+				if *w.d == w.def {
+					*w.d = 0 // the default, recorded as such
+				}
+			}
 		}
 		_, evalMode := o.m["eval_loss"]
 		evalLoss := o.Float("eval_loss", 0, 0, 0.99)
@@ -163,7 +177,7 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 		}
 		if evalMode {
 			envs, err := makeN(n, func() (env.Env, error) {
-				e, err := marlin.NewVariantEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime, variant, tc.Action, skip)
+				e, err := marlin.NewConfigEvalEnv(base, evalLoss, units.Bytes(evalBytes), maxTime, tc.EnvConfigFor(), skip)
 				return &marlinEval{EvalEnv: e}, err
 			})
 			// The last action may be held for fewer steps (the limit).

@@ -58,7 +58,8 @@ func actionAt(i, k int) float32 { return float32(math.Sin(float64(3*k+i))) * 0.8
 // (the paper's formulation and the compact one) stepped through the
 // service follows, bit for bit, the trajectories of the same environments
 // built as `cclab marlin train` builds them, reset with the same seeds and
-// stepped in-process; with frame_skip, as `--frame-skip` trains.
+// stepped in-process; with frame_skip, as `--frame-skip` trains, and with
+// the filter windows, as `--capacity-window` and `--min-rtt-window` do.
 func TestServiceMatchesInProcess(t *testing.T) {
 	const n, steps = 3, 40 // 4 s: past the first deliveries over SATCOM, which vary the rewards
 	base, err := scenarios.Load("satcom-uhf")
@@ -70,15 +71,20 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		variant string
 		obsDim  int
 		skip    int
+		windows [2]time.Duration // capacity, minimum RTT
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}},
 	} {
 		s := NewServer(Config{})
-		var opts map[string]string
+		opts := map[string]string{}
 		if tc.skip > 1 {
-			opts = map[string]string{"frame_skip": strconv.Itoa(tc.skip)}
+			opts["frame_skip"] = strconv.Itoa(tc.skip)
+		}
+		if w := tc.windows; w[0] > 0 {
+			opts["capacity_window"], opts["min_rtt_window"] = w[0].String(), w[1].String()
 		}
 		mk := mustMake(t, s, tc.id, n, opts)
 		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
@@ -90,7 +96,8 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		}
 		// The training command's configuration, defaults filled in as
 		// marlin.Train fills them.
-		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear}
+		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear,
+			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1]}
 		if tc.variant == marlin.VariantCompact {
 			cfg.Action = marlin.ActionBDP
 		}
@@ -299,6 +306,12 @@ func TestBadRequests(t *testing.T) {
 	check("frame skip not a divisor", err, codes.InvalidArgument, `options["frame_skip"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "0"}})
 	check("frame skip 0", err, codes.InvalidArgument, `options["frame_skip"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"capacity_window": "150ms"}})
+	check("capacity window not whole steps", err, codes.InvalidArgument, `options["capacity_window"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"min_rtt_window": "12s"}})
+	check("minimum-RTT window too long", err, codes.InvalidArgument, `options["min_rtt_window"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"capacity_window": "1s"}})
+	check("paper capacity window", err, codes.InvalidArgument, `options["capacity_window"]`)
 	// The paper's agent is served live one 100-ms step at a time.
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "2"}})
 	check("paper frame skip", err, codes.InvalidArgument, `options["frame_skip"]`)

@@ -57,7 +57,7 @@ func TestRewardHandComputed(t *testing.T) {
 	}
 }
 
-func base(t *testing.T) *scenario.Scenario {
+func base(t testing.TB) *scenario.Scenario {
 	t.Helper()
 	s, err := scenarios.Load("satcom-uhf")
 	if err != nil {

@@ -1,0 +1,46 @@
+package marlin
+
+import (
+	"maps"
+	"testing"
+	"time"
+)
+
+// FuzzPolicyMeta: whatever a policy file's options say (variant, action,
+// frame skip, filter windows), CheckPolicy either refuses them with an
+// error or the policy can be evaluated: its evaluation environment builds,
+// and the policy acts in it.
+func FuzzPolicyMeta(f *testing.F) {
+	f.Add("compact", "bdp", "", "", "")
+	f.Add("compact", "bdp", "4", "1s", "1s")
+	f.Add("compact", "log2", "3", "150ms", "20s")
+	f.Add("paper", "linear", "", "2s", "")
+	f.Add("paper", "bdp", "2", "", "")
+	f.Add("compact", "", "x", "-1s", "1e9h")
+	base := base(f)
+	shipped, err := ShippedCompactPolicy()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, variant, action, skip, capWin, rttWin string) {
+		p := shipped.Clone()
+		p.Meta.Extra = maps.Clone(shipped.Meta.Extra)
+		for k, v := range map[string]string{"variant": variant, "action": action, "frame_skip": skip,
+			"capacity_window": capWin, "min_rtt_window": rttWin} {
+			if v == "" {
+				delete(p.Meta.Extra, k)
+			} else {
+				p.Meta.Extra[k] = v
+			}
+		}
+		if CheckPolicy(p) != nil {
+			return
+		}
+		e, err := NewPolicyEvalEnv(base, 0.03, 20_000, 2*time.Second, p)
+		if err != nil {
+			t.Fatalf("CheckPolicy accepted %v, but its evaluation environment failed: %v", p.Meta.Extra, err)
+		}
+		obs, _ := e.Reset(1)
+		e.Step(p.ActInto(obs))
+	})
+}

@@ -547,22 +547,18 @@ func PolicyFrameSkip(p *policy.Policy) int {
 // or out-of-range one.
 func PolicyFilterWindows(p *policy.Policy) (capacity, minRTT time.Duration, err error) {
 	for _, f := range []struct {
-		key, name string
-		d         *time.Duration
-	}{{"capacity_window", "capacity window", &capacity}, {"min_rtt_window", "minimum-RTT window", &minRTT}} {
+		key string
+		d   *time.Duration
+	}{{"capacity_window", &capacity}, {"min_rtt_window", &minRTT}} {
 		v, ok := p.Meta.Extra[f.key]
 		if !ok {
 			continue
 		}
-		if *f.d, err = time.ParseDuration(v); err != nil {
-			return 0, 0, fmt.Errorf("marlin: policy %s %q: %w", f.key, v, err)
+		d, perr := time.ParseDuration(v)
+		if perr != nil || d == 0 || checkFilterWindow(f.key, d) != nil {
+			return 0, 0, fmt.Errorf("marlin: policy %s %q: want a multiple of %v from %v to %v", f.key, v, StepInterval, StepInterval, MaxFilterWindow)
 		}
-		if *f.d == 0 {
-			return 0, 0, fmt.Errorf("marlin: policy %s %q: want a positive duration", f.key, v)
-		}
-		if err := checkFilterWindow(f.name, *f.d); err != nil {
-			return 0, 0, fmt.Errorf("policy %s: %w", f.key, err)
-		}
+		*f.d = d
 	}
 	return capacity, minRTT, nil
 }

@@ -368,7 +368,7 @@ func TestFilterWindowOptions(t *testing.T) {
 	}
 	for _, bad := range []struct{ key, v, want string }{
 		{"capacity_window", "soon", "capacity_window"},
-		{"capacity_window", "0s", "positive"},
+		{"capacity_window", "0s", "multiple"},
 		{"min_rtt_window", "250ms", "multiple"},
 		{"min_rtt_window", "20s", "10s"},
 	} {

@@ -63,6 +63,32 @@ func TestEquationOneFavoursTheBDPWindow(t *testing.T) {
 	}
 }
 
+// demoMeanTime is the mean transfer time, as Evaluate measures it within
+// its 120-s limit, of the demonstrator acting alone in the compact
+// environment ec over n episodes from seed first.
+func demoMeanTime(t *testing.T, ec EnvConfig, first uint64, n int) float64 {
+	t.Helper()
+	e, err := NewEnv(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := []float32{0}
+	var sum float64
+	for s := range uint64(n) {
+		e.Reset(first + s)
+		for range 1200 { // 120 s of 100-ms steps
+			act[0] = float32(e.DemoAction())
+			if _, _, term, _, _ := e.Step(act); term {
+				break
+			}
+		}
+		var o Outcome
+		fillFromResult(&o, experiment.Summarize(e.Network(), 0), 120*time.Second)
+		sum += o.TransferTime
+	}
+	return sum / float64(n)
+}
+
 // TestCompactDemoScaleChosenOnTrainingEpisodes records how `--demo-scale
 // 4` was chosen for the compact variant's behaviour cloning without the
 // unseen evaluation conditions: among the scales 1, 2, 3, 4, 6 and 8, the
@@ -78,25 +104,7 @@ func TestCompactDemoScaleChosenOnTrainingEpisodes(t *testing.T) {
 	meanTime := func(k float64) float64 {
 		ec := cfg.EnvConfigFor()
 		ec.DemoScale = k
-		e, err := NewEnv(ec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		act := []float32{0}
-		var sum float64
-		for s := range n {
-			e.Reset(uint64(5_000_001 + s))
-			for range 1200 { // 120 s, the evaluation's limit
-				act[0] = float32(e.DemoAction())
-				if _, _, term, _, _ := e.Step(act); term {
-					break
-				}
-			}
-			var o Outcome
-			fillFromResult(&o, experiment.Summarize(e.Network(), 0), 120*time.Second)
-			sum += o.TransferTime
-		}
-		return sum / n
+		return demoMeanTime(t, ec, 5_000_001, n)
 	}
 	times := map[float64]float64{}
 	best := 0.0
@@ -139,25 +147,8 @@ func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 		return nil
 	}
 	meanTime := func(s *scenario.Scenario, k float64) float64 {
-		e, err := NewEnv(EnvConfig{Base: WithLoss(s, 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP, DemoScale: k})
-		if err != nil {
-			t.Fatal(err)
-		}
-		act := []float32{0}
-		var sum float64
-		for seed := 1; seed <= runs; seed++ {
-			e.Reset(uint64(seed))
-			for range 1200 {
-				act[0] = float32(e.DemoAction())
-				if _, _, term, _, _ := e.Step(act); term {
-					break
-				}
-			}
-			var o Outcome
-			fillFromResult(&o, experiment.Summarize(e.Network(), 0), 120*time.Second)
-			sum += o.TransferTime
-		}
-		return sum / runs
+		ec := EnvConfig{Base: WithLoss(s, 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP, DemoScale: k}
+		return demoMeanTime(t, ec, 1, runs) // the evaluation's transfers
 	}
 	goal := func(s *scenario.Scenario) float64 {
 		rows, _, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: runs, Losses: []float64{0.03}, Schemes: []Scheme{CUBIC}})

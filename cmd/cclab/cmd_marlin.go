@@ -152,7 +152,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		switch {
 		case w.d != 0 && *variant != marlin.VariantCompact:
 			return usagef("--%s needs --variant compact", w.name)
-		case w.d < 0 || w.d > marlin.MaxFilterWindow || w.d%marlin.StepInterval != 0:
+		case w.d != 0 && !marlin.ValidFilterWindow(w.d):
 			return usagef("--%s must be a multiple of %v up to %v, got %v", w.name, marlin.StepInterval, marlin.MaxFilterWindow, w.d)
 		}
 	}

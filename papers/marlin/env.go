@@ -112,13 +112,28 @@ func (c *EnvConfig) filterSteps() (bw, rtt int) {
 	return int(cw / StepInterval), int(rw / StepInterval)
 }
 
-// checkFilterWindow validates EnvConfig.CapacityWindow or MinRTTWindow.
-func checkFilterWindow(name string, d time.Duration) error {
-	if d == 0 {
+// ValidFilterWindow reports whether d may be a compact filter window
+// (EnvConfig.CapacityWindow, MinRTTWindow): whole steps from one step to
+// MaxFilterWindow.
+func ValidFilterWindow(d time.Duration) bool {
+	return d >= StepInterval && d <= MaxFilterWindow && d%StepInterval == 0
+}
+
+// checkFilterWindows validates the filter windows of cfg's variant.
+func (c *EnvConfig) checkFilterWindows() error {
+	if c.CapacityWindow == 0 && c.MinRTTWindow == 0 {
 		return nil
 	}
-	if d < StepInterval || d > MaxFilterWindow || d%StepInterval != 0 {
-		return fmt.Errorf("marlin: %s %v: want a multiple of %v from %v to %v", name, d, StepInterval, StepInterval, MaxFilterWindow)
+	if c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: the capacity and minimum-RTT windows belong to the %q variant's BDP estimate", VariantCompact)
+	}
+	for _, w := range []struct {
+		name string
+		d    time.Duration
+	}{{"capacity window", c.CapacityWindow}, {"minimum-RTT window", c.MinRTTWindow}} {
+		if w.d != 0 && !ValidFilterWindow(w.d) {
+			return fmt.Errorf("marlin: %s %v: want a multiple of %v from %v to %v", w.name, w.d, StepInterval, StepInterval, MaxFilterWindow)
+		}
 	}
 	return nil
 }
@@ -190,19 +205,13 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 		if cfg.Action == ActionBDP {
 			return nil, fmt.Errorf("marlin: action %q needs the %q variant's BDP estimate", ActionBDP, VariantCompact)
 		}
-		if cfg.CapacityWindow != 0 || cfg.MinRTTWindow != 0 {
-			return nil, fmt.Errorf("marlin: the capacity and minimum-RTT windows belong to the %q variant's BDP estimate", VariantCompact)
-		}
 	case VariantCompact:
 		nobs = CompactFeatures
-		if err := checkFilterWindow("capacity window", cfg.CapacityWindow); err != nil {
-			return nil, err
-		}
-		if err := checkFilterWindow("minimum-RTT window", cfg.MinRTTWindow); err != nil {
-			return nil, err
-		}
 	default:
 		return nil, fmt.Errorf("marlin: variant %q: want %q or %q", cfg.Variant, VariantPaper, VariantCompact)
+	}
+	if err := cfg.checkFilterWindows(); err != nil {
+		return nil, err
 	}
 	switch cfg.Action {
 	case "", ActionLinear, ActionLog2, ActionBDP:

@@ -555,7 +555,7 @@ func PolicyFilterWindows(p *policy.Policy) (capacity, minRTT time.Duration, err 
 			continue
 		}
 		d, perr := time.ParseDuration(v)
-		if perr != nil || d == 0 || checkFilterWindow(f.key, d) != nil {
+		if perr != nil || !ValidFilterWindow(d) {
 			return 0, 0, fmt.Errorf("marlin: policy %s %q: want a multiple of %v from %v to %v", f.key, v, StepInterval, StepInterval, MaxFilterWindow)
 		}
 		*f.d = d

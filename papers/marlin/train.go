@@ -160,13 +160,8 @@ func (c *TrainConfig) validate() error {
 	if c.QueueCost != 0 && c.Variant != VariantCompact {
 		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
 	}
-	if (c.CapacityWindow != 0 || c.MinRTTWindow != 0) && c.Variant != VariantCompact {
-		return fmt.Errorf("marlin: the capacity and minimum-RTT windows need the %q variant's BDP estimate", VariantCompact)
-	}
-	if err := checkFilterWindow("capacity window", c.CapacityWindow); err != nil {
-		return err
-	}
-	if err := checkFilterWindow("minimum-RTT window", c.MinRTTWindow); err != nil {
+	ec := c.EnvConfigFor()
+	if err := ec.checkFilterWindows(); err != nil {
 		return err
 	}
 	if _, err := demoFor(c.Demo, nil); err != nil {

@@ -160,7 +160,7 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 				def  time.Duration
 				d    *time.Duration
 			}{{"capacity_window", marlin.DefaultCapacityWindow, &tc.CapacityWindow}, {"min_rtt_window", marlin.DefaultMinRTTWindow, &tc.MinRTTWindow}} {
-				if *w.d = o.Duration(w.name, w.def, marlin.StepInterval, marlin.MaxFilterWindow); *w.d%marlin.StepInterval != 0 {
+				if *w.d = o.Duration(w.name, w.def, marlin.StepInterval, marlin.MaxFilterWindow); !marlin.ValidFilterWindow(*w.d) {
 					o.fail(w.name, "%v is not a multiple of %v", *w.d, marlin.StepInterval)
 				}
 				if *w.d == w.def {

@@ -56,11 +56,16 @@ func (r *Replay) Cap() int { return r.capacity }
 
 // Add stores one transition, overwriting the oldest when full.
 func (r *Replay) Add(obs, act []float32, rew float64, next []float32, terminated bool) {
-	d := float32(0)
+	r.AddDone(obs, act, rew, next, DoneFlag(terminated))
+}
+
+// DoneFlag is Add's done value for a transition: 1 if it terminated, else
+// 0 (AddDone's m = 1).
+func DoneFlag(terminated bool) float32 {
 	if terminated {
-		d = 1
+		return 1
 	}
-	r.AddDone(obs, act, rew, next, d)
+	return 0
 }
 
 // AddDone is Add with a fractional done flag in [0, 1]: learners bootstrap

@@ -414,11 +414,7 @@ func (s *SAC) Iterate(ctx context.Context) error {
 				s.nstep[i].push(s.replay, o, a, g, b.Reward[i], next, b.Terminated[i], b.Done(i))
 				continue
 			}
-			d := float32(0)
-			if b.Terminated[i] {
-				d = 1
-			}
-			s.replay.AddGuided(o, a, g, b.Reward[i], next, d)
+			s.replay.AddGuided(o, a, g, b.Reward[i], next, buffer.DoneFlag(b.Terminated[i]))
 		}
 		copy(s.obs, b.Obs)
 		s.steps += int64(s.k)
@@ -603,7 +599,7 @@ func (s *SAC) actorObjective(obs, guide []float32, fa float32, reuse bool) (loss
 	clear(s.dmean)
 	clear(s.dlogSd)
 	nn.SquashedGaussianBackward(s.mean, s.logStd, s.noise, ad, s.da, s.dlogp, s.dmean, s.dlogSd)
-	if guide != nil && s.cfg.BCWeight > 0 {
+	if guide != nil { // a guided buffer: BCWeight > 0
 		// w · mean (tanh μ − g)², gradient 2w (tanh μ − g)(1 − tanh² μ)
 		// per element over B·ad.
 		w := s.cfg.BCWeight * absQ

@@ -83,11 +83,10 @@ type Endpoints interface {
 // kernelTCP is the default Endpoints: a kernel TCP connection with the
 // flow's controller.
 type kernelTCP struct {
-	spec    FlowSpec
-	sink    *endpoint.TCPSink
-	snd     *endpoint.TCPSender
-	samples []endpoint.Sample
-	ch      chan endpoint.Sample
+	spec FlowSpec
+	sink *endpoint.TCPSink
+	snd  *endpoint.TCPSender
+	ch   chan endpoint.Sample
 }
 
 // KernelTCP returns kernel TCP endpoints for spec; the controller must be

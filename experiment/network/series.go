@@ -33,7 +33,6 @@ type Series struct {
 	SourceSentMbps [][]float64
 
 	timer       *sim.Timer
-	lastSent    units.Bytes
 	lastDeliv   []units.Bytes
 	lastSrc     []units.Bytes
 	lastSrcSent []units.Bytes

@@ -68,13 +68,6 @@ func (r *ring) pop() *packet.Packet {
 	return p
 }
 
-func (r *ring) peek() *packet.Packet {
-	if r.n == 0 {
-		return nil
-	}
-	return r.buf[r.head]
-}
-
 // Limit bounds a queue in packets or bytes; exactly one is positive.
 type Limit struct {
 	Packets int

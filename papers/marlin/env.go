@@ -168,11 +168,12 @@ type Env struct {
 	ext  cc.WindowSetter
 	mss  units.Bytes
 
-	// Per-step measurement baselines of the reward's target.
+	// Per-step measurement baselines of the reward's target (lastCap,
+	// lastBG) and of the Ideal scheme's capacity (lastIdealCap, lastUDP).
 	lastCap                units.Bytes
 	lastUDP                units.Bytes
 	lastBG                 units.Bytes
-	lastFairCap            units.Bytes
+	lastIdealCap           units.Bytes
 	targetBytes            float64
 	steps                  int
 	lossNow                float64
@@ -352,7 +353,7 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	e.meter.reset(0)
 	bw, rtt := e.cfg.filterSteps()
 	e.compact.reset(0, e.bytes, e.flow.Sender.CC().CongestionWindow(), bw, rtt)
-	e.lastCap, e.lastUDP, e.lastBG, e.lastFairCap = 0, 0, 0, 0
+	e.lastCap, e.lastUDP, e.lastBG, e.lastIdealCap = 0, 0, 0, 0
 	e.targetBytes, e.steps, e.done = 0, 0, false
 	e.rewardSum, e.retxEpisode = 0, 0
 	e.lossNow = n.Bottleneck.LossRate()
@@ -479,37 +480,14 @@ func (e *Env) payload(wire float64) float64 {
 	return wire * float64(cfg.MSS) / float64(cfg.MSS+cfg.Header)
 }
 
-// fairShare returns the payload bytes the agent's flow could have delivered
-// in the step ending at now if it got a fair share of what the background
-// left: the link's capacity minus the UDP (non-adaptive) bytes offered,
-// split equally with the background TCP flows active at the end of the
-// step, in payload bytes.
-func (e *Env) fairShare(now clock.Time) float64 {
-	n := e.net
-	capacity := n.Bottleneck.Capacity(now)
-	udp := e.udpSent()
-	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
-	e.lastFairCap, e.lastUDP = capacity, udp
-	active := 1
-	for _, f := range n.Flows {
-		if f.Background && f.Start <= now && now < f.Stop && !f.Sender.Done() {
-			active++
-		}
-	}
-	if left <= 0 {
-		return 0
-	}
-	return e.payload(left / float64(active))
-}
-
 // leftover returns the payload bytes the link could carry since the last
 // call beyond what the UDP background sent: the Ideal scheme's capacity.
 func (e *Env) leftover(now clock.Time) float64 {
 	n := e.net
 	capacity := n.Bottleneck.Capacity(now)
 	udp := e.udpSent()
-	left := float64(capacity-e.lastFairCap) - float64(udp-e.lastUDP)
-	e.lastFairCap, e.lastUDP = capacity, udp
+	left := float64(capacity-e.lastIdealCap) - float64(udp-e.lastUDP)
+	e.lastIdealCap, e.lastUDP = capacity, udp
 	if left <= 0 {
 		return 0
 	}

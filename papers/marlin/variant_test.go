@@ -171,13 +171,11 @@ func TestCompactEnv(t *testing.T) {
 		if d := e.ObservationSpace().Dim(); d != CompactObservationSize {
 			t.Fatalf("observation of %d values, want %d", d, CompactObservationSize)
 		}
-		obs, _ := e.Reset(7)
+		e.Reset(7)
 		var all []float32
 		ret, steps := 0.0, 0
 		for {
-			var r float64
-			var term, trunc bool
-			obs, r, term, trunc, _ = e.Step([]float32{1})
+			obs, r, term, trunc, _ := e.Step([]float32{1})
 			all = append(all, obs...)
 			ret += r
 			steps++

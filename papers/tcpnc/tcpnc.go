@@ -116,7 +116,7 @@ func (c *Config) Validate() error {
 	case !(c.SweepLoss >= 0 && c.SweepLoss < 1):
 		return fmt.Errorf("loss must be in [0, 1), got %g", c.SweepLoss)
 	case !(c.SharedR >= 1 && c.SharedR <= 10):
-		return fmt.Errorf("R must be in [1, 10], got %g", c.SharedR)
+		return fmt.Errorf("shared redundancy (SharedR) must be in [1, 10], got %g", c.SharedR)
 	case c.Window < 1 || c.Window > 4096:
 		return fmt.Errorf("window must be in [1, 4096] packets, got %d", c.Window)
 	}
@@ -127,7 +127,7 @@ func (c *Config) Validate() error {
 	}
 	for _, r := range c.Redundancies {
 		if !(r >= 1 && r <= 10) {
-			return fmt.Errorf("R must be in [1, 10], got %g", r)
+			return fmt.Errorf("redundancy R must be in [1, 10], got %g", r)
 		}
 	}
 	return nil

@@ -25,7 +25,7 @@ func TestG(t *testing.T) {
 		{"vegas.alpha >= vegas.beta", 2},
 		{"vegas.alpha+2<=vegas.beta", 0},
 		{"vegas.beta <= 3*vegas.alpha", 5 - 9},
-		{"a * -2 >= 4", 4 - 4},
+		{"a * -2 >= 4", 0},                   // 4 - (-2 * -2): unary minus after an operator
 		{"1 + 2 * 3 <= 7", 0},                // precedence: 7 - 7
 		{"(1 + 2) * 3 <= 7", 2},              // parentheses: 9 - 7
 		{"8 / 4 / 2 <= 0", 1},                // left associative: (8/4)/2

@@ -84,14 +84,13 @@ func CompareConstrained(a []float64, cvA float64, b []float64, cvB float64) Rela
 // not allocate. The zero value is ready to use. A Sorter must not be used by
 // two goroutines at once; the slices it returns are valid until the next call.
 type Sorter struct {
-	count   []int   // n_p in Deb 2002: how many solutions dominate p
-	dom     []int   // flattened S_p lists: solutions dominated by p
-	domOff  []int   // dom[domOff[p]:domOff[p+1]] is S_p
-	pairs   []int32 // (p, q) with p dominating q, before flattening
-	order   []int   // the solutions front by front
-	fronts  [][]int // views into order
-	byObj   []int   // crowding: a front sorted on one objective
-	scratch []float64
+	count  []int   // n_p in Deb 2002: how many solutions dominate p
+	dom    []int   // flattened S_p lists: solutions dominated by p
+	domOff []int   // dom[domOff[p]:domOff[p+1]] is S_p
+	pairs  []int32 // (p, q) with p dominating q, before flattening
+	order  []int   // the solutions front by front
+	fronts [][]int // views into order
+	byObj  []int   // crowding: a front sorted on one objective
 }
 
 // Sort partitions the solutions into fronts F1, F2, ... by the fast

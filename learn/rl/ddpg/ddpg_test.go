@@ -107,7 +107,6 @@ func TestDeterministicAndResume(t *testing.T) {
 type goalEnv struct {
 	w   float32
 	obs [2]float32
-	n   uint64
 }
 
 func (g *goalEnv) ObservationSpace() space.Space { return space.Uniform(0, 1, 2) }

@@ -37,12 +37,11 @@ type ActorCritic struct {
 	SDE  bool
 	h    int
 	expl []float32 // per-environment exploration matrices, K×h×d
-	stdB []float32 // per-row std with gSDE
 	varB []float32
 
 	wsPi, wsVf          *nn.Workspace
 	logStdB             []float32 // LogStd broadcast to the batch
-	dPi, dV, dLogStdB   []float32
+	dPi, dLogStdB       []float32
 	meanScratch, lp, en []float32
 	lastOut             []float32
 }

@@ -66,6 +66,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
 	capWin := fs.Duration("capacity-window", 0, "compact variant: the capacity estimate's max-filter window behind the BDP estimate, a multiple of 100ms up to 10s (default 2s)")
+	bdpSpan := fs.Float64("bdp-span", 0, "compact variant, --action bdp: the action's span, window = BDP estimate * 2^(span*a), from 1 to 8 (default 2: a quarter to four estimates)")
 	rttWin := fs.Duration("min-rtt-window", 0, "compact variant: the minimum-RTT filter's window behind the BDP estimate, a multiple of 100ms up to 10s (default 5s)")
 	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
 	demoSteps := fs.Int64("demo-steps", 0, "with --demo: environment steps the demonstrator acts for")
@@ -165,6 +166,12 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	default:
 		return usagef("--action must be linear, log2 or bdp, got %q", *action)
 	}
+	switch {
+	case *bdpSpan != 0 && (*variant != marlin.VariantCompact || *action != "" && *action != marlin.ActionBDP):
+		return usagef("--bdp-span needs --variant compact and its bdp action")
+	case *bdpSpan != 0 && !marlin.ValidBDPSpan(*bdpSpan):
+		return usagef("--bdp-span must be from 1 to %g, got %g", marlin.MaxBDPSpan, *bdpSpan)
+	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
 		return err
@@ -183,7 +190,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
-		CapacityWindow: *capWin, MinRTTWindow: *rttWin,
+		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

@@ -34,6 +34,10 @@ func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
 		{[]string{"--capacity-window", "150ms"}, "--capacity-window must be a multiple of 100ms up to 10s"},
 		{[]string{"--min-rtt-window", "11s"}, "--min-rtt-window must be a multiple of 100ms up to 10s"},
 		{[]string{"--variant", "paper", "--capacity-window", "1s"}, "--capacity-window needs --variant compact"},
+		{[]string{"--bdp-span", "0.5"}, "--bdp-span must be from 1 to 8"},
+		{[]string{"--bdp-span", "NaN"}, "--bdp-span must be from 1 to 8"},
+		{[]string{"--action", "log2", "--bdp-span", "4"}, "--bdp-span needs --variant compact and its bdp action"},
+		{[]string{"--variant", "paper", "--bdp-span", "4"}, "--bdp-span needs --variant compact"},
 	} {
 		args := append([]string{"marlin", "train", "--variant", "compact", "--steps", "8", "--out", out}, c.args...)
 		code, _, errs := runCmd(t, args...)

@@ -45,7 +45,11 @@ func (e *Env) DemoAction() float64 {
 	case ActionLog2:
 		a = math.Log2(ratio)
 	case ActionBDP:
-		a = math.Log2(ratio) / 2 // BDPWindow's estimate x 2^(2a)
+		span := e.cfg.BDPSpan
+		if span == 0 {
+			span = DefaultBDPSpan
+		}
+		a = math.Log2(ratio) / span // BDPWindow's estimate x 2^(span a)
 	default:
 		a = ratio - 1
 	}

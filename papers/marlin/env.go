@@ -95,6 +95,12 @@ type EnvConfig struct {
 	// so a window set in BDP units shrinks with it; longer ones ride out
 	// the background's bursts.
 	CapacityWindow, MinRTTWindow time.Duration
+	// BDPSpan (ActionBDP only) is the action's span: the window is the BDP
+	// estimate times 2^(BDPSpan a), from 1 to MaxBDPSpan [DefaultBDPSpan:
+	// a quarter to four estimates]. A wider span lets the policy hold a
+	// window far below an estimate the ACK burst after a switch has
+	// inflated, or far above one still small at the start.
+	BDPSpan float64
 	// DemoScale multiplies the nominal bandwidth-delay product the
 	// demonstrator (DemoAction) aims at, if positive [1].
 	DemoScale float64
@@ -119,8 +125,12 @@ func ValidFilterWindow(d time.Duration) bool {
 	return d >= StepInterval && d <= MaxFilterWindow && d%StepInterval == 0
 }
 
-// checkFilterWindows validates the filter windows of cfg's variant.
-func (c *EnvConfig) checkFilterWindows() error {
+// checkCompactOptions validates the options of the compact variant's BDP
+// estimate and action: the filter windows and the action's span.
+func (c *EnvConfig) checkCompactOptions() error {
+	if c.BDPSpan != 0 && (!ValidBDPSpan(c.BDPSpan) || c.Action != ActionBDP) {
+		return fmt.Errorf("marlin: BDP action span %g: want %g to %g, with the %q action", c.BDPSpan, 1.0, MaxBDPSpan, ActionBDP)
+	}
 	if c.CapacityWindow == 0 && c.MinRTTWindow == 0 {
 		return nil
 	}
@@ -211,7 +221,7 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	default:
 		return nil, fmt.Errorf("marlin: variant %q: want %q or %q", cfg.Variant, VariantPaper, VariantCompact)
 	}
-	if err := cfg.checkFilterWindows(); err != nil {
+	if err := cfg.checkCompactOptions(); err != nil {
 		return nil, err
 	}
 	switch cfg.Action {
@@ -371,7 +381,7 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	now := e.net.Now()
 	var w units.Bytes
 	if e.cfg.Action == ActionBDP {
-		w = BDPWindow(action[0], e.compact.bdp, e.mss)
+		w = BDPWindow(action[0], e.cfg.BDPSpan, e.compact.bdp, e.mss)
 	} else {
 		w = WindowFor(e.cfg.Action, action[0], e.flow.Sender.CC().CongestionWindow(), e.mss)
 	}

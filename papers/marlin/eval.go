@@ -563,6 +563,21 @@ func PolicyFilterWindows(p *policy.Policy) (capacity, minRTT time.Duration, err 
 	return capacity, minRTT, nil
 }
 
+// PolicyBDPSpan returns the ActionBDP span a policy was trained with
+// (TrainConfig.BDPSpan; 0, the default, when not recorded), or an error
+// naming an unreadable or out-of-range one.
+func PolicyBDPSpan(p *policy.Policy) (float64, error) {
+	v, ok := p.Meta.Extra["bdp_span"]
+	if !ok {
+		return 0, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !ValidBDPSpan(x) {
+		return 0, fmt.Errorf("marlin: policy bdp_span %q: want a number from %g to %g", v, 1.0, MaxBDPSpan)
+	}
+	return x, nil
+}
+
 // policyEnvConfig is the environment configuration Evaluate runs policy p
 // in (p nil: the paper's variant), before the scenario and transfer.
 func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
@@ -571,7 +586,10 @@ func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
 	}
 	c := EnvConfig{Action: PolicyAction(p), Variant: PolicyVariant(p)}
 	var err error
-	c.CapacityWindow, c.MinRTTWindow, err = PolicyFilterWindows(p)
+	if c.CapacityWindow, c.MinRTTWindow, err = PolicyFilterWindows(p); err != nil {
+		return c, err
+	}
+	c.BDPSpan, err = PolicyBDPSpan(p)
 	return c, err
 }
 

@@ -7,26 +7,26 @@ import (
 )
 
 // FuzzPolicyMeta: whatever a policy file's options say (variant, action,
-// frame skip, filter windows), CheckPolicy either refuses them with an
+// frame skip, filter windows, BDP span), CheckPolicy either refuses them with an
 // error or the policy can be evaluated: its evaluation environment builds,
 // and the policy acts in it.
 func FuzzPolicyMeta(f *testing.F) {
-	f.Add("compact", "bdp", "", "", "")
-	f.Add("compact", "bdp", "4", "1s", "1s")
-	f.Add("compact", "log2", "3", "150ms", "20s")
-	f.Add("paper", "linear", "", "2s", "")
-	f.Add("paper", "bdp", "2", "", "")
-	f.Add("compact", "", "x", "-1s", "1e9h")
+	f.Add("compact", "bdp", "", "", "", "")
+	f.Add("compact", "bdp", "4", "1s", "1s", "4")
+	f.Add("compact", "log2", "3", "150ms", "20s", "3")
+	f.Add("paper", "linear", "", "2s", "", "")
+	f.Add("paper", "bdp", "2", "", "", "0.5")
+	f.Add("compact", "", "x", "-1s", "1e9h", "NaN")
 	base := base(f)
 	shipped, err := ShippedCompactPolicy()
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, variant, action, skip, capWin, rttWin string) {
+	f.Fuzz(func(t *testing.T, variant, action, skip, capWin, rttWin, span string) {
 		p := shipped.Clone()
 		p.Meta.Extra = maps.Clone(shipped.Meta.Extra)
 		for k, v := range map[string]string{"variant": variant, "action": action, "frame_skip": skip,
-			"capacity_window": capWin, "min_rtt_window": rttWin} {
+			"capacity_window": capWin, "min_rtt_window": rttWin, "bdp_span": span} {
 			if v == "" {
 				delete(p.Meta.Extra, k)
 			} else {

@@ -57,6 +57,13 @@ func CheckPolicy(p *policy.Policy) error {
 	if (cw != 0 || rw != 0) && v != VariantCompact {
 		return fmt.Errorf("marlin: policy filter windows need the %q variant", VariantCompact)
 	}
+	span, err := PolicyBDPSpan(p)
+	if err != nil {
+		return err
+	}
+	if span != 0 && PolicyAction(p) != ActionBDP {
+		return fmt.Errorf("marlin: policy bdp_span needs the %q action", ActionBDP)
+	}
 	return p.Check(PolicySpacesFor(v))
 }
 

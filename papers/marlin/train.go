@@ -106,6 +106,10 @@ type TrainConfig struct {
 	// windows (EnvConfig), recorded in the policy file when set, since
 	// the policy acts on the features they define.
 	CapacityWindow, MinRTTWindow time.Duration
+	// BDPSpan is ActionBDP's span (EnvConfig.BDPSpan), recorded in the
+	// policy file when set, since it defines what the policy's action
+	// means.
+	BDPSpan float64
 	// Demo names a demonstrator (DemoBDP) whose actions, with Gaussian
 	// noise of standard deviation DemoNoise, replace the learner's for the
 	// first DemoSteps environment steps (sac.Config.Demonstrator): a
@@ -161,7 +165,7 @@ func (c *TrainConfig) validate() error {
 		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
 	}
 	ec := c.EnvConfigFor()
-	if err := ec.checkFilterWindows(); err != nil {
+	if err := ec.checkCompactOptions(); err != nil {
 		return err
 	}
 	if _, err := demoFor(c.Demo, nil); err != nil {
@@ -200,7 +204,7 @@ func (c *TrainConfig) validate() error {
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
 	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost,
-		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, DemoScale: c.DemoScale}
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, DemoScale: c.DemoScale}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -330,6 +334,9 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	}
 	if cfg.MinRTTWindow != 0 {
 		extra["min_rtt_window"] = cfg.MinRTTWindow.String()
+	}
+	if cfg.BDPSpan != 0 {
+		extra["bdp_span"] = fmt.Sprint(cfg.BDPSpan)
 	}
 	p, err := agent.Policy(policy.Meta{
 		Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed,

@@ -86,7 +86,18 @@ const (
 	maxFilterSteps  = int(MaxFilterWindow / StepInterval)
 	// capacityUnit is the unit of CFCapacity.
 	capacityUnit = 32_000.0
+
+	// DefaultBDPSpan is ActionBDP's span (EnvConfig.BDPSpan): the window is
+	// the BDP estimate times 2^(2a), a quarter to four estimates.
+	DefaultBDPSpan = 2.0
+	// MaxBDPSpan bounds EnvConfig.BDPSpan (2^8 = 256 estimates either way
+	// is beyond any window between one segment and WindowCap).
+	MaxBDPSpan = 8.0
 )
+
+// ValidBDPSpan reports whether x may be ActionBDP's span
+// (EnvConfig.BDPSpan): from 1 (half to twice the estimate) to MaxBDPSpan.
+func ValidBDPSpan(x float64) bool { return x >= 1 && x <= MaxBDPSpan }
 
 // Compact reward constants (CompactReward). The evaluation's objective is
 // transfer time first, then retransmissions and the RTT Transition Impact;
@@ -249,15 +260,19 @@ func (m *compactMeter) measure(now clock.Time, st tcp.FlowState, out []float32) 
 }
 
 // BDPWindow applies an ActionBDP action: the window is the BDP estimate
-// times 2^(2a), a clipped to [-1, 1] (a quarter to four times the
-// estimate; NaN as 0), at least one MSS and at most WindowCap.
-func BDPWindow(a float32, bdp, mss units.Bytes) units.Bytes {
+// times 2^(span a), a clipped to [-1, 1] (with span 0, DefaultBDPSpan: a
+// quarter to four times the estimate; NaN as 0), at least one MSS and at
+// most WindowCap.
+func BDPWindow(a float32, span float64, bdp, mss units.Bytes) units.Bytes {
 	x := float64(a)
 	if math.IsNaN(x) {
 		x = 0
 	}
+	if span == 0 {
+		span = DefaultBDPSpan
+	}
 	x = math.Max(-1, math.Min(1, x))
-	w := units.Bytes(math.Ceil(float64(bdp) * math.Exp2(2*x)))
+	w := units.Bytes(math.Ceil(float64(bdp) * math.Exp2(span*x)))
 	return min(max(w, mss), WindowCap)
 }
 

@@ -130,25 +130,34 @@ func TestCompactFeaturesCraftedTrace(t *testing.T) {
 	}
 }
 
-// TestBDPWindow checks the compact action's mapping.
+// TestBDPWindow checks the compact action's mapping, with the default
+// span (0 and 2 alike) and others.
 func TestBDPWindow(t *testing.T) {
 	const mss = 1448
 	for _, c := range []struct {
 		a    float32
+		span float64
 		bdp  units.Bytes
 		want units.Bytes
 	}{
-		{0, 20000, 20000},
-		{1, 20000, 80000},
-		{-1, 20000, 5000},
-		{0.5, 20000, 40000},
-		{1, 100000, WindowCap},
-		{-1, 2000, mss},
-		{float32(math.NaN()), 20000, 20000},
-		{7, 20000, 80000},
+		{0, 0, 20000, 20000},
+		{1, 0, 20000, 80000},
+		{-1, 0, 20000, 5000},
+		{0.5, 0, 20000, 40000},
+		{1, 0, 100000, WindowCap},
+		{-1, 0, 2000, mss},
+		{float32(math.NaN()), 0, 20000, 20000},
+		{7, 0, 20000, 80000},
+		{1, 2, 20000, 80000},
+		{-1, 4, 80000, 5000},
+		{1, 4, 8000, 128000},
+		{0.5, 4, 20000, 80000},
+		{-1, 1, 20000, 10000},
+		{-7, 3, 80000, 10000},
+		{0, 8, 20000, 20000},
 	} {
-		if got := BDPWindow(c.a, c.bdp, mss); got != c.want {
-			t.Errorf("BDPWindow(%g, %v) = %v, want %v", c.a, c.bdp, got, c.want)
+		if got := BDPWindow(c.a, c.span, c.bdp, mss); got != c.want {
+			t.Errorf("BDPWindow(%g, span %g, %v) = %v, want %v", c.a, c.span, c.bdp, got, c.want)
 		}
 	}
 }
@@ -318,6 +327,90 @@ func TestCompactFilterWindows(t *testing.T) {
 		}
 		if s.minRTT != wantRTT {
 			t.Fatalf("step %d: min RTT %v, want %v", k, s.minRTT, wantRTT)
+		}
+	}
+}
+
+// TestBDPSpanOption: the span is refused outside [1, MaxBDPSpan] and
+// without the BDP action; a trained policy records it, CheckPolicy reads
+// it back and refuses bad ones, the evaluation runs the policy with it,
+// and the demonstrator's action maps the same window whatever the span.
+func TestBDPSpanOption(t *testing.T) {
+	for _, c := range []EnvConfig{
+		{Variant: VariantCompact, Action: ActionBDP, BDPSpan: 0.5},
+		{Variant: VariantCompact, Action: ActionBDP, BDPSpan: MaxBDPSpan + 1},
+		{Variant: VariantCompact, Action: ActionBDP, BDPSpan: math.NaN()},
+		{Variant: VariantCompact, Action: ActionLog2, BDPSpan: 4},
+		{Variant: VariantPaper, BDPSpan: 4},
+	} {
+		c.Base = base(t)
+		if _, err := NewEnv(c); err == nil {
+			t.Errorf("NewEnv accepted span %g with variant %q, action %q", c.BDPSpan, c.Variant, c.Action)
+		}
+	}
+	if _, err := Train(context.Background(), TrainConfig{Base: base(t), Steps: 1, BDPSpan: 4}); err == nil {
+		t.Error("Train accepted a BDP span for the paper's variant")
+	}
+
+	// The demonstrator's action reaches the same window under any span
+	// (within the span's reach: 4 nominal BDPs on SATCOM are above four
+	// estimates at the start, so the spans' windows differ there).
+	for _, span := range []float64{0, 3, 4} {
+		e, err := NewEnv(EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP, BDPSpan: span, DemoScale: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset(1)
+		act := []float32{0}
+		for k := range 150 { // past the switch at 10 s
+			act[0] = float32(e.DemoAction())
+			want, est := e.demoWindow(), e.compact.bdp
+			if math.Abs(float64(act[0])) >= 1 {
+				want = BDPWindow(act[0], span, est, e.mss) // clipped: what the span reaches
+			}
+			if got := BDPWindow(act[0], span, est, e.mss); math.Abs(float64(got-want)) > 1+float64(want)*1e-6 {
+				t.Fatalf("span %g, step %d: the demonstrated action gives %v, want %v", span, k, got, want)
+			}
+			e.Step(act)
+		}
+	}
+
+	res, err := Train(context.Background(), TrainConfig{
+		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, BDPSpan: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Policy
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	if span, err := PolicyBDPSpan(p); err != nil || span != 4 {
+		t.Fatalf("policy span %g (%v), want 4", span, err)
+	}
+	e, err := NewPolicyEvalEnv(base(t), 0.03, 600_000, 120*time.Second, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if span := e.core.cfg.BDPSpan; span != 4 {
+		t.Errorf("evaluation environment span %g, want 4", span)
+	}
+	for _, bad := range []struct{ key, v, want string }{
+		{"bdp_span", "wide", "bdp_span"},
+		{"bdp_span", "0.5", "from 1 to 8"},
+		{"bdp_span", "9", "from 1 to 8"},
+		{"bdp_span", "NaN", "from 1 to 8"},
+		{"action", ActionLog2, "bdp_span needs"},
+	} {
+		q := p.Clone()
+		q.Meta.Extra = maps.Clone(p.Meta.Extra)
+		q.Meta.Extra[bad.key] = bad.v
+		if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s=%q: CheckPolicy said %v, want an error naming %q", bad.key, bad.v, err, bad.want)
+		}
+		if _, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 1, Losses: []float64{0.03}, Schemes: []Scheme{Marlin}, Policy: q}); err == nil {
+			t.Errorf("%s=%q: Evaluate ran the policy", bad.key, bad.v)
 		}
 	}
 }

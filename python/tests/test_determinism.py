@@ -34,6 +34,8 @@ CASES = [
     ("cclab/MarlinCompact-v0", {}, 40),
     # The filter windows (`--capacity-window`, `--min-rtt-window`) reach the Go side.
     ("cclab/MarlinCompact-v0", {"capacity_window": "1s", "min_rtt_window": "1s"}, 40),
+    # So does the BDP action's span (`--bdp-span`).
+    ("cclab/MarlinCompact-v0", {"bdp_span": "4"}, 40),
     # Evaluation mode: the episode ends (truncated at 2 s) and autoresets.
     ("cclab/MarlinCompact-v0", {"eval_loss": "0.03", "eval_bytes": "20000", "max_time": "2s"}, 30),
     ("cclab/Scenario-v0", {"scenario": "dumbbell", "episode_steps": "4", "step": "30ms"}, 11),

@@ -61,7 +61,8 @@ var Specs = []Spec{
 	{
 		ID:  "cclab/MarlinCompact-v0",
 		Doc: "compact MARLIN (ours, papers/marlin/variant.go): 8 normalised features x 4 steps, the window in BDP units, a reward pricing transfer time, retransmissions and queueing; as `cclab marlin train --variant compact` trains",
-		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(2a)) or log2 (w' = w 2^a) [bdp]"},
+		Options: marlinOptions(Option{"action", "bdp (window = BDP estimate x 2^(span a)) or log2 (w' = w 2^a) [bdp]"},
+			Option{"bdp_span", "with the bdp action, its span, as `cclab marlin train --bdp-span`; from 1 to 8 [2]"},
 			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"},
 			Option{"capacity_window", "the capacity estimate's max-filter window, as `cclab marlin train --capacity-window`; a multiple of 100ms up to 10s [2s]"},
 			Option{"min_rtt_window", "the minimum-RTT filter's window, as `cclab marlin train --min-rtt-window`; a multiple of 100ms up to 10s [5s]"}),
@@ -166,6 +167,12 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 				if *w.d == w.def {
 					*w.d = 0 // the default, recorded as such
 				}
+			}
+			if _, ok := o.m["bdp_span"]; ok && tc.Action != marlin.ActionBDP {
+				o.fail("bdp_span", "needs the %s action", marlin.ActionBDP)
+			}
+			if tc.BDPSpan = o.Float("bdp_span", marlin.DefaultBDPSpan, 1, marlin.MaxBDPSpan); tc.BDPSpan == marlin.DefaultBDPSpan {
+				tc.BDPSpan = 0 // the default, recorded as such
 			}
 		}
 		_, evalMode := o.m["eval_loss"]

@@ -59,7 +59,8 @@ func actionAt(i, k int) float32 { return float32(math.Sin(float64(3*k+i))) * 0.8
 // service follows, bit for bit, the trajectories of the same environments
 // built as `cclab marlin train` builds them, reset with the same seeds and
 // stepped in-process; with frame_skip, as `--frame-skip` trains, and with
-// the filter windows, as `--capacity-window` and `--min-rtt-window` do.
+// the filter windows, as `--capacity-window` and `--min-rtt-window` do,
+// and with the action's span, as `--bdp-span` does.
 func TestServiceMatchesInProcess(t *testing.T) {
 	const n, steps = 3, 40 // 4 s: past the first deliveries over SATCOM, which vary the rewards
 	base, err := scenarios.Load("satcom-uhf")
@@ -72,11 +73,13 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		obsDim  int
 		skip    int
 		windows [2]time.Duration // capacity, minimum RTT
+		span    float64
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4},
 	} {
 		s := NewServer(Config{})
 		opts := map[string]string{}
@@ -85,6 +88,9 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		}
 		if w := tc.windows; w[0] > 0 {
 			opts["capacity_window"], opts["min_rtt_window"] = w[0].String(), w[1].String()
+		}
+		if tc.span > 0 {
+			opts["bdp_span"] = strconv.FormatFloat(tc.span, 'g', -1, 64)
 		}
 		mk := mustMake(t, s, tc.id, n, opts)
 		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
@@ -97,7 +103,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		// The training command's configuration, defaults filled in as
 		// marlin.Train fills them.
 		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear,
-			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1]}
+			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span}
 		if tc.variant == marlin.VariantCompact {
 			cfg.Action = marlin.ActionBDP
 		}
@@ -312,6 +318,12 @@ func TestBadRequests(t *testing.T) {
 	check("minimum-RTT window too long", err, codes.InvalidArgument, `options["min_rtt_window"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"capacity_window": "1s"}})
 	check("paper capacity window", err, codes.InvalidArgument, `options["capacity_window"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"bdp_span": "0.5"}})
+	check("BDP span too narrow", err, codes.InvalidArgument, `options["bdp_span"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"action": "log2", "bdp_span": "4"}})
+	check("BDP span with the log2 action", err, codes.InvalidArgument, `options["bdp_span"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"bdp_span": "4"}})
+	check("paper BDP span", err, codes.InvalidArgument, `bdp_span`)
 	// The paper's agent is served live one 100-ms step at a time.
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "2"}})
 	check("paper frame skip", err, codes.InvalidArgument, `options["frame_skip"]`)

@@ -161,31 +161,12 @@ func TestCompactSpanChosenOnTrainingEpisodes(t *testing.T) {
 // it. With span 4 the scale-4 sender meets both.
 func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 	const runs = 100
-	variant := func(name string) *scenario.Scenario {
-		s := base(t).Clone()
-		for _, v := range UnseenVariants() {
-			if v.Name == name {
-				if err := v.Apply(s); err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-		}
-		t.Fatalf("no unseen condition %q", name)
-		return nil
-	}
 	meanTime := func(s *scenario.Scenario, k, span float64) float64 {
 		ec := EnvConfig{Base: WithLoss(s, 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP, DemoScale: k, BDPSpan: span}
 		return demoMeanTime(t, ec, 1, runs) // the evaluation's transfers
 	}
-	goal := func(s *scenario.Scenario) float64 {
-		rows, _, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: runs, Losses: []float64{0.03}, Schemes: []Scheme{CUBIC}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0.70 * rows[0].TransferTime
-	}
-	early := variant("switch at 5 s")
+	goal := func(s *scenario.Scenario) float64 { return 0.70 * cubicRow(t, s, runs).TransferTime }
+	early := unseenCondition(t, "switch at 5 s")
 	g := goal(early)
 	for _, k := range []float64{2, 3, 4, 5, 6, 8} {
 		m := meanTime(early, k, 0)
@@ -194,7 +175,7 @@ func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 			t.Errorf("switch at 5 s: the privileged sender at %g UHF BDPs takes %.2f s, within the goal %.2f s the docs call out of reach", k, m, g)
 		}
 	}
-	heavy := variant("background x1.5")
+	heavy := unseenCondition(t, "background x1.5")
 	g = goal(heavy)
 	m := meanTime(heavy, 4, 0)
 	t.Logf("background x1.5, 4 UHF BDPs: %.2f s (goal %.2f)", m, g)
@@ -209,4 +190,32 @@ func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 			t.Errorf("span 4: the privileged sender takes %.2f s, above the goal %.2f s", m, g)
 		}
 	}
+}
+
+// unseenCondition returns the base scenario under the named unseen
+// evaluation condition (UnseenVariants).
+func unseenCondition(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	s := base(t).Clone()
+	for _, v := range UnseenVariants() {
+		if v.Name == name {
+			if err := v.Apply(s); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	t.Fatalf("no unseen condition %q", name)
+	return nil
+}
+
+// cubicRow returns CUBIC's row on s over the evaluation's first runs
+// transfers at 3% UHF loss: what the goals are relative to.
+func cubicRow(t *testing.T, s *scenario.Scenario, runs int) Row {
+	t.Helper()
+	rows, _, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: runs, Losses: []float64{0.03}, Schemes: []Scheme{CUBIC}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows[0]
 }

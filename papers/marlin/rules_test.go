@@ -1,7 +1,6 @@
 package marlin
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -78,29 +77,10 @@ func ruleOutcome(t *testing.T, s *scenario.Scenario, runs int, r windowRule) (se
 // the switch at 20 s (all SATCOM) a fixed window meets both.
 func TestWindowRulesAgainstPaperAgentUnseenGoals(t *testing.T) {
 	const runs = 100
-	goals := func(s *scenario.Scenario) (secs, retx float64) {
-		rows, _, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: runs, Losses: []float64{0.03}, Schemes: []Scheme{CUBIC}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0.87 * rows[0].TransferTime, 0.23 * rows[0].Retrans
-	}
-	condition := func(name string) *scenario.Scenario {
-		s := base(t).Clone()
-		for _, v := range UnseenVariants() {
-			if v.Name == name {
-				if err := v.Apply(s); err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-		}
-		t.Fatalf("no unseen condition %q", name)
-		return nil
-	}
 	meets := func(cond string, rules []windowRule) (met []string) {
-		s := condition(cond)
-		gs, gr := goals(s)
+		s := unseenCondition(t, cond)
+		c := cubicRow(t, s, runs)
+		gs, gr := 0.87*c.TransferTime, 0.23*c.Retrans
 		for _, r := range rules {
 			secs, retx := ruleOutcome(t, s, runs, r)
 			ok := secs <= gs && retx <= gr

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/transport/tcp"
 )
 
@@ -396,13 +397,24 @@ func TestBDPSpanOption(t *testing.T) {
 	if span := e.core.cfg.BDPSpan; span != 4 {
 		t.Errorf("evaluation environment span %g, want 4", span)
 	}
-	for _, bad := range []struct{ key, v, want string }{
+	checkRefusedMeta(t, p, []metaCase{
 		{"bdp_span", "wide", "bdp_span"},
 		{"bdp_span", "0.5", "from 1 to 8"},
 		{"bdp_span", "9", "from 1 to 8"},
 		{"bdp_span", "NaN", "from 1 to 8"},
 		{"action", ActionLog2, "bdp_span needs"},
-	} {
+	})
+}
+
+// metaCase is one bad policy option: the key, its value and what the
+// error must name.
+type metaCase struct{ key, v, want string }
+
+// checkRefusedMeta checks that p with each case's option is refused by
+// CheckPolicy, with an error naming what the case wants, and by Evaluate.
+func checkRefusedMeta(t *testing.T, p *policy.Policy, cases []metaCase) {
+	t.Helper()
+	for _, bad := range cases {
 		q := p.Clone()
 		q.Meta.Extra = maps.Clone(p.Meta.Extra)
 		q.Meta.Extra[bad.key] = bad.v
@@ -457,22 +469,12 @@ func TestFilterWindowOptions(t *testing.T) {
 	if bw, rtt := e.core.cfg.filterSteps(); bw != 10 || rtt != 30 {
 		t.Errorf("evaluation environment filters of %d and %d steps, want 10 and 30", bw, rtt)
 	}
-	for _, bad := range []struct{ key, v, want string }{
+	checkRefusedMeta(t, p, []metaCase{
 		{"capacity_window", "soon", "capacity_window"},
 		{"capacity_window", "0s", "multiple"},
 		{"min_rtt_window", "250ms", "multiple"},
 		{"min_rtt_window", "20s", "10s"},
-	} {
-		q := p.Clone()
-		q.Meta.Extra = maps.Clone(p.Meta.Extra)
-		q.Meta.Extra[bad.key] = bad.v
-		if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("%s=%q: CheckPolicy said %v, want an error naming %q", bad.key, bad.v, err, bad.want)
-		}
-		if _, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 1, Losses: []float64{0.03}, Schemes: []Scheme{Marlin}, Policy: q}); err == nil {
-			t.Errorf("%s=%q: Evaluate ran the policy", bad.key, bad.v)
-		}
-	}
+	})
 	q := p.Clone()
 	q.Meta.Extra = maps.Clone(p.Meta.Extra)
 	q.Meta.Extra["variant"] = VariantPaper

@@ -55,8 +55,8 @@ func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes,
 
 // NewConfigEvalEnv is NewVariantEvalEnv for a formulation given as an
 // EnvConfig: its Variant, Action, CapacityWindow, MinRTTWindow and
-// BDPSpan are used, its scenario, loss and transfer fields are replaced by the
-// evaluation's.
+// BDPSpan are used, its scenario, loss and transfer fields are replaced
+// by the evaluation's.
 func NewConfigEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, c EnvConfig, frameSkip int) (*EvalEnv, error) {
 	if frameSkip < 0 {
 		return nil, fmt.Errorf("marlin: frame skip %d is negative (0 or 1: none)", frameSkip)

@@ -7,9 +7,9 @@ import (
 )
 
 // FuzzPolicyMeta: whatever a policy file's options say (variant, action,
-// frame skip, filter windows, BDP span), CheckPolicy either refuses them with an
-// error or the policy can be evaluated: its evaluation environment builds,
-// and the policy acts in it.
+// frame skip, filter windows, BDP span), CheckPolicy either refuses them
+// with an error or the policy can be evaluated: its evaluation
+// environment builds, and the policy acts in it.
 func FuzzPolicyMeta(f *testing.F) {
 	f.Add("compact", "bdp", "", "", "", "")
 	f.Add("compact", "bdp", "4", "1s", "1s", "4")

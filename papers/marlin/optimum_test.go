@@ -182,12 +182,12 @@ func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 	if m > g {
 		t.Errorf("background x1.5: the privileged sender takes %.2f s, above the goal %.2f s the docs call reachable", m, g)
 	}
-	for _, s := range []*scenario.Scenario{early, heavy} {
+	for name, s := range map[string]*scenario.Scenario{"switch at 5 s": early, "background x1.5": heavy} {
 		g := goal(s)
 		m := meanTime(s, 4, 4)
-		t.Logf("span 4, 4 UHF BDPs: %.2f s (goal %.2f)", m, g)
+		t.Logf("%s, span 4, 4 UHF BDPs: %.2f s (goal %.2f)", name, m, g)
 		if m > g {
-			t.Errorf("span 4: the privileged sender takes %.2f s, above the goal %.2f s", m, g)
+			t.Errorf("%s, span 4: the privileged sender takes %.2f s, above the goal %.2f s", name, m, g)
 		}
 	}
 }

@@ -13,6 +13,12 @@ def test_rllib_ppo_remote_servers(cclab_binary: str) -> None:
 
     from cclab.rllib import env_creator, server_pids
 
+    # Ray waits a fixed 30 s for its node to register (the default argument
+    # of services.wait_for_node, read at import), which a 2-core machine
+    # under load from other processes can exceed: allow 180 s.
+    import ray._private.services as ray_services
+
+    ray_services.wait_for_node.__defaults__ = (180,)
     # Ray's own traffic stays on loopback too.
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
     try:

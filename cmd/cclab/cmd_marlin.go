@@ -65,6 +65,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
+	linkShaping := fs.Bool("link-shaping", false, "compact reward: credit delivered bytes at the current link's rate instead of 50 KB/s (a step using the whole link scores 0)")
 	capWin := fs.Duration("capacity-window", 0, "compact variant: the capacity estimate's max-filter window behind the BDP estimate, a multiple of 100ms up to 10s (default 2s)")
 	bdpSpan := fs.Float64("bdp-span", 0, "compact variant, --action bdp: the action's span, window = BDP estimate * 2^(span*a), from 1 to 8 (default 2: a quarter to four estimates)")
 	rttWin := fs.Duration("min-rtt-window", 0, "compact variant: the minimum-RTT filter's window behind the BDP estimate, a multiple of 100ms up to 10s (default 5s)")
@@ -189,7 +190,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
-		QueueCost: *queueCost, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
+		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -202,6 +203,7 @@ func TestAblationOptionsTrain(t *testing.T) {
 		"target entropy -3":  func(c *TrainConfig) { c.TargetEntropy = -3 },
 		"initial alpha 0.1":  func(c *TrainConfig) { c.EntCoefInit = 0.1 },
 		"queue cost 1":       func(c *TrainConfig) { c.QueueCost = 1 },
+		"link shaping":       func(c *TrainConfig) { c.LinkShaping = true },
 		"wider timeline":     func(c *TrainConfig) { c.SwitchRange = [2]time.Duration{time.Second, 15 * time.Second} },
 		"discount 0.95":      func(c *TrainConfig) { c.Gamma = 0.95 },
 		"bulk (fixed 200)":   func(c *TrainConfig) { c.Bulk = true },
@@ -217,9 +219,10 @@ func TestAblationOptionsTrain(t *testing.T) {
 		}
 	}
 	for name, c := range map[string]TrainConfig{
-		"frame skip on the paper's agent": {Base: base(t), FrameSkip: 2},
-		"frame skip 3 (not a divisor)":    {Base: base(t), Variant: VariantCompact, FrameSkip: 3},
-		"queue cost on the paper's agent": {Base: base(t), QueueCost: 1},
+		"frame skip on the paper's agent":   {Base: base(t), FrameSkip: 2},
+		"frame skip 3 (not a divisor)":      {Base: base(t), Variant: VariantCompact, FrameSkip: 3},
+		"queue cost on the paper's agent":   {Base: base(t), QueueCost: 1},
+		"link shaping on the paper's agent": {Base: base(t), LinkShaping: true},
 	} {
 		if _, err := Train(context.Background(), c); err == nil {
 			t.Errorf("%s accepted", name)
@@ -281,12 +284,60 @@ func TestEvaluateHoldsRepeatedActions(t *testing.T) {
 // TestQueueCostReward: the queueing weight replaces QueueCost in the
 // reward's last term only.
 func TestQueueCostReward(t *testing.T) {
-	if a, b := compactReward(0.1, 5000, 2, 3, QueueCost), CompactReward(0.1, 5000, 2, 3); a != b {
+	if a, b := compactReward(0.1, 5000, 2, 3, QueueCost, RefRate), CompactReward(0.1, 5000, 2, 3); a != b {
 		t.Errorf("compactReward with QueueCost %g, CompactReward %g", a, b)
 	}
 	// Inflation 3: the queue term is qc x 0.1 s x 2.
-	d := compactReward(0.1, 5000, 2, 3, 0.2) - compactReward(0.1, 5000, 2, 3, 1)
+	d := compactReward(0.1, 5000, 2, 3, 0.2, RefRate) - compactReward(0.1, 5000, 2, 3, 1, RefRate)
 	if math.Abs(d-0.8*0.1*2) > 1e-12 {
 		t.Errorf("raising the weight from 0.2 to 1 cost %g, want %g", d, 0.8*0.1*2)
+	}
+}
+
+// TestLinkShapingReward: with the delivered bytes credited at the link's
+// rate a step that uses the whole link scores 0 before its costs, half of
+// it -dt/2; in the environment, link shaping changes each step's reward
+// by exactly the delivered term's difference and nothing else (the same
+// observations, the same transfer), across the link switch.
+func TestLinkShapingReward(t *testing.T) {
+	if r := compactReward(0.1, 3200, 0, 1, QueueCost, 32_000); r != 0 {
+		t.Errorf("a step at the link's rate scores %g, want 0", r)
+	}
+	if r := compactReward(0.1, 1600, 0, 1, QueueCost, 32_000); math.Abs(r+0.05) > 1e-12 {
+		t.Errorf("a step at half the link's rate scores %g, want -0.05", r)
+	}
+	s := WithLoss(base(t), 0.03)
+	mk := func(shape bool) *Env {
+		e, err := NewEnv(EnvConfig{Base: s, Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP, LinkShaping: shape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset(7)
+		return e
+	}
+	plain, shaped := mk(false), mk(true)
+	act := []float32{0.5}
+	rates := map[float64]bool{}
+	for k := 0; ; k++ {
+		o1, r1, term1, _, info := plain.Step(act)
+		o2, r2, term2, _, _ := shaped.Step(act)
+		if term1 != term2 || !slices.Equal(o1, o2) {
+			t.Fatalf("step %d: link shaping changed the transfer", k)
+		}
+		link := float64(shaped.net.LinkRate().BytesIn(time.Second))
+		rates[link] = true
+		d := info["delivered_kb"] * 1000
+		if want := d/link - d/RefRate; math.Abs((r2-r1)-want) > 1e-9 {
+			t.Fatalf("step %d: shaped minus plain reward %g, want %g (delivered %g B, link %g B/s)", k, r2-r1, want, d, link)
+		}
+		if term1 {
+			break
+		}
+		if k > 2000 {
+			t.Fatal("the transfer did not end in 200 s")
+		}
+	}
+	if len(rates) < 2 {
+		t.Errorf("the transfer crossed links of rates %v: want the switch inside it", rates)
 	}
 }

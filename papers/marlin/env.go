@@ -68,6 +68,11 @@ type EnvConfig struct {
 	// QueueCost replaces the compact reward's queueing weight if positive
 	// [QueueCost].
 	QueueCost float64
+	// LinkShaping credits the compact reward's delivered bytes at the
+	// current link's rate instead of RefRate [off]: a step that uses the
+	// whole link then scores 0 on any link, so the reward of one step
+	// measures the capacity it leaves unused (see compactReward).
+	LinkShaping bool
 	// Bytes is the transfer size; 0 means a bulk flow.
 	Bytes units.Bytes
 	// BytesRange, if its upper bound is positive, draws each episode's
@@ -435,10 +440,14 @@ func (e *Env) observeCompact(now clock.Time, st tcp.FlowState) float64 {
 	if nom > 0 && s.maxRTT > 0 {
 		infl = float64(s.maxRTT) / float64(nom)
 	}
-	r := CompactReward(s.dt, s.delivered, s.retx, infl)
+	qc, ref := QueueCost, RefRate
 	if c := e.cfg.QueueCost; c > 0 {
-		r = compactReward(s.dt, s.delivered, s.retx, infl, c)
+		qc = c
 	}
+	if e.cfg.LinkShaping {
+		ref = float64(e.net.LinkRate().BytesIn(time.Second))
+	}
+	r := compactReward(s.dt, s.delivered, s.retx, infl, qc, ref)
 	e.rewardSum += r
 	e.retxEpisode += float64(s.retx)
 	e.info["delivered_kb"] = s.delivered / 1000

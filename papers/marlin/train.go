@@ -102,6 +102,9 @@ type TrainConfig struct {
 	BackgroundRange, BackgroundExclude [2]float64
 	// QueueCost replaces the compact reward's queueing weight [QueueCost].
 	QueueCost float64
+	// LinkShaping credits delivered bytes at the current link's rate
+	// (EnvConfig.LinkShaping) [off].
+	LinkShaping bool
 	// CapacityWindow and MinRTTWindow are the compact variant's filter
 	// windows (EnvConfig), recorded in the policy file when set, since
 	// the policy acts on the features they define.
@@ -161,8 +164,8 @@ func (c *TrainConfig) validate() error {
 	if c.FrameSkip > 1 && c.Variant != VariantCompact {
 		return fmt.Errorf("marlin: frame skip needs the %q variant (the paper's agent is served live one step at a time)", VariantCompact)
 	}
-	if c.QueueCost != 0 && c.Variant != VariantCompact {
-		return fmt.Errorf("marlin: a queueing cost needs the %q variant's reward", VariantCompact)
+	if (c.QueueCost != 0 || c.LinkShaping) && c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: a queueing cost and link shaping need the %q variant's reward", VariantCompact)
 	}
 	ec := c.EnvConfigFor()
 	if err := ec.checkCompactOptions(); err != nil {
@@ -203,7 +206,7 @@ func (c *TrainConfig) validate() error {
 
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
-	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost,
+	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost, LinkShaping: c.LinkShaping,
 		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, DemoScale: c.DemoScale}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}

@@ -133,14 +133,28 @@ const (
 // the optimum (exactly so without discounting). Episodes terminate when
 // the transfer completes, which stops the time cost.
 func CompactReward(dt, delivered float64, retx int64, inflation float64) float64 {
-	return compactReward(dt, delivered, retx, inflation, QueueCost)
+	return compactReward(dt, delivered, retx, inflation, QueueCost, RefRate)
 }
 
 // compactReward is CompactReward with the queueing weight qc in place of
-// QueueCost (TrainConfig.QueueCost).
-func compactReward(dt, delivered float64, retx int64, inflation, qc float64) float64 {
+// QueueCost (TrainConfig.QueueCost) and delivered bytes credited at ref
+// bytes/s in place of RefRate (TrainConfig.LinkShaping: the current
+// link's rate). With ref the link's rate the first two terms are minus
+// the part of the step the link was not used for the transfer, so a
+// learner that looks a few seconds ahead, as SAC with a discount of 0.95
+// at 100-ms steps does, is paid for throughput on a slow link as much as
+// on a fast one; with a fixed ref below a slow link's rate every step on
+// it costs time whatever the window, and what finishing sooner is worth
+// lies beyond that horizon. Over a transfer the two terms then sum to
+// minus its time beyond what each byte needs at the rate of the link it
+// crossed, so the optimum is unchanged: a transfer that ends after the
+// link changes at ts from rate C1 to C2, having delivered b1 of its B
+// bytes by then and used the second link at a fraction u of its rate,
+// scores -(ts - b1/C1) - (B - b1)(1/u - 1)/C2, higher the more it
+// delivers early and the better it uses the slow link.
+func compactReward(dt, delivered float64, retx int64, inflation, qc, ref float64) float64 {
 	q := math.Min(math.Max(inflation-1, 0), maxInflation)
-	return -dt + delivered/RefRate - RetxCost*float64(retx) - qc*dt*q
+	return -dt + delivered/ref - RetxCost*float64(retx) - qc*dt*q
 }
 
 // compactMeter measures the compact features from a sender's state and RTT

@@ -186,7 +186,9 @@ func compactRuleReturn(t *testing.T, s *scenario.Scenario, runs int, qc float64,
 // prefers the teacher's 4 to every other rule tried, so the shortfall is
 // the learner's, not the reward's; at the default weight (0.2) it prefers
 // 3 BDPs to the teacher's faster 4. On the UHF link the step rewards of
-// 2 and 4 BDPs differ by far less than the step reward's spread.
+// 2 and 4 BDPs differ by far less than the step reward's spread, and 3
+// BDPs score best per step; with link shaping the per-step lead of 4 BDPs
+// over 2 at least doubles and 3 BDPs' edge over 4 at least halves.
 func TestCompactRewardRanksUHFWindows(t *testing.T) {
 	const runs = 100
 	s := unseenCondition(t, "switch at 5 s")

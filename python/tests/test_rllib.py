@@ -8,6 +8,7 @@ ray = pytest.importorskip("ray")
 
 
 def test_rllib_ppo_remote_servers(cclab_binary: str) -> None:
+    import ray._private.services as ray_services
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.tune.registry import register_env
 
@@ -16,8 +17,6 @@ def test_rllib_ppo_remote_servers(cclab_binary: str) -> None:
     # Ray waits a fixed 30 s for its node to register (the default argument
     # of services.wait_for_node, read at import), which a 2-core machine
     # under load from other processes can exceed: allow 180 s.
-    import ray._private.services as ray_services
-
     ray_services.wait_for_node.__defaults__ = (180,)
     # Ray's own traffic stays on loopback too.
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")

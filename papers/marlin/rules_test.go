@@ -145,7 +145,7 @@ func compactRuleReturn(t *testing.T, s *scenario.Scenario, runs int, qc float64,
 			a := math.Log2(float64(r.win(e))/float64(e.compact.bdp)) / span
 			act[0] = float32(math.Max(-1, math.Min(1, a)))
 			nt := e.net
-			uhf := nt.LinkRate().BytesIn(time.Second) <= 100_000 && e.steps >= 80
+			uhf := nt.LinkRate().BytesIn(time.Second) <= 100_000 && time.Duration(e.steps)*StepInterval >= 8*time.Second
 			_, rew, term, _, info := e.Step(act)
 			st.ret += rew
 			if uhf {
@@ -156,8 +156,11 @@ func compactRuleReturn(t *testing.T, s *scenario.Scenario, runs int, qc float64,
 				if shape {
 					ref = float64(nt.LinkRate().BytesIn(time.Second))
 				}
-				st.uhfDeliv += info["delivered_kb"] * 1000 / ref
-				st.uhfQue += qc * StepInterval.Seconds() * math.Min(math.Max(info["rtt_inflation"]-1, 0), maxInflation)
+				// Each term alone, from the reward itself: the step's time
+				// cost added back to a step with only that term.
+				dt := StepInterval.Seconds()
+				st.uhfDeliv += compactReward(dt, info["delivered_kb"]*1000, 0, 1, qc, ref) + dt
+				st.uhfQue -= compactReward(dt, 0, 0, info["rtt_inflation"], qc, ref) + dt
 			}
 			if term {
 				break

@@ -159,9 +159,13 @@ flows:
 		t.Errorf("application got %d bytes, emulator delivered %d payload bytes, want 2000000 both", det.Received[0], p.DeliveredPayload)
 	}
 	// The RTT the emulator measures is the configured one plus
-	// serialisation and queueing, never less.
-	if min := f.RTTMinMs; min < 10 || min > 12 {
-		t.Errorf("minimum RTT %.3f ms, want 10 ms + one packet's serialisation (0.6 ms)", min)
+	// serialisation and queueing, never less. The upper bound allows
+	// for scheduling: the emulator forwards in user space, and with
+	// other test binaries on both cores every sample of a clean CI run
+	// once came in 1.4 ms late (12.015 ms); 14.5 ms still catches the
+	// 5 ms delay applied twice in one direction (15.6 ms).
+	if min := f.RTTMinMs; min < 10 || min > 14.5 {
+		t.Errorf("minimum RTT %.3f ms, want 10 ms + one packet's serialisation (0.6 ms) + at most 3.9 ms of scheduling", min)
 	}
 }
 

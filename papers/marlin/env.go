@@ -440,13 +440,7 @@ func (e *Env) observeCompact(now clock.Time, st tcp.FlowState) float64 {
 	if nom > 0 && s.maxRTT > 0 {
 		infl = float64(s.maxRTT) / float64(nom)
 	}
-	qc, ref := QueueCost, RefRate
-	if c := e.cfg.QueueCost; c > 0 {
-		qc = c
-	}
-	if e.cfg.LinkShaping {
-		ref = float64(e.net.LinkRate().BytesIn(time.Second))
-	}
+	qc, ref := e.compactWeights()
 	r := compactReward(s.dt, s.delivered, s.retx, infl, qc, ref)
 	e.rewardSum += r
 	e.retxEpisode += float64(s.retx)
@@ -456,6 +450,21 @@ func (e *Env) observeCompact(now clock.Time, st tcp.FlowState) float64 {
 	e.info["bdp_kb"] = float64(s.bdp) / 1000
 	e.info["rtt_inflation"] = infl
 	return r
+}
+
+// compactWeights returns the compact reward's queueing weight and the
+// rate, in bytes/s, at which it credits delivered bytes now: the
+// configured weight or QueueCost, and the current link's rate with link
+// shaping or RefRate.
+func (e *Env) compactWeights() (qc, ref float64) {
+	qc, ref = QueueCost, RefRate
+	if c := e.cfg.QueueCost; c > 0 {
+		qc = c
+	}
+	if e.cfg.LinkShaping {
+		ref = float64(e.net.LinkRate().BytesIn(time.Second))
+	}
+	return qc, ref
 }
 
 // linkLeft returns target_t's increment for the step ending at now: the

@@ -152,15 +152,13 @@ func compactRuleReturn(t *testing.T, s *scenario.Scenario, runs int, qc float64,
 				n++
 				st.uhfMean += rew
 				sq += rew * rew
-				ref := RefRate
-				if shape {
-					ref = float64(nt.LinkRate().BytesIn(time.Second))
-				}
-				// Each term alone, from the reward itself: the step's time
-				// cost added back to a step with only that term.
+				// Each term alone, from the reward itself, at the weights
+				// the step was scored with: the step's time cost added
+				// back to a step with only that term.
+				wq, ref := e.compactWeights()
 				dt := StepInterval.Seconds()
-				st.uhfDeliv += compactReward(dt, info["delivered_kb"]*1000, 0, 1, qc, ref) + dt
-				st.uhfQue -= compactReward(dt, 0, 0, info["rtt_inflation"], qc, ref) + dt
+				st.uhfDeliv += compactReward(dt, info["delivered_kb"]*1000, 0, 1, wq, ref) + dt
+				st.uhfQue -= compactReward(dt, 0, 0, info["rtt_inflation"], wq, ref) + dt
 			}
 			if term {
 				break

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/learn/rl/trainlog"
 	"github.com/cclab/cclab/papers/marlin"
 )
 
@@ -74,12 +76,17 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	demoNoise := fs.Float64("demo-noise", 0, "with --demo: standard deviation of Gaussian noise added to each demonstrated action")
 	demoScale := fs.Float64("demo-scale", 0, "with --demo: the demonstrator's window in nominal bandwidth-delay products, within the 150 KB cap (default 1)")
 	bcWeight := fs.Float64("bc-weight", 0, "with --demo: weight of a behaviour-cloning term towards the demonstrator's action in the actor's loss, for the whole of training, relative to the critic's scale (TD3+BC: 0.4)")
+	valEvery := fs.Int64("validate-every", 0, "evaluate the policy every this many steps (and at the end) on --validate-runs held-out transfers at --loss, and write the snapshot with the lowest mean transfer time to OUT, the last to OUT's stem + -last (ours, not the paper's; 0: write the last)")
+	valRuns := fs.Int("validate-runs", 20, "with --validate-every: transfers per validation (seeds 2000001 on, disjoint from eval's and from its median-seed choice)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("marlin train takes no arguments, got %q", pos)
+	}
+	if *valEvery < 0 || *valRuns < 1 {
+		return usagef("--validate-every must be >= 0 and --validate-runs >= 1, got %d and %d", *valEvery, *valRuns)
 	}
 	var sr, sx [2]time.Duration
 	var br, bx [2]float64
@@ -183,6 +190,17 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	cmdline := "cclab marlin train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, tr.ck, tr.csvPath)
+	stem := strings.TrimSuffix(*out, filepath.Ext(*out))
+	var valCSV *trainlog.File
+	if *valEvery > 0 {
+		valPath := stem + "-validation.csv"
+		if valCSV, err = trainlog.OpenFile(valPath, *resume); err != nil {
+			tr.curve.Close()
+			return err
+		}
+		defer valCSV.Close()
+		fmt.Fprintf(stderr, "validating every %d steps on %d transfers (%s)\n", *valEvery, *valRuns, valPath)
+	}
 	res, err := marlin.Train(ctx, marlin.TrainConfig{
 		Base: base, Steps: *steps, Envs: *envs, Seed: *seed, Loss: *loss, Randomize: *randomize, Bulk: *bulk,
 		BatchSize: *batch, GradientSteps: *gsteps, Gamma: *gamma,
@@ -192,12 +210,22 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
+		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidationCSV: csvWriter(valCSV),
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
 	}
-	return tr.finish(nil, res.Policy, res.Steps, res.Run.WallSeconds,
-		curveFigure{"MARLIN training: mean episode return", "return per episode (at most 200 steps)", "SAC"}, stdout, stderr)
+	if err := tr.finish(nil, res.Policy, res.Steps, res.Run.WallSeconds,
+		curveFigure{"MARLIN training: mean episode return", "return per episode (at most 200 steps)", "SAC"}, stdout, stderr); err != nil || res.Last == nil {
+		return err
+	}
+	last := stem + "-last" + filepath.Ext(*out)
+	if err := res.Last.Save(last); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "validation chose the snapshot of step %s (%s s on validation); the last snapshot is in %s\n",
+		res.Policy.Meta.Extra["selected_step"], res.Policy.Meta.Extra["validation_transfer_time_s"], last)
+	return nil
 }
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -284,4 +312,12 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return emit(stdout, *asJSON, res, res.WriteText)
+}
+
+// csvWriter keeps a nil *trainlog.File from becoming a non-nil io.Writer.
+func csvWriter(f *trainlog.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
 }

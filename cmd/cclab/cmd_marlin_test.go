@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cclab/cclab/learn/rl/policy"
 )
 
 func TestMarlinUsageErrors(t *testing.T) {
@@ -20,6 +22,8 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--variant", "tiny"},
 		{"marlin", "train", "--action", "bdp"},
 		{"marlin", "train", "--action", "exp"},
+		{"marlin", "train", "--validate-every", "-5"},
+		{"marlin", "train", "--validate-every", "100", "--validate-runs", "0"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},
@@ -126,5 +130,36 @@ func TestMarlinTrainResumeEval(t *testing.T) {
 	}
 	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", pol+",missing.policy"); code != 1 || !strings.Contains(errs, "missing.policy") {
 		t.Errorf("missing second policy: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestMarlinTrainValidates: --validate-every writes the chosen snapshot to
+// OUT, the last to OUT's stem + -last, a row per validation to the
+// validation CSV, and the choice into OUT's metadata.
+func TestMarlinTrainValidates(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "m.policy")
+	code, out, errs := runCmd(t, "marlin", "train", "--variant", "compact", "--envs", "2", "--batch", "8", "--steps", "320",
+		"--validate-every", "160", "--validate-runs", "2", "--out", pol)
+	if code != 0 || !strings.Contains(out, "validation chose the snapshot of step") {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "m-validation.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "160,") || !strings.HasPrefix(lines[2], "320,") {
+		t.Errorf("validation CSV:\n%s\nwant a header and rows at steps 160 and 320", b)
+	}
+	chosen, err := policy.Load(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := policy.Load(filepath.Join(dir, "m-last.policy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := chosen.Meta.Extra["selected_step"]; s != strconv.FormatInt(chosen.Meta.Steps, 10) || last.Meta.Steps != 320 {
+		t.Errorf("chosen snapshot: selected_step %q, steps %d; last snapshot's steps %d (want 320)", s, chosen.Meta.Steps, last.Meta.Steps)
 	}
 }

@@ -128,6 +128,18 @@ type TrainConfig struct {
 	// (sac.Config.BCWeight; TD3+BC's 0.4): ours, not the paper's. With
 	// it DemoSteps may be 0.
 	BCWeight float64
+
+	// ValidateEvery, if positive, evaluates the deterministic policy every
+	// this many environment steps, and at the end, on ValidateRuns [20]
+	// transfers of the evaluation's task (600 KB on the paper's fixed
+	// timeline) at Loss, seeds from SnapshotSeed+1, and Train returns the
+	// snapshot with the lowest mean transfer time instead of the last:
+	// model selection on held-out transfers, as Stable-Baselines3's
+	// EvalCallback keeps best_model. Ours, not the paper's.
+	// ValidationCSV receives a row per validation (ValidationCSVHeader).
+	ValidateEvery int64
+	ValidateRuns  int
+	ValidationCSV io.Writer
 }
 
 func (c *TrainConfig) defaults() {
@@ -152,6 +164,7 @@ func (c *TrainConfig) defaults() {
 	c.Action = cmp.Or(c.Action, ActionLinear)
 	c.FrameSkip = cmp.Or(c.FrameSkip, 1)
 	c.NStep = cmp.Or(c.NStep, 1)
+	c.ValidateRuns = cmp.Or(c.ValidateRuns, 20)
 }
 
 func (c *TrainConfig) validate() error {
@@ -201,6 +214,9 @@ func (c *TrainConfig) validate() error {
 	if x := c.BackgroundExclude; x != [2]float64{} && !(x[0] < x[1]) {
 		return fmt.Errorf("marlin: excluded background scales %v must be an increasing interval", x)
 	}
+	if c.ValidateEvery < 0 || c.ValidateRuns < 1 {
+		return fmt.Errorf("marlin: validation every %d steps on %d transfers: both must be positive (0 steps: no validation)", c.ValidateEvery, c.ValidateRuns)
+	}
 	return nil
 }
 
@@ -227,9 +243,13 @@ func (c TrainConfig) EnvConfigFor() EnvConfig {
 
 // Trained is the outcome of Train.
 type Trained struct {
+	// Policy is the trained policy: the last snapshot, or with
+	// ValidateEvery the one validation chose.
 	Policy *policy.Policy
-	Run    rl.Run
-	Steps  int64
+	// Last is the last snapshot when validation chose Policy, else nil.
+	Last  *policy.Policy
+	Run   rl.Run
+	Steps int64
 }
 
 // Train trains a MARLIN agent with SAC on normalised observations.
@@ -289,14 +309,48 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := rl.Train(ctx, agent, rl.TrainConfig{
+	meta := func() policy.Meta { return cfg.meta() }
+	tc := rl.TrainConfig{
 		Steps:           cfg.Steps,
 		CheckpointPath:  cfg.Checkpoint,
 		CheckpointEvery: cfg.CheckpointEvery,
-	}, cfg.Resume)
+	}
+	var learner rl.Agent = agent
+	var val *validated
+	if cfg.ValidateEvery > 0 {
+		if cfg.ValidationCSV != nil {
+			if _, err := fmt.Fprintln(cfg.ValidationCSV, ValidationCSVHeader); err != nil {
+				return nil, fmt.Errorf("marlin: validation CSV: %w", err)
+			}
+		}
+		val = newValidated(agent, EvalConfig{
+			Base: cfg.Base, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed,
+		}, cfg.ValidateEvery, meta, cfg.ValidationCSV)
+		learner = val
+		tc.AfterIteration = func(rl.Agent) error { return val.afterIteration(ctx) }
+	}
+	run, err := rl.Train(ctx, learner, tc, cfg.Resume)
 	if err != nil {
 		return nil, err
 	}
+	m := meta()
+	m.TrainingWallS = run.WallSeconds
+	p, err := agent.Policy(m)
+	if err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if err := val.finish(ctx); err != nil {
+			return nil, err
+		}
+		return &Trained{Policy: val.selected(run.WallSeconds), Last: p, Run: run, Steps: agent.Steps()}, nil
+	}
+	return &Trained{Policy: p, Run: run, Steps: agent.Steps()}, nil
+}
+
+// meta is the metadata every snapshot of a run carries (agent.Policy
+// fills in the steps, Train the wall time).
+func (cfg *TrainConfig) meta() policy.Meta {
 	extra := map[string]string{
 		"loss":       fmt.Sprint(cfg.Loss),
 		"randomize":  fmt.Sprint(cfg.Randomize),
@@ -341,13 +395,5 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	if cfg.BDPSpan != 0 {
 		extra["bdp_span"] = fmt.Sprint(cfg.BDPSpan)
 	}
-	p, err := agent.Policy(policy.Meta{
-		Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed,
-		Steps: agent.Steps(), TrainingWallS: run.WallSeconds,
-		Extra: extra,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Trained{Policy: p, Run: run, Steps: agent.Steps()}, nil
+	return policy.Meta{Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed, Extra: extra}
 }

@@ -1,0 +1,170 @@
+package marlin
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cclab/cclab/learn/rl/policy"
+)
+
+// smallValidated is a quick compact-variant run validating every 160 steps
+// on 3 transfers.
+func smallValidated(t *testing.T, steps int64, ck string, resume bool, csv *bytes.Buffer) *Trained {
+	t.Helper()
+	c := TrainConfig{Base: base(t), Steps: steps, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
+		ValidateEvery: 160, ValidateRuns: 3, ValidationCSV: csv, Checkpoint: ck, Resume: resume}
+	res, err := Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+type valRow struct {
+	step     int64
+	time     float64
+	bestStep int64
+}
+
+func parseValidation(t *testing.T, b []byte) []valRow {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != ValidationCSVHeader {
+		t.Fatalf("validation CSV header %q, want %q", lines[0], ValidationCSVHeader)
+	}
+	var rows []valRow
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 7 {
+			t.Fatalf("validation row %q: %d fields, want 7", l, len(f))
+		}
+		step, err1 := strconv.ParseInt(f[0], 10, 64)
+		tm, err2 := strconv.ParseFloat(f[1], 64)
+		best, err3 := strconv.ParseInt(f[5], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("validation row %q does not parse", l)
+		}
+		rows = append(rows, valRow{step, tm, best})
+	}
+	return rows
+}
+
+// validationTime re-measures a policy on the validation transfers.
+func validationTime(t *testing.T, p *policy.Policy) float64 {
+	t.Helper()
+	rows, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 3, Losses: []float64{0.03},
+		Schemes: []Scheme{Marlin}, Policy: p, Seed: SnapshotSeed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows[0].TransferTime
+}
+
+// TestValidationChoosesBestSnapshot: with ValidateEvery, Train validates
+// at every multiple of it and at the end, returns the snapshot with the
+// lowest validation time (the earliest on a tie), whose time re-measured
+// on the same transfers is the one recorded; the last snapshot is that of
+// a run without validation, byte for byte (validation never touches the
+// learner's random streams or environments).
+func TestValidationChoosesBestSnapshot(t *testing.T) {
+	var csv bytes.Buffer
+	res := smallValidated(t, 640, "", false, &csv)
+	rows := parseValidation(t, csv.Bytes())
+	if len(rows) != 4 {
+		t.Fatalf("%d validations in 640 steps every 160, want 4:\n%s", len(rows), csv.String())
+	}
+	best := rows[0]
+	for i, r := range rows {
+		if r.step != int64(160*(i+1)) {
+			t.Errorf("validation %d at step %d, want %d", i, r.step, 160*(i+1))
+		}
+		if r.time < best.time {
+			best = r
+		}
+	}
+	if got := res.Policy.Meta.Extra["selected_step"]; got != strconv.FormatInt(best.step, 10) || res.Policy.Meta.Steps != best.step {
+		t.Errorf("selected step %q (policy steps %d), want %d (times %v)", got, res.Policy.Meta.Steps, best.step, rows)
+	}
+	if rows[len(rows)-1].bestStep != best.step {
+		t.Errorf("last row's best step %d, want %d", rows[len(rows)-1].bestStep, best.step)
+	}
+	if got := validationTime(t, res.Policy); math.Abs(got-best.time) > 1e-5*best.time {
+		t.Errorf("chosen snapshot re-measured %.6f s, recorded %.6f s", got, best.time)
+	}
+	if res.Last == nil || res.Last.Meta.Steps != 640 {
+		t.Fatalf("last snapshot %+v, want one at step 640", res.Last)
+	}
+	plain, err := Train(context.Background(), TrainConfig{Base: base(t), Steps: 640, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Last != nil {
+		t.Error("a run without validation returned a separate last snapshot")
+	}
+	for i, w := range plain.Policy.Net.Params {
+		if res.Last.Net.Params[i] != w {
+			t.Fatalf("last snapshot's parameter %d is %g, %g without validation", i, res.Last.Net.Params[i], w)
+		}
+	}
+}
+
+// TestValidationSurvivesResume: the best snapshot and the validation
+// schedule are part of the checkpoint, so a resumed run's choice ranges
+// over the validations before the interruption too, and a resume with a
+// different interval is refused by name.
+func TestValidationSurvivesResume(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "v.ckpt")
+	var first, second bytes.Buffer
+	r1 := smallValidated(t, 320, ck, false, &first)
+	res := smallValidated(t, 640, ck, true, &second)
+	rows := append(parseValidation(t, first.Bytes()), parseValidation(t, second.Bytes())...)
+	if len(rows) != 4 || rows[1].step != 320 || rows[2].step != 480 {
+		t.Fatalf("validations %v, want steps 160, 320 before the resume and 480, 640 after", rows)
+	}
+	best := rows[0]
+	for _, r := range rows {
+		if r.time < best.time {
+			best = r
+		}
+	}
+	if res.Policy.Meta.Steps != best.step {
+		t.Errorf("after the resume the chosen snapshot is from step %d, want %d (times %v)", res.Policy.Meta.Steps, best.step, rows)
+	}
+	if best.step <= 320 && !equalParams(res.Policy, r1.Policy) {
+		t.Error("the snapshot chosen before the resume came back different")
+	}
+
+	c := TrainConfig{Base: base(t), Steps: 800, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
+		ValidateEvery: 100, ValidateRuns: 3, Checkpoint: ck, Resume: true}
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "--validate-every") {
+		t.Errorf("resume with another validation interval: %v, want an error naming --validate-every", err)
+	}
+	for _, bad := range []TrainConfig{
+		{Base: base(t), ValidateEvery: -1},
+		{Base: base(t), ValidateEvery: 100, ValidateRuns: -2},
+	} {
+		if _, err := Train(context.Background(), bad); err == nil {
+			t.Errorf("validation every %d steps on %d transfers accepted", bad.ValidateEvery, bad.ValidateRuns)
+		}
+	}
+}
+
+func equalParams(a, b *policy.Policy) bool {
+	if len(a.Net.Params) != len(b.Net.Params) {
+		return false
+	}
+	for i := range a.Net.Params {
+		if a.Net.Params[i] != b.Net.Params[i] {
+			return false
+		}
+	}
+	return true
+}

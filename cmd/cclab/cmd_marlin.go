@@ -76,7 +76,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	demoNoise := fs.Float64("demo-noise", 0, "with --demo: standard deviation of Gaussian noise added to each demonstrated action")
 	demoScale := fs.Float64("demo-scale", 0, "with --demo: the demonstrator's window in nominal bandwidth-delay products, within the 150 KB cap (default 1)")
 	bcWeight := fs.Float64("bc-weight", 0, "with --demo: weight of a behaviour-cloning term towards the demonstrator's action in the actor's loss, for the whole of training, relative to the critic's scale (TD3+BC: 0.4)")
-	valEvery := fs.Int64("validate-every", 0, "evaluate the policy every this many steps (and at the end) on --validate-runs held-out transfers at --loss, and write the snapshot with the lowest mean transfer time to OUT, the last to OUT's stem + -last (ours, not the paper's; 0: write the last)")
+	valEvery := fs.Int64("validate-every", 0, "evaluate the policy every this many steps (and at the end) on --validate-runs held-out transfers at --loss, and write the snapshot with the lowest --validate-by score to OUT, the last to OUT's stem + -last (ours, not the paper's; 0: write the last)")
+	valBy := fs.String("validate-by", marlin.ValidateByTime, "with --validate-every: time (mean transfer time) or goals (the larger of time / (0.87 x CUBIC's) and retransmissions / (0.23 x CUBIC's) on the same transfers, the paper's agent's goals)")
 	valRuns := fs.Int("validate-runs", 20, "with --validate-every: transfers per validation (seeds 2000001 on, disjoint from eval's and from its median-seed choice)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -87,6 +88,9 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *valEvery < 0 || *valRuns < 1 {
 		return usagef("--validate-every must be >= 0 and --validate-runs >= 1, got %d and %d", *valEvery, *valRuns)
+	}
+	if *valBy != marlin.ValidateByTime && *valBy != marlin.ValidateByGoals {
+		return usagef("--validate-by must be %s or %s, got %q", marlin.ValidateByTime, marlin.ValidateByGoals, *valBy)
 	}
 	var sr, sx [2]time.Duration
 	var br, bx [2]float64
@@ -210,7 +214,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
-		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidationCSV: csvWriter(valCSV),
+		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidationCSV: csvWriter(valCSV),
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
@@ -223,8 +227,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := res.Last.Save(last); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "validation chose the snapshot of step %s (%s s on validation); the last snapshot is in %s\n",
-		res.Policy.Meta.Extra["selected_step"], res.Policy.Meta.Extra["validation_transfer_time_s"], last)
+	fmt.Fprintf(stdout, "validation chose the snapshot of step %s (score %s by %s); the last snapshot is in %s\n",
+		res.Policy.Meta.Extra["selected_step"], res.Policy.Meta.Extra["validation_score"], *valBy, last)
 	return nil
 }
 

@@ -24,6 +24,7 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--action", "exp"},
 		{"marlin", "train", "--validate-every", "-5"},
 		{"marlin", "train", "--validate-every", "100", "--validate-runs", "0"},
+		{"marlin", "train", "--validate-every", "100", "--validate-by", "speed"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},

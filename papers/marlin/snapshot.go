@@ -19,11 +19,27 @@ import (
 // evaluated on.
 const SnapshotSeed = 2_000_000
 
-// SnapshotScore is what snapshots are chosen by: the score of SelectPolicy.
-const SnapshotScore = ValidationScore
+// What training chooses snapshots by (TrainConfig.ValidateBy).
+const (
+	// ValidateByTime scores a snapshot by its mean transfer time, s, the
+	// score of SelectPolicy.
+	ValidateByTime = "time"
+	// ValidateByGoals scores it by the paper's agent's two goals on the
+	// same transfers: the larger of its transfer time over 0.87 x CUBIC's
+	// and its retransmissions over 0.23 x CUBIC's, so a score at most 1
+	// meets both and a lower one meets them with more margin on the
+	// tighter (a Chebyshev scalarisation of the two ratios).
+	ValidateByGoals = "goals"
+)
+
+// The paper's agent's results relative to CUBIC (Table 2), its goals.
+const (
+	PaperTimeRatio    = 0.87
+	PaperRetransRatio = 0.23
+)
 
 // ValidationCSVHeader is the header of the snapshot-validation CSV.
-const ValidationCSVHeader = "step,transfer_time_s,retransmissions,rti,unfinished,best_step,best_transfer_time_s"
+const ValidationCSVHeader = "step,transfer_time_s,retransmissions,rti,unfinished,score,best_step,best_score"
 
 // validated wraps the learning agent with the snapshot choice, so that
 // the best snapshot so far and the next validation step are part of the
@@ -32,18 +48,48 @@ type validated struct {
 	rl.Agent
 	cfg   EvalConfig
 	every int64
+	by    string
+	ref   Row // CUBIC on the validation transfers, for ValidateByGoals
 	meta  func() policy.Meta
 	csv   io.Writer
 
-	next     int64 // step of the next validation
-	lastStep int64 // step of the last validation (-1: none yet)
-	best     *policy.Policy
-	bestTime float64
-	bestStep int64
+	next      int64 // step of the next validation
+	lastStep  int64 // step of the last validation (-1: none yet)
+	best      *policy.Policy
+	bestScore float64
+	bestStep  int64
 }
 
-func newValidated(a rl.Agent, cfg EvalConfig, every int64, meta func() policy.Meta, csv io.Writer) *validated {
-	return &validated{Agent: a, cfg: cfg, every: every, meta: meta, csv: csv, next: every, lastStep: -1, bestTime: math.Inf(1)}
+// newValidated measures CUBIC on the validation transfers when by needs
+// it: a deterministic function of the scenario, so a resumed run
+// measures it again rather than saving it.
+func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
+	v := &validated{Agent: a, cfg: cfg, every: every, by: by, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
+	switch by {
+	case ValidateByTime:
+	case ValidateByGoals:
+		c := cfg
+		c.Schemes = []Scheme{CUBIC}
+		rows, _, err := Evaluate(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("marlin: CUBIC on the validation transfers: %w", err)
+		}
+		v.ref = rows[0]
+		if !(v.ref.TransferTime > 0 && v.ref.Retrans > 0) {
+			return nil, fmt.Errorf("marlin: CUBIC on the validation transfers took %g s with %g retransmissions: the goals' ratios need both positive (a lossless link has no retransmission goal)", v.ref.TransferTime, v.ref.Retrans)
+		}
+	default:
+		return nil, fmt.Errorf("marlin: validation by %q: want %q or %q", by, ValidateByTime, ValidateByGoals)
+	}
+	return v, nil
+}
+
+// score is what the choice minimises.
+func (v *validated) score(r Row) float64 {
+	if v.by == ValidateByGoals {
+		return max(r.TransferTime/(PaperTimeRatio*v.ref.TransferTime), r.Retrans/(PaperRetransRatio*v.ref.Retrans))
+	}
+	return r.TransferTime
 }
 
 // afterIteration validates the current policy once the agent has passed
@@ -87,14 +133,14 @@ func (v *validated) validate(ctx context.Context) error {
 		return fmt.Errorf("marlin: validating the policy at step %d: %w", v.Steps(), err)
 	}
 	r := rows[0]
-	step := v.Steps()
+	step, sc := v.Steps(), v.score(r)
 	v.lastStep = step
 	// Strictly lower: on a tie the earlier snapshot stays.
-	if r.TransferTime < v.bestTime {
-		v.best, v.bestTime, v.bestStep = p, r.TransferTime, step
+	if sc < v.bestScore {
+		v.best, v.bestScore, v.bestStep = p, sc, step
 	}
 	if v.csv != nil {
-		if _, err := fmt.Fprintf(v.csv, "%d,%.6g,%.6g,%.6g,%d,%d,%.6g\n", step, r.TransferTime, r.Retrans, r.RTI, r.Unfinished, v.bestStep, v.bestTime); err != nil {
+		if _, err := fmt.Fprintf(v.csv, "%d,%.6g,%.6g,%.6g,%d,%.6g,%d,%.6g\n", step, r.TransferTime, r.Retrans, r.RTI, r.Unfinished, sc, v.bestStep, v.bestScore); err != nil {
 			return fmt.Errorf("marlin: validation CSV: %w", err)
 		}
 	}
@@ -108,10 +154,19 @@ func (v *validated) selected(wallS float64) *policy.Policy {
 	p.Meta.TrainingWallS = wallS
 	p.Meta.Extra = cloneExtra(p.Meta.Extra)
 	p.Meta.Extra["selected_step"] = fmt.Sprint(v.bestStep)
-	p.Meta.Extra["validation_transfer_time_s"] = fmt.Sprintf("%.6g", v.bestTime)
+	p.Meta.Extra["validation_score"] = fmt.Sprintf("%.6g", v.bestScore)
 	p.Meta.Extra["validation"] = fmt.Sprintf("every %d steps, %d transfers at UHF loss %g, seeds %d-%d, by %s",
-		v.every, v.cfg.Runs, v.cfg.Losses[0], SnapshotSeed+1, SnapshotSeed+v.cfg.Runs, SnapshotScore)
+		v.every, v.cfg.Runs, v.cfg.Losses[0], SnapshotSeed+1, SnapshotSeed+v.cfg.Runs, v.describe())
 	return p
+}
+
+// describe says what the score is.
+func (v *validated) describe() string {
+	if v.by == ValidateByGoals {
+		return fmt.Sprintf("max(time / (%g x CUBIC's %.4g s), retransmissions / (%g x CUBIC's %.4g)) (lower is better)",
+			PaperTimeRatio, v.ref.TransferTime, PaperRetransRatio, v.ref.Retrans)
+	}
+	return ValidationScore
 }
 
 func cloneExtra(m map[string]string) map[string]string {
@@ -128,6 +183,7 @@ func (v *validated) Save(e *checkpoint.Encoder) error {
 		return err
 	}
 	e.Int64("marlin.validate.every", v.every)
+	e.Bytes("marlin.validate.by", []byte(v.by))
 	e.Int64("marlin.validate.next", v.next)
 	e.Int64("marlin.validate.last_step", v.lastStep)
 	e.Bool("marlin.validate.has_best", v.best != nil)
@@ -137,7 +193,7 @@ func (v *validated) Save(e *checkpoint.Encoder) error {
 			return err
 		}
 		e.Bytes("marlin.validate.best", b)
-		e.Float64("marlin.validate.best_time", v.bestTime)
+		e.Float64("marlin.validate.best_score", v.bestScore)
 		e.Int64("marlin.validate.best_step", v.bestStep)
 	}
 	return e.Err()
@@ -151,6 +207,9 @@ func (v *validated) Load(d *checkpoint.Decoder) error {
 	if every := d.Int64("marlin.validate.every"); d.Err() == nil && every != v.every {
 		d.Fail("marlin.validate.every", "the checkpoint validates every %d steps, this run every %d: resume with the same --validate-every", every, v.every)
 	}
+	if by := string(d.Bytes("marlin.validate.by")); d.Err() == nil && by != v.by {
+		d.Fail("marlin.validate.by", "the checkpoint chooses snapshots by %q, this run by %q: resume with the same --validate-by", by, v.by)
+	}
 	v.next = d.Int64("marlin.validate.next")
 	v.lastStep = d.Int64("marlin.validate.last_step")
 	if d.Bool("marlin.validate.has_best") {
@@ -161,7 +220,7 @@ func (v *validated) Load(d *checkpoint.Decoder) error {
 			}
 		}
 		v.best = &p
-		v.bestTime = d.Float64("marlin.validate.best_time")
+		v.bestScore = d.Float64("marlin.validate.best_score")
 		v.bestStep = d.Int64("marlin.validate.best_step")
 	}
 	return d.Err()

@@ -14,11 +14,11 @@ import (
 
 // smallValidated is a quick compact-variant run validating every 160 steps
 // on 3 transfers.
-func smallValidated(t *testing.T, steps int64, ck string, resume bool, csv *bytes.Buffer) *Trained {
+func smallValidated(t *testing.T, steps int64, ck string, resume bool, csv *bytes.Buffer, by string) *Trained {
 	t.Helper()
 	c := TrainConfig{Base: base(t), Steps: steps, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
 		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
-		ValidateEvery: 160, ValidateRuns: 3, ValidationCSV: csv, Checkpoint: ck, Resume: resume}
+		ValidateEvery: 160, ValidateRuns: 3, ValidateBy: by, ValidationCSV: csv, Checkpoint: ck, Resume: resume}
 	res, err := Train(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -27,9 +27,10 @@ func smallValidated(t *testing.T, steps int64, ck string, resume bool, csv *byte
 }
 
 type valRow struct {
-	step     int64
-	time     float64
-	bestStep int64
+	step          int64
+	time, retrans float64
+	score         float64
+	bestStep      int64
 }
 
 func parseValidation(t *testing.T, b []byte) []valRow {
@@ -41,30 +42,35 @@ func parseValidation(t *testing.T, b []byte) []valRow {
 	var rows []valRow
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 7 {
-			t.Fatalf("validation row %q: %d fields, want 7", l, len(f))
+		if len(f) != 8 {
+			t.Fatalf("validation row %q: %d fields, want 8", l, len(f))
 		}
 		step, err1 := strconv.ParseInt(f[0], 10, 64)
 		tm, err2 := strconv.ParseFloat(f[1], 64)
-		best, err3 := strconv.ParseInt(f[5], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
+		rx, err3 := strconv.ParseFloat(f[2], 64)
+		sc, err4 := strconv.ParseFloat(f[5], 64)
+		best, err5 := strconv.ParseInt(f[6], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
 			t.Fatalf("validation row %q does not parse", l)
 		}
-		rows = append(rows, valRow{step, tm, best})
+		rows = append(rows, valRow{step, tm, rx, sc, best})
 	}
 	return rows
 }
 
-// validationTime re-measures a policy on the validation transfers.
-func validationTime(t *testing.T, p *policy.Policy) float64 {
+// validationRow re-measures a scheme (a policy for marlin) on the
+// validation transfers.
+func validationRow(t *testing.T, sc Scheme, p *policy.Policy) Row {
 	t.Helper()
 	rows, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 3, Losses: []float64{0.03},
-		Schemes: []Scheme{Marlin}, Policy: p, Seed: SnapshotSeed})
+		Schemes: []Scheme{sc}, Policy: p, Seed: SnapshotSeed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rows[0].TransferTime
+	return rows[0]
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-5*math.Abs(b) }
 
 // TestValidationChoosesBestSnapshot: with ValidateEvery, Train validates
 // at every multiple of it and at the end, returns the snapshot with the
@@ -74,7 +80,7 @@ func validationTime(t *testing.T, p *policy.Policy) float64 {
 // learner's random streams or environments).
 func TestValidationChoosesBestSnapshot(t *testing.T) {
 	var csv bytes.Buffer
-	res := smallValidated(t, 640, "", false, &csv)
+	res := smallValidated(t, 640, "", false, &csv, "")
 	rows := parseValidation(t, csv.Bytes())
 	if len(rows) != 4 {
 		t.Fatalf("%d validations in 640 steps every 160, want 4:\n%s", len(rows), csv.String())
@@ -83,6 +89,9 @@ func TestValidationChoosesBestSnapshot(t *testing.T) {
 	for i, r := range rows {
 		if r.step != int64(160*(i+1)) {
 			t.Errorf("validation %d at step %d, want %d", i, r.step, 160*(i+1))
+		}
+		if r.score != r.time {
+			t.Errorf("step %d: score %g, want the transfer time %g", r.step, r.score, r.time)
 		}
 		if r.time < best.time {
 			best = r
@@ -94,7 +103,7 @@ func TestValidationChoosesBestSnapshot(t *testing.T) {
 	if rows[len(rows)-1].bestStep != best.step {
 		t.Errorf("last row's best step %d, want %d", rows[len(rows)-1].bestStep, best.step)
 	}
-	if got := validationTime(t, res.Policy); math.Abs(got-best.time) > 1e-5*best.time {
+	if got := validationRow(t, Marlin, res.Policy).TransferTime; !near(got, best.time) {
 		t.Errorf("chosen snapshot re-measured %.6f s, recorded %.6f s", got, best.time)
 	}
 	if res.Last == nil || res.Last.Meta.Steps != 640 {
@@ -122,8 +131,8 @@ func TestValidationChoosesBestSnapshot(t *testing.T) {
 func TestValidationSurvivesResume(t *testing.T) {
 	ck := filepath.Join(t.TempDir(), "v.ckpt")
 	var first, second bytes.Buffer
-	r1 := smallValidated(t, 320, ck, false, &first)
-	res := smallValidated(t, 640, ck, true, &second)
+	r1 := smallValidated(t, 320, ck, false, &first, "")
+	res := smallValidated(t, 640, ck, true, &second, "")
 	rows := append(parseValidation(t, first.Bytes()), parseValidation(t, second.Bytes())...)
 	if len(rows) != 4 || rows[1].step != 320 || rows[2].step != 480 {
 		t.Fatalf("validations %v, want steps 160, 320 before the resume and 480, 640 after", rows)
@@ -147,12 +156,17 @@ func TestValidationSurvivesResume(t *testing.T) {
 	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "--validate-every") {
 		t.Errorf("resume with another validation interval: %v, want an error naming --validate-every", err)
 	}
+	c.ValidateEvery, c.ValidateBy = 160, ValidateByGoals
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "--validate-by") {
+		t.Errorf("resume choosing by another score: %v, want an error naming --validate-by", err)
+	}
 	for _, bad := range []TrainConfig{
 		{Base: base(t), ValidateEvery: -1},
 		{Base: base(t), ValidateEvery: 100, ValidateRuns: -2},
+		{Base: base(t), ValidateEvery: 100, ValidateBy: "speed"},
 	} {
 		if _, err := Train(context.Background(), bad); err == nil {
-			t.Errorf("validation every %d steps on %d transfers accepted", bad.ValidateEvery, bad.ValidateRuns)
+			t.Errorf("validation every %d steps on %d transfers by %q accepted", bad.ValidateEvery, bad.ValidateRuns, bad.ValidateBy)
 		}
 	}
 }
@@ -167,4 +181,35 @@ func equalParams(a, b *policy.Policy) bool {
 		}
 	}
 	return true
+}
+
+// TestValidationByGoals: choosing by the paper's agent's goals scores each
+// snapshot by the larger of its time over 0.87 x CUBIC's and its
+// retransmissions over 0.23 x CUBIC's, CUBIC measured on the same
+// transfers, and returns the snapshot with the lowest score.
+func TestValidationByGoals(t *testing.T) {
+	var csv bytes.Buffer
+	res := smallValidated(t, 640, "", false, &csv, ValidateByGoals)
+	rows := parseValidation(t, csv.Bytes())
+	cubic := validationRow(t, CUBIC, nil)
+	best := rows[0]
+	for _, r := range rows {
+		want := max(r.time/(0.87*cubic.TransferTime), r.retrans/(0.23*cubic.Retrans))
+		if !near(r.score, want) {
+			t.Errorf("step %d: score %g, want max(%g / (0.87 x %g), %g / (0.23 x %g)) = %g", r.step, r.score, r.time, cubic.TransferTime, r.retrans, cubic.Retrans, want)
+		}
+		if r.score < best.score {
+			best = r
+		}
+	}
+	if res.Policy.Meta.Steps != best.step {
+		t.Errorf("chosen snapshot from step %d, want %d (rows %v)", res.Policy.Meta.Steps, best.step, rows)
+	}
+	got := validationRow(t, Marlin, res.Policy)
+	if !near(got.TransferTime, best.time) || !near(got.Retrans, best.retrans) {
+		t.Errorf("chosen snapshot re-measured %.6f s / %.6g retransmissions, recorded %.6f / %.6g", got.TransferTime, got.Retrans, best.time, best.retrans)
+	}
+	if !strings.Contains(res.Policy.Meta.Extra["validation"], "CUBIC's") {
+		t.Errorf("policy metadata %q does not say what the score was", res.Policy.Meta.Extra["validation"])
+	}
 }

@@ -133,12 +133,14 @@ type TrainConfig struct {
 	// this many environment steps, and at the end, on ValidateRuns [20]
 	// transfers of the evaluation's task (600 KB on the paper's fixed
 	// timeline) at Loss, seeds from SnapshotSeed+1, and Train returns the
-	// snapshot with the lowest mean transfer time instead of the last:
-	// model selection on held-out transfers, as Stable-Baselines3's
-	// EvalCallback keeps best_model. Ours, not the paper's.
-	// ValidationCSV receives a row per validation (ValidationCSVHeader).
+	// snapshot with the lowest score (ValidateBy [ValidateByTime])
+	// instead of the last: model selection on held-out transfers, as
+	// Stable-Baselines3's EvalCallback keeps best_model. Ours, not the
+	// paper's. ValidationCSV receives a row per validation
+	// (ValidationCSVHeader).
 	ValidateEvery int64
 	ValidateRuns  int
+	ValidateBy    string
 	ValidationCSV io.Writer
 }
 
@@ -165,6 +167,7 @@ func (c *TrainConfig) defaults() {
 	c.FrameSkip = cmp.Or(c.FrameSkip, 1)
 	c.NStep = cmp.Or(c.NStep, 1)
 	c.ValidateRuns = cmp.Or(c.ValidateRuns, 20)
+	c.ValidateBy = cmp.Or(c.ValidateBy, ValidateByTime)
 }
 
 func (c *TrainConfig) validate() error {
@@ -216,6 +219,9 @@ func (c *TrainConfig) validate() error {
 	}
 	if c.ValidateEvery < 0 || c.ValidateRuns < 1 {
 		return fmt.Errorf("marlin: validation every %d steps on %d transfers: both must be positive (0 steps: no validation)", c.ValidateEvery, c.ValidateRuns)
+	}
+	if c.ValidateBy != ValidateByTime && c.ValidateBy != ValidateByGoals {
+		return fmt.Errorf("marlin: validation by %q: want %q or %q", c.ValidateBy, ValidateByTime, ValidateByGoals)
 	}
 	return nil
 }
@@ -323,9 +329,12 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 				return nil, fmt.Errorf("marlin: validation CSV: %w", err)
 			}
 		}
-		val = newValidated(agent, EvalConfig{
+		val, err = newValidated(ctx, agent, EvalConfig{
 			Base: cfg.Base, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed,
-		}, cfg.ValidateEvery, meta, cfg.ValidationCSV)
+		}, cfg.ValidateEvery, cfg.ValidateBy, meta, cfg.ValidationCSV)
+		if err != nil {
+			return nil, err
+		}
 		learner = val
 		tc.AfterIteration = func(rl.Agent) error { return val.afterIteration(ctx) }
 	}

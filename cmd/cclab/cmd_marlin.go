@@ -78,6 +78,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	bcWeight := fs.Float64("bc-weight", 0, "with --demo: weight of a behaviour-cloning term towards the demonstrator's action in the actor's loss, for the whole of training, relative to the critic's scale (TD3+BC: 0.4)")
 	valEvery := fs.Int64("validate-every", 0, "evaluate the policy every this many steps (and at the end) on --validate-runs held-out transfers at --loss, and write the snapshot with the lowest --validate-by score to OUT, the last to OUT's stem + -last (ours, not the paper's; 0: write the last)")
 	valBy := fs.String("validate-by", marlin.ValidateByTime, "with --validate-every: time (mean transfer time) or goals (the larger of time / (0.87 x CUBIC's) and retransmissions / (0.23 x CUBIC's) on the same transfers, the paper's agent's goals)")
+	var valSets stringList
+	fs.Var(&valSets, "validate-set", "with --validate-every: override a field of the validation transfers' scenario only (dotted.path=value, repeatable), e.g. bottleneck.schedule.0.at=7s")
 	valRuns := fs.Int("validate-runs", 20, "with --validate-every: transfers per validation (seeds 2000001 on, disjoint from eval's and from its median-seed choice)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -88,6 +90,9 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *valEvery < 0 || *valRuns < 1 {
 		return usagef("--validate-every must be >= 0 and --validate-runs >= 1, got %d and %d", *valEvery, *valRuns)
+	}
+	if len(valSets) > 0 && *valEvery == 0 {
+		return usagef("--validate-set needs --validate-every")
 	}
 	if *valBy != marlin.ValidateByTime && *valBy != marlin.ValidateByGoals {
 		return usagef("--validate-by must be %s or %s, got %q", marlin.ValidateByTime, marlin.ValidateByGoals, *valBy)
@@ -214,7 +219,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
-		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidationCSV: csvWriter(valCSV),
+		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidationCSV: csvWriter(valCSV),
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

@@ -25,6 +25,7 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--validate-every", "-5"},
 		{"marlin", "train", "--validate-every", "100", "--validate-runs", "0"},
 		{"marlin", "train", "--validate-every", "100", "--validate-by", "speed"},
+		{"marlin", "train", "--validate-set", "bottleneck.schedule.0.at=7s"},
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},

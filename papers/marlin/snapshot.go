@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
 	"github.com/cclab/cclab/learn/rl/policy"
@@ -49,7 +51,8 @@ type validated struct {
 	cfg   EvalConfig
 	every int64
 	by    string
-	ref   Row // CUBIC on the validation transfers, for ValidateByGoals
+	sets  string // the validation scenario's overrides, space-separated
+	ref   Row    // CUBIC on the validation transfers, for ValidateByGoals
 	meta  func() policy.Meta
 	csv   io.Writer
 
@@ -63,8 +66,8 @@ type validated struct {
 // newValidated measures CUBIC on the validation transfers when by needs
 // it: a deterministic function of the scenario, so a resumed run
 // measures it again rather than saving it.
-func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
-	v := &validated{Agent: a, cfg: cfg, every: every, by: by, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
+func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by, sets string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
+	v := &validated{Agent: a, cfg: cfg, every: every, by: by, sets: sets, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
 	switch by {
 	case ValidateByTime:
 	case ValidateByGoals:
@@ -82,6 +85,28 @@ func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, 
 		return nil, fmt.Errorf("marlin: validation by %q: want %q or %q", by, ValidateByTime, ValidateByGoals)
 	}
 	return v, nil
+}
+
+// validationBase is the scenario of the validation transfers: base with
+// the overrides sets ("dotted.path=value").
+func validationBase(base *scenario.Scenario, sets []string) (*scenario.Scenario, error) {
+	if len(sets) == 0 {
+		return base, nil
+	}
+	s := base.Clone()
+	for _, kv := range sets {
+		path, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("marlin: validation override %q: want dotted.path=value", kv)
+		}
+		if err := s.Set(path, value); err != nil {
+			return nil, fmt.Errorf("marlin: validation override %q: %w", kv, err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("marlin: validation scenario after %q: %w", strings.Join(sets, " "), err)
+	}
+	return s, nil
 }
 
 // score is what the choice minimises.
@@ -157,6 +182,9 @@ func (v *validated) selected(wallS float64) *policy.Policy {
 	p.Meta.Extra["validation_score"] = fmt.Sprintf("%.6g", v.bestScore)
 	p.Meta.Extra["validation"] = fmt.Sprintf("every %d steps, %d transfers at UHF loss %g, seeds %d-%d, by %s",
 		v.every, v.cfg.Runs, v.cfg.Losses[0], SnapshotSeed+1, SnapshotSeed+v.cfg.Runs, v.describe())
+	if v.sets != "" {
+		p.Meta.Extra["validation"] += ", scenario overrides " + v.sets
+	}
 	return p
 }
 
@@ -184,6 +212,7 @@ func (v *validated) Save(e *checkpoint.Encoder) error {
 	}
 	e.Int64("marlin.validate.every", v.every)
 	e.Bytes("marlin.validate.by", []byte(v.by))
+	e.Bytes("marlin.validate.sets", []byte(v.sets))
 	e.Int64("marlin.validate.next", v.next)
 	e.Int64("marlin.validate.last_step", v.lastStep)
 	e.Bool("marlin.validate.has_best", v.best != nil)
@@ -209,6 +238,9 @@ func (v *validated) Load(d *checkpoint.Decoder) error {
 	}
 	if by := string(d.Bytes("marlin.validate.by")); d.Err() == nil && by != v.by {
 		d.Fail("marlin.validate.by", "the checkpoint chooses snapshots by %q, this run by %q: resume with the same --validate-by", by, v.by)
+	}
+	if sets := string(d.Bytes("marlin.validate.sets")); d.Err() == nil && sets != v.sets {
+		d.Fail("marlin.validate.sets", "the checkpoint validates with overrides %q, this run with %q: resume with the same --validate-set", sets, v.sets)
 	}
 	v.next = d.Int64("marlin.validate.next")
 	v.lastStep = d.Int64("marlin.validate.last_step")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/policy"
 )
 
@@ -211,5 +212,57 @@ func TestValidationByGoals(t *testing.T) {
 	}
 	if !strings.Contains(res.Policy.Meta.Extra["validation"], "CUBIC's") {
 		t.Errorf("policy metadata %q does not say what the score was", res.Policy.Meta.Extra["validation"])
+	}
+}
+
+// TestValidationOverrides: --validate-set changes the validation
+// transfers' scenario only: the chosen snapshot's recorded time is the
+// one measured with the override (here the switch at 7 s instead of 10),
+// and a bad override is refused by name before training.
+func TestValidationOverrides(t *testing.T) {
+	var csv bytes.Buffer
+	c := TrainConfig{Base: base(t), Steps: 320, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
+		ValidateEvery: 160, ValidateRuns: 3, ValidateSets: []string{"bottleneck.schedule.0.at=7s"}, ValidationCSV: &csv}
+	res, err := Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := parseValidation(t, csv.Bytes())
+	var recorded float64
+	for _, r := range rows {
+		if r.step == res.Policy.Meta.Steps {
+			recorded = r.time
+		}
+	}
+	at7 := base(t).Clone()
+	if err := at7.Set("bottleneck.schedule.0.at", "7s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := at7.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	measure := func(s *scenario.Scenario) float64 {
+		r, _, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: 3, Losses: []float64{0.03},
+			Schemes: []Scheme{Marlin}, Policy: res.Policy, Seed: SnapshotSeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0].TransferTime
+	}
+	if got := measure(at7); !near(got, recorded) {
+		t.Errorf("chosen snapshot with the switch at 7 s: %.6f s, recorded %.6f s", got, recorded)
+	}
+	if at10 := measure(base(t)); near(at10, recorded) {
+		t.Errorf("the override changed nothing: %.6f s at 10 s as at 7 s", at10)
+	}
+	if !strings.Contains(res.Policy.Meta.Extra["validation"], "bottleneck.schedule.0.at=7s") {
+		t.Errorf("policy metadata %q does not name the override", res.Policy.Meta.Extra["validation"])
+	}
+	for _, bad := range []string{"bottleneck.schedule.0.at", "bottleneck.nosuch=1", "bottleneck.schedule.0.at=soon"} {
+		c.ValidateSets = []string{bad}
+		if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "validation") {
+			t.Errorf("override %q: %v, want an error about the validation scenario", bad, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
@@ -136,11 +137,14 @@ type TrainConfig struct {
 	// snapshot with the lowest score (ValidateBy [ValidateByTime])
 	// instead of the last: model selection on held-out transfers, as
 	// Stable-Baselines3's EvalCallback keeps best_model. Ours, not the
-	// paper's. ValidationCSV receives a row per validation
-	// (ValidationCSVHeader).
+	// paper's. ValidateSets are scenario overrides ("dotted.path=value",
+	// as --set) applied to the validation transfers only, e.g. a switch
+	// time inside the training range that no evaluation condition uses.
+	// ValidationCSV receives a row per validation (ValidationCSVHeader).
 	ValidateEvery int64
 	ValidateRuns  int
 	ValidateBy    string
+	ValidateSets  []string
 	ValidationCSV io.Writer
 }
 
@@ -329,9 +333,13 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 				return nil, fmt.Errorf("marlin: validation CSV: %w", err)
 			}
 		}
+		vbase, err := validationBase(cfg.Base, cfg.ValidateSets)
+		if err != nil {
+			return nil, err
+		}
 		val, err = newValidated(ctx, agent, EvalConfig{
-			Base: cfg.Base, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed,
-		}, cfg.ValidateEvery, cfg.ValidateBy, meta, cfg.ValidationCSV)
+			Base: vbase, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed,
+		}, cfg.ValidateEvery, cfg.ValidateBy, strings.Join(cfg.ValidateSets, " "), meta, cfg.ValidationCSV)
 		if err != nil {
 			return nil, err
 		}

@@ -165,6 +165,7 @@ func TestValidationSurvivesResume(t *testing.T) {
 		{Base: base(t), ValidateEvery: -1},
 		{Base: base(t), ValidateEvery: 100, ValidateRuns: -2},
 		{Base: base(t), ValidateEvery: 100, ValidateBy: "speed"},
+		{Base: base(t), ValidateSets: []string{"bottleneck.schedule.0.at=7s"}},
 	} {
 		if _, err := Train(context.Background(), bad); err == nil {
 			t.Errorf("validation every %d steps on %d transfers by %q accepted", bad.ValidateEvery, bad.ValidateRuns, bad.ValidateBy)

@@ -224,6 +224,9 @@ func (c *TrainConfig) validate() error {
 	if c.ValidateEvery < 0 || c.ValidateRuns < 1 {
 		return fmt.Errorf("marlin: validation every %d steps on %d transfers: both must be positive (0 steps: no validation)", c.ValidateEvery, c.ValidateRuns)
 	}
+	if len(c.ValidateSets) > 0 && c.ValidateEvery == 0 {
+		return fmt.Errorf("marlin: validation overrides %q without validation (ValidateEvery 0)", c.ValidateSets)
+	}
 	if c.ValidateBy != ValidateByTime && c.ValidateBy != ValidateByGoals {
 		return fmt.Errorf("marlin: validation by %q: want %q or %q", c.ValidateBy, ValidateByTime, ValidateByGoals)
 	}

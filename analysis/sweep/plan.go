@@ -207,16 +207,9 @@ func NewPlan(spec Spec) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ovs []scenario.Override
-	for _, kv := range spec.Sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("--set %q: want dotted.path=value", kv)
-		}
-		if err := base.Set(k, v); err != nil {
-			return nil, fmt.Errorf("--set %s: %v", kv, err)
-		}
-		ovs = append(ovs, scenario.Override{Path: k, Origin: "--set " + kv})
+	ovs, err := base.ApplySets("--set", spec.Sets)
+	if err != nil {
+		return nil, err
 	}
 	if err := base.Validate(); err != nil {
 		return nil, scenario.LocateOverrides(err, file, spec.ScenarioPath, ovs)

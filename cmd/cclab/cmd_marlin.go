@@ -200,14 +200,16 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	cmdline := "cclab marlin train " + strings.Join(args, " ")
 	fmt.Fprintf(stderr, "training %d steps on %d environments (checkpoint %s, learning curve %s)\n", *steps, *envs, tr.ck, tr.csvPath)
 	stem := strings.TrimSuffix(*out, filepath.Ext(*out))
-	var valCSV *trainlog.File
+	var valCSV io.Writer // nil without validation: Train writes no rows
 	if *valEvery > 0 {
 		valPath := stem + "-validation.csv"
-		if valCSV, err = trainlog.OpenFile(valPath, *resume); err != nil {
+		f, err := trainlog.OpenFile(valPath, *resume)
+		if err != nil {
 			tr.curve.Close()
 			return err
 		}
-		defer valCSV.Close()
+		defer f.Close()
+		valCSV = f
 		fmt.Fprintf(stderr, "validating every %d steps on %d transfers (%s)\n", *valEvery, *valRuns, valPath)
 	}
 	res, err := marlin.Train(ctx, marlin.TrainConfig{
@@ -219,7 +221,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
-		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidationCSV: csvWriter(valCSV),
+		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidationCSV: valCSV,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)
@@ -321,12 +323,4 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return emit(stdout, *asJSON, res, res.WriteText)
-}
-
-// csvWriter keeps a nil *trainlog.File from becoming a non-nil io.Writer.
-func csvWriter(f *trainlog.File) io.Writer {
-	if f == nil {
-		return nil
-	}
-	return f
 }

@@ -32,18 +32,31 @@ func ParseWithOverrides(data []byte, name, cc string, seed int64, sets []string)
 	if seed >= 0 {
 		s.Seed = uint64(seed)
 	}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, &OverrideError{fmt.Sprintf("--set %q: want dotted.path=value", kv)}
-		}
-		if err := s.Set(k, v); err != nil {
-			return nil, &OverrideError{fmt.Sprintf("--set %s: %v", kv, err)}
-		}
-		ovs = append(ovs, Override{Path: k, Origin: "--set " + kv})
+	set, err := s.ApplySets("--set", sets)
+	if err != nil {
+		return nil, &OverrideError{err.Error()}
 	}
+	ovs = append(ovs, set...)
 	if err := s.Validate(); err != nil {
 		return nil, LocateOverrides(err, file, name, ovs)
 	}
 	return s, nil
+}
+
+// ApplySets applies "dotted.path=value" overrides in order (Set), naming
+// flag (e.g. "--set") in its errors, and returns them for
+// LocateOverrides. Call Validate afterwards, as after Set.
+func (s *Scenario) ApplySets(flag string, sets []string) ([]Override, error) {
+	ovs := make([]Override, 0, len(sets))
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s %q: want dotted.path=value", flag, kv)
+		}
+		if err := s.Set(k, v); err != nil {
+			return nil, fmt.Errorf("%s %s: %v", flag, kv, err)
+		}
+		ovs = append(ovs, Override{Path: k, Origin: flag + " " + kv})
+	}
+	return ovs, nil
 }

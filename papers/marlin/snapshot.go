@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strings"
 
@@ -68,9 +69,8 @@ type validated struct {
 // measures it again rather than saving it.
 func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by, sets string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
 	v := &validated{Agent: a, cfg: cfg, every: every, by: by, sets: sets, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
-	switch by {
-	case ValidateByTime:
-	case ValidateByGoals:
+	// TrainConfig.validate has checked by.
+	if by == ValidateByGoals {
 		c := cfg
 		c.Schemes = []Scheme{CUBIC}
 		rows, _, err := Evaluate(ctx, c)
@@ -81,8 +81,6 @@ func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, 
 		if !(v.ref.TransferTime > 0 && v.ref.Retrans > 0) {
 			return nil, fmt.Errorf("marlin: CUBIC on the validation transfers took %g s with %g retransmissions: the goals' ratios need both positive (a lossless link has no retransmission goal)", v.ref.TransferTime, v.ref.Retrans)
 		}
-	default:
-		return nil, fmt.Errorf("marlin: validation by %q: want %q or %q", by, ValidateByTime, ValidateByGoals)
 	}
 	return v, nil
 }
@@ -94,14 +92,8 @@ func validationBase(base *scenario.Scenario, sets []string) (*scenario.Scenario,
 		return base, nil
 	}
 	s := base.Clone()
-	for _, kv := range sets {
-		path, value, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("marlin: validation override %q: want dotted.path=value", kv)
-		}
-		if err := s.Set(path, value); err != nil {
-			return nil, fmt.Errorf("marlin: validation override %q: %w", kv, err)
-		}
+	if _, err := s.ApplySets("--validate-set", sets); err != nil {
+		return nil, fmt.Errorf("marlin: validation scenario: %w", err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("marlin: validation scenario after %q: %w", strings.Join(sets, " "), err)
@@ -177,7 +169,7 @@ func (v *validated) validate(ctx context.Context) error {
 func (v *validated) selected(wallS float64) *policy.Policy {
 	p := v.best
 	p.Meta.TrainingWallS = wallS
-	p.Meta.Extra = cloneExtra(p.Meta.Extra)
+	p.Meta.Extra = maps.Clone(p.Meta.Extra)
 	p.Meta.Extra["selected_step"] = fmt.Sprint(v.bestStep)
 	p.Meta.Extra["validation_score"] = fmt.Sprintf("%.6g", v.bestScore)
 	p.Meta.Extra["validation"] = fmt.Sprintf("every %d steps, %d transfers at UHF loss %g, seeds %d-%d, by %s",
@@ -195,14 +187,6 @@ func (v *validated) describe() string {
 			PaperTimeRatio, v.ref.TransferTime, PaperRetransRatio, v.ref.Retrans)
 	}
 	return ValidationScore
-}
-
-func cloneExtra(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m)+3)
-	for k, x := range m {
-		out[k] = x
-	}
-	return out
 }
 
 // Save implements rl.Agent: the agent's state, then the choice's.

@@ -322,7 +322,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := func() policy.Meta { return cfg.meta() }
+	meta := cfg.meta
 	tc := rl.TrainConfig{
 		Steps:           cfg.Steps,
 		CheckpointPath:  cfg.Checkpoint,

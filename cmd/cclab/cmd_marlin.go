@@ -80,6 +80,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	valBy := fs.String("validate-by", marlin.ValidateByTime, "with --validate-every: time (mean transfer time) or goals (the larger of time / (0.87 x CUBIC's) and retransmissions / (0.23 x CUBIC's) on the same transfers, the paper's agent's goals)")
 	var valSets stringList
 	fs.Var(&valSets, "validate-set", "with --validate-every: override a field of the validation transfers' scenario only (dotted.path=value, repeatable), e.g. bottleneck.schedule.0.at=7s")
+	valOn := fs.String("validate-on", marlin.ValidateOnPaper, "with --validate-every: the validation transfers' timeline: paper (the switch at 10 s, as eval's) or training (each transfer's switch time and background scale drawn from the training ranges, as --randomize draws them)")
 	valRuns := fs.Int("validate-runs", 20, "with --validate-every: transfers per validation (seeds 2000001 on, disjoint from eval's and from its median-seed choice)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -96,6 +97,15 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *valBy != marlin.ValidateByTime && *valBy != marlin.ValidateByGoals {
 		return usagef("--validate-by must be %s or %s, got %q", marlin.ValidateByTime, marlin.ValidateByGoals, *valBy)
+	}
+	switch *valOn {
+	case marlin.ValidateOnPaper:
+	case marlin.ValidateOnTraining:
+		if *valEvery == 0 || !*randomize {
+			return usagef("--validate-on %s needs --validate-every and --randomize", *valOn)
+		}
+	default:
+		return usagef("--validate-on must be %s or %s, got %q", marlin.ValidateOnPaper, marlin.ValidateOnTraining, *valOn)
 	}
 	var sr, sx [2]time.Duration
 	var br, bx [2]float64
@@ -221,7 +231,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
-		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidationCSV: valCSV,
+		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,
 	})
 	if err != nil {
 		return tr.finish(err, nil, 0, 0, curveFigure{}, stdout, stderr)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/cc"
@@ -52,19 +53,9 @@ type EnvConfig struct {
 	// LossRange, if its upper bound is positive, draws each episode's loss
 	// uniformly from it instead (domain randomisation) [off].
 	LossRange [2]float64
-	// SwitchRange, if its upper bound is positive, draws each episode's
-	// link-switch time uniformly from it (the authors randomise the switch
-	// between 1 and 20 s in training) [off].
-	SwitchRange [2]time.Duration
-	// BackgroundScale, if its upper bound is positive, scales the SATCOM
-	// background's UDP rates by a factor drawn from it [off].
-	BackgroundScale [2]float64
-	// SwitchExclude and BackgroundExclude, if non-empty (lower bound below
-	// upper), are cut out of SwitchRange and BackgroundScale: the draw is
-	// uniform over what is left, so an evaluation condition inside the
-	// range stays unseen [off].
-	SwitchExclude     [2]time.Duration
-	BackgroundExclude [2]float64
+	// Timeline draws each episode's link-switch time and background scale
+	// [off: the base's].
+	Timeline
 	// QueueCost replaces the compact reward's queueing weight if positive
 	// [QueueCost].
 	QueueCost float64
@@ -296,25 +287,75 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 	if loss >= 0 && len(sched) > 0 {
 		sched[0].Loss = &scenario.Loss{Model: "bernoulli", P: loss}
 	}
-	if r := e.cfg.SwitchRange; r[1] > 0 && len(sched) > 0 {
-		x := e.cfg.SwitchExclude
-		at := time.Duration(drawExcluding(rnd.Float64(), float64(r[0]), float64(r[1]), float64(x[0]), float64(x[1])))
-		at = at.Round(time.Millisecond)
-		sched[0].At = scenario.Dur(at)
-	}
-	if r := e.cfg.BackgroundScale; r[1] > 0 {
-		x := e.cfg.BackgroundExclude
-		k := drawExcluding(rnd.Float64(), r[0], r[1], x[0], x[1])
-		for i := range s.Background {
-			scaleUDP(&s.Background[i], k)
-		}
-	}
+	e.cfg.Timeline.apply(s, rnd)
 	// The simulation must outlast the longest episode.
 	s.Duration = scenario.Dur(max(s.Duration.V, EpisodeSteps*StepInterval+time.Second))
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("marlin: derived scenario: %w", err)
 	}
 	return s, nil
+}
+
+// Timeline is the part of an episode's scenario that training draws at
+// random: when the link switches and how heavy the SATCOM background is.
+// The zero Timeline draws nothing.
+type Timeline struct {
+	// SwitchRange, if its upper bound is positive, draws the first
+	// link switch's time uniformly from it (the authors randomise the
+	// switch between 1 and 20 s in training).
+	SwitchRange [2]time.Duration
+	// BackgroundScale, if its upper bound is positive, scales the
+	// background's UDP rates by a factor drawn from it.
+	BackgroundScale [2]float64
+	// SwitchExclude and BackgroundExclude, if non-empty (lower bound below
+	// upper), are cut out of SwitchRange and BackgroundScale: the draw is
+	// uniform over what is left, so an evaluation condition inside the
+	// range stays unseen.
+	SwitchExclude     [2]time.Duration
+	BackgroundExclude [2]float64
+}
+
+// Draws reports whether t draws anything.
+func (t Timeline) Draws() bool { return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 }
+
+// apply draws the switch time, then the background scale, from rnd into
+// s. The order of the draws is part of every training run's stream.
+func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
+	if sched := s.Bottleneck.Schedule; t.SwitchRange[1] > 0 && len(sched) > 0 {
+		r, x := t.SwitchRange, t.SwitchExclude
+		at := time.Duration(drawExcluding(rnd.Float64(), float64(r[0]), float64(r[1]), float64(x[0]), float64(x[1])))
+		sched[0].At = scenario.Dur(at.Round(time.Millisecond))
+	}
+	if r := t.BackgroundScale; r[1] > 0 {
+		x := t.BackgroundExclude
+		k := drawExcluding(rnd.Float64(), r[0], r[1], x[0], x[1])
+		for i := range s.Background {
+			scaleUDP(&s.Background[i], k)
+		}
+	}
+}
+
+// String describes t for a policy's metadata.
+func (t Timeline) String() string {
+	var parts []string
+	if r := t.SwitchRange; r[1] > 0 {
+		p := fmt.Sprintf("switch %v-%v", r[0], r[1])
+		if x := t.SwitchExclude; x[0] < x[1] {
+			p += fmt.Sprintf(" without %v-%v", x[0], x[1])
+		}
+		parts = append(parts, p)
+	}
+	if r := t.BackgroundScale; r[1] > 0 {
+		p := fmt.Sprintf("background x%g-%g", r[0], r[1])
+		if x := t.BackgroundExclude; x[0] < x[1] {
+			p += fmt.Sprintf(" without x%g-%g", x[0], x[1])
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "the base's timeline"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // drawExcluding maps u in [0, 1) uniformly onto [lo, hi] without the open

@@ -144,7 +144,7 @@ flows: [{name: agent, cc: newreno}]
 
 func TestDeterministicEpisodes(t *testing.T) {
 	run := func() []float32 {
-		e, err := NewTrainingEnv(EnvConfig{Base: base(t), Loss: 0.03, SwitchRange: [2]time.Duration{5 * time.Second, 15 * time.Second}})
+		e, err := NewTrainingEnv(EnvConfig{Base: base(t), Loss: 0.03, Timeline: Timeline{SwitchRange: [2]time.Duration{5 * time.Second, 15 * time.Second}}})
 		if err != nil {
 			t.Fatal(err)
 		}

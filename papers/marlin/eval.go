@@ -79,6 +79,10 @@ type EvalConfig struct {
 	MaxTime time.Duration
 	// Progress, if set, is called after each finished run.
 	Progress func(done, total int)
+	// Timeline, if it draws anything, gives each run its own link-switch
+	// time and background scale, drawn from a stream seeded by the run's
+	// seed, so every scheme faces the same draw [the base's timeline].
+	Timeline Timeline
 }
 
 // Outcome is one transfer's measurements.
@@ -395,9 +399,18 @@ func bdpWindows(s *scenario.Scenario) (initial units.Bytes, after []units.Bytes)
 	return initial, after
 }
 
+// timelineStream is the second PCG seed of a run's timeline draw
+// (EvalConfig.Timeline).
+const timelineStream = 0x74696d656c696e65 // "timeline"
+
 func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 	o := Outcome{Scheme: j.scheme, Loss: j.loss, Seed: j.seed}
 	base := WithLoss(cfg.Base, j.loss)
+	if cfg.Timeline.Draws() {
+		// Its own stream: the run's other random streams derive from
+		// the seed as they do without a drawn timeline.
+		cfg.Timeline.apply(base, rand.New(rand.NewPCG(j.seed, timelineStream)))
+	}
 	switch j.scheme {
 	case CUBIC, NewReno, BBR, Mockets:
 		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)

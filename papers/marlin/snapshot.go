@@ -52,7 +52,7 @@ type validated struct {
 	cfg   EvalConfig
 	every int64
 	by    string
-	sets  string // the validation scenario's overrides, space-separated
+	scen  string // how the validation scenario differs from the base (validationScenario)
 	ref   Row    // CUBIC on the validation transfers, for ValidateByGoals
 	meta  func() policy.Meta
 	csv   io.Writer
@@ -67,8 +67,8 @@ type validated struct {
 // newValidated measures CUBIC on the validation transfers when by needs
 // it: a deterministic function of the scenario, so a resumed run
 // measures it again rather than saving it.
-func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by, sets string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
-	v := &validated{Agent: a, cfg: cfg, every: every, by: by, sets: sets, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
+func newValidated(ctx context.Context, a rl.Agent, cfg EvalConfig, every int64, by, scen string, meta func() policy.Meta, csv io.Writer) (*validated, error) {
+	v := &validated{Agent: a, cfg: cfg, every: every, by: by, scen: scen, meta: meta, csv: csv, next: every, lastStep: -1, bestScore: math.Inf(1)}
 	// TrainConfig.validate has checked by.
 	if by == ValidateByGoals {
 		c := cfg
@@ -99,6 +99,18 @@ func validationBase(base *scenario.Scenario, sets []string) (*scenario.Scenario,
 		return nil, fmt.Errorf("marlin: validation scenario after %q: %w", strings.Join(sets, " "), err)
 	}
 	return s, nil
+}
+
+// validationScenario describes how the validation transfers' scenario
+// differs from the base: the overrides, space-separated, then the drawn
+// timeline if any. It is part of the checkpoint, so a resume validates on
+// the same transfers.
+func validationScenario(sets []string, t Timeline) string {
+	s := strings.Join(sets, " ")
+	if t.Draws() {
+		s = strings.TrimSpace(s + " timeline drawn from the training ranges: " + t.String())
+	}
+	return s
 }
 
 // score is what the choice minimises.
@@ -174,8 +186,8 @@ func (v *validated) selected(wallS float64) *policy.Policy {
 	p.Meta.Extra["validation_score"] = fmt.Sprintf("%.6g", v.bestScore)
 	p.Meta.Extra["validation"] = fmt.Sprintf("every %d steps, %d transfers at UHF loss %g, seeds %d-%d, by %s",
 		v.every, v.cfg.Runs, v.cfg.Losses[0], SnapshotSeed+1, SnapshotSeed+v.cfg.Runs, v.describe())
-	if v.sets != "" {
-		p.Meta.Extra["validation"] += ", scenario overrides " + v.sets
+	if v.scen != "" {
+		p.Meta.Extra["validation"] += ", scenario: " + v.scen
 	}
 	return p
 }
@@ -196,7 +208,7 @@ func (v *validated) Save(e *checkpoint.Encoder) error {
 	}
 	e.Int64("marlin.validate.every", v.every)
 	e.Bytes("marlin.validate.by", []byte(v.by))
-	e.Bytes("marlin.validate.sets", []byte(v.sets))
+	e.Bytes("marlin.validate.sets", []byte(v.scen))
 	e.Int64("marlin.validate.next", v.next)
 	e.Int64("marlin.validate.last_step", v.lastStep)
 	e.Bool("marlin.validate.has_best", v.best != nil)
@@ -223,8 +235,8 @@ func (v *validated) Load(d *checkpoint.Decoder) error {
 	if by := string(d.Bytes("marlin.validate.by")); d.Err() == nil && by != v.by {
 		d.Fail("marlin.validate.by", "the checkpoint chooses snapshots by %q, this run by %q: resume with the same --validate-by", by, v.by)
 	}
-	if sets := string(d.Bytes("marlin.validate.sets")); d.Err() == nil && sets != v.sets {
-		d.Fail("marlin.validate.sets", "the checkpoint validates with overrides %q, this run with %q: resume with the same --validate-set", sets, v.sets)
+	if scen := string(d.Bytes("marlin.validate.sets")); d.Err() == nil && scen != v.scen {
+		d.Fail("marlin.validate.sets", "the checkpoint validates on scenario %q, this run on %q: resume with the same --validate-set and --validate-on", scen, v.scen)
 	}
 	v.next = d.Int64("marlin.validate.next")
 	v.lastStep = d.Int64("marlin.validate.last_step")

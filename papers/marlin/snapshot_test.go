@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/policy"
@@ -265,5 +268,107 @@ func TestValidationOverrides(t *testing.T) {
 		if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "validation") {
 			t.Errorf("override %q: %v, want an error about the validation scenario", bad, err)
 		}
+	}
+}
+
+// TestValidationOnTrainingTimelines: with ValidateOnTraining each
+// validation transfer has its own switch time and background scale, drawn
+// from the training ranges by a stream of its seed. Each run of Evaluate
+// with the Timeline equals a run on the base with that run's draw written
+// in by hand (so the draw is the run's, the same for any scheme); the
+// draws cover the range without the excluded interval; the chosen
+// snapshot's recorded time is the one re-measured on the drawn timelines,
+// not on the paper's; and a run without Randomize is refused.
+func TestValidationOnTrainingTimelines(t *testing.T) {
+	tl := Timeline{SwitchRange: [2]time.Duration{5 * time.Second, 15 * time.Second}, SwitchExclude: [2]time.Duration{9 * time.Second, 11 * time.Second},
+		BackgroundScale: [2]float64{0.8, 1.2}}
+	const runs = 3
+	drawn := func(seed uint64) (time.Duration, float64) {
+		rnd := rand.New(rand.NewPCG(seed, timelineStream))
+		at := time.Duration(drawExcluding(rnd.Float64(), 5e9, 15e9, 9e9, 11e9)).Round(time.Millisecond)
+		return at, drawExcluding(rnd.Float64(), 0.8, 1.2, 0, 0)
+	}
+	var ats []time.Duration
+	for s := uint64(1); s <= 200; s++ {
+		at, k := drawn(SnapshotSeed + s)
+		if at < 5*time.Second || at > 15*time.Second || (at > 9*time.Second && at < 11*time.Second) || k < 0.8 || k > 1.2 {
+			t.Fatalf("seed %d: switch at %v, background x%g: outside the ranges", s, at, k)
+		}
+		ats = append(ats, at)
+	}
+	if slices.Min(ats) > 6*time.Second || slices.Max(ats) < 14*time.Second {
+		t.Errorf("200 draws span %v-%v, want most of 5-15 s", slices.Min(ats), slices.Max(ats))
+	}
+
+	_, outs, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: runs, Losses: []float64{0.03},
+		Schemes: []Scheme{CUBIC}, Seed: SnapshotSeed, Timeline: tl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		at, k := drawn(o.Seed)
+		s := base(t).Clone()
+		s.Bottleneck.Schedule[0].At = scenario.Dur(at)
+		for i := range s.Background {
+			scaleUDP(&s.Background[i], k)
+		}
+		_, one, err := Evaluate(context.Background(), EvalConfig{Base: s, Runs: 1, Losses: []float64{0.03},
+			Schemes: []Scheme{CUBIC}, Seed: o.Seed - 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one[0].TransferTime != o.TransferTime || one[0].Retransmissions != o.Retransmissions {
+			t.Errorf("seed %d: drawn timeline %.6f s / %g retransmissions, switch at %v and x%g by hand %.6f / %g",
+				o.Seed, o.TransferTime, o.Retransmissions, at, k, one[0].TransferTime, one[0].Retransmissions)
+		}
+	}
+
+	var csv bytes.Buffer
+	c := TrainConfig{Base: base(t), Steps: 320, Envs: 2, Workers: 2, Seed: 3, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{16, 16}, BatchSize: 32, Buffer: 1000, GradientSteps: 2,
+		ValidateEvery: 160, ValidateRuns: runs, ValidateOn: ValidateOnTraining, ValidationCSV: &csv}
+	res, err := Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded float64
+	for _, r := range parseValidation(t, csv.Bytes()) {
+		if r.step == res.Policy.Meta.Steps {
+			recorded = r.time
+		}
+	}
+	measure := func(tl Timeline) float64 {
+		r, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: runs, Losses: []float64{0.03},
+			Schemes: []Scheme{Marlin}, Policy: res.Policy, Seed: SnapshotSeed, Timeline: tl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0].TransferTime
+	}
+	if got := measure(c.EnvConfigFor().Timeline); !near(got, recorded) {
+		t.Errorf("chosen snapshot on the drawn timelines: %.6f s, recorded %.6f s", got, recorded)
+	}
+	if paper := measure(Timeline{}); near(paper, recorded) {
+		t.Errorf("drawing the timelines changed nothing: %.6f s on the paper's as on the drawn", paper)
+	}
+	if m := res.Policy.Meta.Extra["validation"]; !strings.Contains(m, "timeline drawn from the training ranges: switch 5s-15s, background x0.8-1.2") {
+		t.Errorf("policy metadata %q does not name the drawn timeline", m)
+	}
+	c.ValidationCSV, c.Checkpoint = nil, filepath.Join(t.TempDir(), "run.ckpt")
+	if _, err := Train(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	c.Steps, c.Resume, c.ValidateOn = 480, true, ValidateOnPaper
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "--validate-on") {
+		t.Errorf("resuming a run validated on drawn timelines with the paper's: %v, want an error naming --validate-on", err)
+	}
+	c.Steps, c.Resume, c.Checkpoint, c.ValidateOn = 320, false, "", ValidateOnTraining
+	c.Randomize = false
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Randomize") {
+		t.Errorf("validation on training timelines without Randomize: %v, want an error naming Randomize", err)
+	}
+	c.Randomize, c.ValidateOn = true, "uhf"
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), `"uhf"`) {
+		t.Errorf("validation on %q: %v, want an error naming it", c.ValidateOn, err)
 	}
 }

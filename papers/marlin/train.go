@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/cclab/cclab/core/units"
@@ -140,13 +139,28 @@ type TrainConfig struct {
 	// paper's. ValidateSets are scenario overrides ("dotted.path=value",
 	// as --set) applied to the validation transfers only, e.g. a switch
 	// time inside the training range that no evaluation condition uses.
+	// ValidateOn [ValidateOnPaper] is the validation transfers'
+	// timeline: the paper's, or with ValidateOnTraining each transfer's
+	// switch time and background scale drawn from the training ranges
+	// (Randomize's), so the choice sees the UHF link as training does.
 	// ValidationCSV receives a row per validation (ValidationCSVHeader).
 	ValidateEvery int64
 	ValidateRuns  int
 	ValidateBy    string
 	ValidateSets  []string
+	ValidateOn    string
 	ValidationCSV io.Writer
 }
+
+// The validation transfers' timelines (TrainConfig.ValidateOn).
+const (
+	// ValidateOnPaper validates on the base scenario's timeline (the
+	// paper's: the switch at 10 s), with ValidateSets applied.
+	ValidateOnPaper = "paper"
+	// ValidateOnTraining draws each validation transfer's switch time
+	// and background scale from the training ranges (EvalConfig.Timeline).
+	ValidateOnTraining = "training"
+)
 
 func (c *TrainConfig) defaults() {
 	c.Steps = cmp.Or(c.Steps, 200_000)
@@ -172,6 +186,7 @@ func (c *TrainConfig) defaults() {
 	c.NStep = cmp.Or(c.NStep, 1)
 	c.ValidateRuns = cmp.Or(c.ValidateRuns, 20)
 	c.ValidateBy = cmp.Or(c.ValidateBy, ValidateByTime)
+	c.ValidateOn = cmp.Or(c.ValidateOn, ValidateOnPaper)
 }
 
 func (c *TrainConfig) validate() error {
@@ -229,6 +244,18 @@ func (c *TrainConfig) validate() error {
 	}
 	if c.ValidateBy != ValidateByTime && c.ValidateBy != ValidateByGoals {
 		return fmt.Errorf("marlin: validation by %q: want %q or %q", c.ValidateBy, ValidateByTime, ValidateByGoals)
+	}
+	switch c.ValidateOn {
+	case ValidateOnPaper:
+	case ValidateOnTraining:
+		if c.ValidateEvery == 0 {
+			return fmt.Errorf("marlin: validation on %q timelines without validation (ValidateEvery 0)", c.ValidateOn)
+		}
+		if !c.Randomize {
+			return fmt.Errorf("marlin: validation on %q timelines needs Randomize: without it training has one timeline, the paper's", c.ValidateOn)
+		}
+	default:
+		return fmt.Errorf("marlin: validation on %q timelines: want %q or %q", c.ValidateOn, ValidateOnPaper, ValidateOnTraining)
 	}
 	return nil
 }
@@ -340,9 +367,11 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		if err != nil {
 			return nil, err
 		}
-		val, err = newValidated(ctx, agent, EvalConfig{
-			Base: vbase, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed,
-		}, cfg.ValidateEvery, cfg.ValidateBy, strings.Join(cfg.ValidateSets, " "), meta, cfg.ValidationCSV)
+		vc := EvalConfig{Base: vbase, Runs: cfg.ValidateRuns, Losses: []float64{cfg.Loss}, Schemes: []Scheme{Marlin}, Seed: SnapshotSeed}
+		if cfg.ValidateOn == ValidateOnTraining {
+			vc.Timeline = cfg.EnvConfigFor().Timeline
+		}
+		val, err = newValidated(ctx, agent, vc, cfg.ValidateEvery, cfg.ValidateBy, validationScenario(cfg.ValidateSets, vc.Timeline), meta, cfg.ValidationCSV)
 		if err != nil {
 			return nil, err
 		}

@@ -228,7 +228,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
-		NoObsNorm: !*obsNorm, SwitchRange: sr, SwitchExclude: sx, BackgroundRange: br, BackgroundExclude: bx,
+		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx},
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,

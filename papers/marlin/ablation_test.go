@@ -146,8 +146,8 @@ func TestDrawExcluding(t *testing.T) {
 // [1 s, 15 s] minus [4 s, 6 s] and the background in [0.6, 1.4] never
 // draws an excluded switch time, and does draw on both sides of it.
 func TestTrainingRangesExcluded(t *testing.T) {
-	c := TrainConfig{Base: base(t), Randomize: true, SwitchRange: [2]time.Duration{time.Second, 15 * time.Second},
-		SwitchExclude: [2]time.Duration{4 * time.Second, 6 * time.Second}, BackgroundRange: [2]float64{0.6, 1.4}}
+	c := TrainConfig{Base: base(t), Randomize: true, Timeline: Timeline{SwitchRange: [2]time.Duration{time.Second, 15 * time.Second},
+		SwitchExclude: [2]time.Duration{4 * time.Second, 6 * time.Second}, BackgroundScale: [2]float64{0.6, 1.4}}}
 	c.defaults()
 	if err := c.validate(); err != nil {
 		t.Fatal(err)

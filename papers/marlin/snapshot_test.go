@@ -285,8 +285,9 @@ func TestValidationOnTrainingTimelines(t *testing.T) {
 	const runs = 3
 	drawn := func(seed uint64) (time.Duration, float64) {
 		rnd := rand.New(rand.NewPCG(seed, timelineStream))
-		at := time.Duration(drawExcluding(rnd.Float64(), 5e9, 15e9, 9e9, 11e9)).Round(time.Millisecond)
-		return at, drawExcluding(rnd.Float64(), 0.8, 1.2, 0, 0)
+		r, x := tl.SwitchRange, tl.SwitchExclude
+		at := time.Duration(drawExcluding(rnd.Float64(), float64(r[0]), float64(r[1]), float64(x[0]), float64(x[1]))).Round(time.Millisecond)
+		return at, drawExcluding(rnd.Float64(), tl.BackgroundScale[0], tl.BackgroundScale[1], 0, 0)
 	}
 	var ats []time.Duration
 	for s := uint64(1); s <= 200; s++ {

@@ -92,14 +92,12 @@ type TrainConfig struct {
 	// NoObsNorm trains on raw observations, without the running
 	// observation normalisation.
 	NoObsNorm bool
-	// SwitchRange and BackgroundRange replace Randomize's ranges of the
-	// switch time [5 s, 15 s] and the SATCOM background scale [0.8, 1.2]
-	// (with Randomize); SwitchExclude and BackgroundExclude cut an interval
-	// out of them, so that a condition of the evaluation (the switch at
-	// 5 s, the background x1.5) stays unseen while its neighbourhood is
-	// trained on.
-	SwitchRange, SwitchExclude         [2]time.Duration
-	BackgroundRange, BackgroundExclude [2]float64
+	// Timeline's ranges replace Randomize's, of the switch time [5 s,
+	// 15 s] and of the SATCOM background scale [0.8, 1.2], where set
+	// (with Randomize only); its exclusions cut an interval out of them,
+	// so that a condition of the evaluation (the switch at 5 s, the
+	// background x1.5) stays unseen while its neighbourhood is trained on.
+	Timeline
 	// QueueCost replaces the compact reward's queueing weight [QueueCost].
 	QueueCost float64
 	// LinkShaping credits delivered bytes at the current link's rate
@@ -227,7 +225,7 @@ func (c *TrainConfig) validate() error {
 	if r := c.SwitchRange; r != [2]time.Duration{} && !(0 < r[0] && r[0] <= r[1]) {
 		return fmt.Errorf("marlin: switch-time range %v must be positive and increasing", r)
 	}
-	if r := c.BackgroundRange; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
+	if r := c.BackgroundScale; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
 		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
 	}
 	if x := c.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
@@ -268,15 +266,13 @@ func (c TrainConfig) EnvConfigFor() EnvConfig {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
 	if c.Randomize {
-		e.SwitchRange = [2]time.Duration{5 * time.Second, 15 * time.Second}
-		e.BackgroundScale = [2]float64{0.8, 1.2}
-		if c.SwitchRange[1] > 0 {
-			e.SwitchRange = c.SwitchRange
+		e.Timeline = c.Timeline
+		if e.SwitchRange[1] == 0 {
+			e.SwitchRange = [2]time.Duration{5 * time.Second, 15 * time.Second}
 		}
-		if c.BackgroundRange[1] > 0 {
-			e.BackgroundScale = c.BackgroundRange
+		if e.BackgroundScale[1] == 0 {
+			e.BackgroundScale = [2]float64{0.8, 1.2}
 		}
-		e.SwitchExclude, e.BackgroundExclude = c.SwitchExclude, c.BackgroundExclude
 	}
 	return e
 }

@@ -22,6 +22,7 @@ import (
 func init() {
 	register(&command{name: "marlin train", summary: "train the MARLIN agent (SAC) on the SATCOM-to-UHF scenario", run: runMarlinTrain})
 	register(&command{name: "marlin eval", summary: "evaluate MARLIN against CUBIC, Mockets, a random agent and the ideal (paper figures 3 and 4)", run: runMarlinEval})
+	register(&command{name: "marlin ensemble", summary: "combine independently trained MARLIN policies into one that acts with their mean action (ours)", run: runMarlinEnsemble})
 }
 
 // marlinScenario loads the training/evaluation scenario: a file, or the
@@ -333,4 +334,34 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return emit(stdout, *asJSON, res, res.WriteText)
+}
+
+func runMarlinEnsemble(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("marlin ensemble", stderr)
+	out := fs.String("out", "", "ensemble policy file to write (required)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out is required")
+	}
+	if len(pos) < 2 || len(pos) > policy.MaxMembers {
+		return usagef("want 2 to %d policy files of independently trained seeds, got %d", policy.MaxMembers, len(pos))
+	}
+	members := make([]*policy.Policy, len(pos))
+	for i, f := range pos {
+		if members[i], err = policy.Load(f); err != nil {
+			return err
+		}
+	}
+	e, err := marlin.Ensemble(members, "cclab marlin ensemble "+strings.Join(args, " "))
+	if err != nil {
+		return err
+	}
+	if err := e.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ensemble of %d policies (seeds %s, variant %s) written to %s\n", len(pos), e.Meta.Extra[policy.ExtraSeeds], marlin.PolicyVariant(e), *out)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/papers/marlin"
 )
 
 func TestMarlinUsageErrors(t *testing.T) {
@@ -32,6 +33,8 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},
+		{"marlin", "ensemble", "a.policy", "b.policy"},
+		{"marlin", "ensemble", "--out", "e.policy", "a.policy"},
 	})
 	expectJunkPolicy(t, "marlin", "eval")
 }
@@ -166,5 +169,54 @@ func TestMarlinTrainValidates(t *testing.T) {
 	}
 	if s := chosen.Meta.Extra["selected_step"]; s != strconv.FormatInt(chosen.Meta.Steps, 10) || last.Meta.Steps != 320 {
 		t.Errorf("chosen snapshot: selected_step %q, steps %d; last snapshot's steps %d (want 320)", s, chosen.Meta.Steps, last.Meta.Steps)
+	}
+}
+
+// TestMarlinEnsemble writes the shipped compact policy as three seeds,
+// combines two into an ensemble file, evaluates it, and checks the refusals
+// a user meets: a repeated seed, a file that is not a policy.
+func TestMarlinEnsemble(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, seed := range []uint64{21, 22, 21} {
+		p, err := marlin.ShippedCompactPolicy()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Meta.Seed = seed
+		f := filepath.Join(dir, strconv.Itoa(len(files))+".policy")
+		if err := p.Save(f); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	ens := filepath.Join(dir, "e.policy")
+	code, out, errs := runCmd(t, "marlin", "ensemble", "--out", ens, files[0], files[1])
+	if code != 0 || !strings.Contains(out, "ensemble of 2 policies (seeds 21,22, variant compact) written to "+ens) {
+		t.Fatalf("ensemble exit %d: %s%s", code, out, errs)
+	}
+	e, err := policy.Load(ens)
+	if err != nil || len(e.Members) != 2 {
+		t.Fatalf("load: %v, %d members", err, len(e.Members))
+	}
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", ens, "--runs", "1", "--unseen=false", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Policy string `json:"policy"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || !strings.Contains(rep.Policy, "an ensemble of seeds 21,22") {
+		t.Fatalf("eval JSON policy %q (%v), want the ensemble's seeds named", rep.Policy, err)
+	}
+	if code, _, errs := runCmd(t, "marlin", "ensemble", "--out", ens, files[0], files[2]); code != 1 || !strings.Contains(errs, "both trained with seed 21") {
+		t.Errorf("repeated seed: exit %d, stderr %q", code, errs)
+	}
+	junk := filepath.Join(dir, "junk.policy")
+	if err := os.WriteFile(junk, []byte("not a policy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "marlin", "ensemble", "--out", ens, files[0], junk); code != 1 || !strings.Contains(errs, junk) {
+		t.Errorf("junk member: exit %d, stderr %q", code, errs)
 	}
 }

@@ -30,6 +30,11 @@ func OnlineEvaluate(ctx context.Context, cfg Config, pol *policy.Policy, lr floa
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("datacenter: no evaluation episodes")
 	}
+	if pol.Members != nil {
+		// Online learning continues one actor's weights; an ensemble has
+		// several.
+		return nil, fmt.Errorf("datacenter: online evaluation continues one policy's training; an ensemble of %d cannot be, evaluate a member", len(pol.Members))
+	}
 	if err := CheckPolicies(cfg, []*policy.Policy{pol}); err != nil {
 		return nil, err
 	}

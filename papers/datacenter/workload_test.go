@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,5 +235,14 @@ func TestOnlineEvaluate(t *testing.T) {
 	}
 	if _, err := OnlineEvaluate(context.Background(), cfg, p, 2, seeds); err == nil {
 		t.Errorf("a learning rate of 2 gave no error")
+	}
+	q := p.Clone()
+	q.Meta.Seed++
+	ens, err := policy.NewEnsemble([]*policy.Policy{p, q}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OnlineEvaluate(context.Background(), cfg, ens, OnlineLR, seeds); err == nil || !strings.Contains(err.Error(), "an ensemble of 2") {
+		t.Errorf("online evaluation of an ensemble gave %v, want a refusal", err)
 	}
 }

@@ -202,7 +202,11 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 		if i > 0 {
 			rep.Policy += "; "
 		}
-		rep.Policy += fmt.Sprintf("%s seed %d", p.Meta.Command, p.Meta.Seed)
+		if p.Members != nil {
+			rep.Policy += fmt.Sprintf("%s (an ensemble of seeds %s)", p.Meta.Command, p.Meta.Extra[policy.ExtraSeeds])
+		} else {
+			rep.Policy += fmt.Sprintf("%s seed %d", p.Meta.Command, p.Meta.Seed)
+		}
 		rep.PolicySteps, rep.TrainingWallS = p.Meta.Steps, p.Meta.TrainingWallS
 	}
 	for i, t := range tasks {

@@ -16,11 +16,21 @@
 //	norm      uint8 present, then norm.Obs.AppendBinary if present
 //	crc       uint32                            CRC-32C (Castagnoli) of every preceding byte
 //
+// An ensemble (version 2) holds the complete files of its members:
+//
+//	magic     "CCLABPOL"                       8 bytes
+//	version   uint32                            = 2
+//	metaLen   uint32, meta JSON                 the ensemble's Meta
+//	count     uint32                            2..MaxMembers
+//	members   count x (uint32 length, a version-1 file of that length)
+//	crc       uint32                            CRC-32C of every preceding byte
+//
 // Load checks the magic, version and checksum before parsing, then that
 // every shape agrees (input width = observation size, outputs cover the
 // action, parameter count = layer sizes, normaliser size = observation
-// size), and reports the first problem with what was found and what was
-// expected. Check compares a loaded policy's spaces with an environment's.
+// size; an ensemble's members share their spaces and head), and reports
+// the first problem with what was found and what was expected. Check
+// compares a loaded policy's spaces with an environment's.
 package policy
 
 import (
@@ -45,8 +55,16 @@ import (
 // Magic starts every policy file.
 const Magic = "CCLABPOL"
 
-// Version is the policy format version written and read by this package.
+// Version is the format version of a single policy's file.
 const Version = 1
+
+// EnsembleVersion is the format version of an ensemble's file. Single
+// policies are still written as Version, so files read by older builds
+// stay readable by them.
+const EnsembleVersion = 2
+
+// MaxMembers bounds an ensemble's size.
+const MaxMembers = 64
 
 // Head says how network outputs become an action.
 type Head uint8
@@ -99,14 +117,20 @@ type Meta struct {
 type Policy struct {
 	Obs, Act space.Space
 	Head     Head
-	Net      *nn.MLP
+	// Net is the actor's network; nil for an ensemble.
+	Net *nn.MLP
 	// Norm normalises observations before the network; nil if none.
 	Norm *norm.Obs
 	Meta Meta
+	// Members are an ensemble's policies (see NewEnsemble); nil for a
+	// single policy.
+	Members []*Policy
 
 	ws     *nn.Workspace
 	in     []float32
 	action []float32
+	// sum accumulates an Argmax ensemble's member outputs.
+	sum []float32
 }
 
 // New assembles a policy and checks that its parts agree.
@@ -120,12 +144,21 @@ func New(obs, act space.Space, head Head, net *nn.MLP, nrm *norm.Obs, meta Meta)
 }
 
 func (p *Policy) init() {
+	p.action = make([]float32, p.Act.Dim())
+	if p.Members != nil {
+		if p.Head == Argmax {
+			p.sum = make([]float32, p.Act.N)
+		}
+		return
+	}
 	p.ws = p.Net.NewWorkspace()
 	p.in = make([]float32, p.Obs.Dim())
-	p.action = make([]float32, p.Act.Dim())
 }
 
 func (p *Policy) validate() error {
+	if p.Members != nil {
+		return p.validateEnsemble()
+	}
 	if err := p.Obs.Validate(); err != nil {
 		return fmt.Errorf("policy: observation space: %w", err)
 	}
@@ -188,6 +221,14 @@ func (p *Policy) Check(obs, act space.Space) error {
 // Clone returns an independent copy (sharing nothing mutable).
 func (p *Policy) Clone() *Policy {
 	q := *p
+	if p.Members != nil {
+		q.Members = make([]*Policy, len(p.Members))
+		for i, m := range p.Members {
+			q.Members[i] = m.Clone()
+		}
+		q.init()
+		return &q
+	}
 	q.Net = p.Net.Clone()
 	if p.Norm != nil {
 		q.Norm = p.Norm.Clone()
@@ -199,6 +240,14 @@ func (p *Policy) Clone() *Policy {
 // ActInto writes the deterministic action for obs into the returned slice,
 // which belongs to p and is valid until the next call.
 func (p *Policy) ActInto(obs []float32) []float32 {
+	if p.Members != nil {
+		return p.actEnsemble(obs)
+	}
+	return p.head(p.outputs(obs))
+}
+
+// outputs runs the normaliser and the network.
+func (p *Policy) outputs(obs []float32) []float32 {
 	if len(obs) != len(p.in) {
 		panic(fmt.Sprintf("policy: observation has %d values, want %d", len(obs), len(p.in)))
 	}
@@ -207,7 +256,11 @@ func (p *Policy) ActInto(obs []float32) []float32 {
 		p.Norm.Normalize(obs, p.in)
 		x = p.in
 	}
-	y := p.Net.Forward(p.ws, x, 1)
+	return p.Net.Forward(p.ws, x, 1)
+}
+
+// head maps network outputs y to an action in p.action.
+func (p *Policy) head(y []float32) []float32 {
 	d := p.Act.Dim()
 	switch p.Head {
 	case Squash, Rescale:
@@ -243,6 +296,21 @@ func (p *Policy) MarshalBinary() ([]byte, error) {
 		return nil, fmt.Errorf("policy: metadata: %w", err)
 	}
 	b := []byte(Magic)
+	if p.Members != nil {
+		b = binary.LittleEndian.AppendUint32(b, EnsembleVersion)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(meta)))
+		b = append(b, meta...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(p.Members)))
+		for _, q := range p.Members {
+			mb, err := q.MarshalBinary()
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(mb)))
+			b = append(b, mb...)
+		}
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+	}
 	b = binary.LittleEndian.AppendUint32(b, Version)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(meta)))
 	b = append(b, meta...)
@@ -327,8 +395,9 @@ func decode(b []byte) (*Policy, error) {
 	if string(b[:len(Magic)]) != Magic {
 		return nil, errors.New("policy: not a cclab policy file (bad magic)")
 	}
-	if v := binary.LittleEndian.Uint32(b[len(Magic):]); v != Version {
-		return nil, fmt.Errorf("policy: file has format version %d, this build reads version %d", v, Version)
+	v := binary.LittleEndian.Uint32(b[len(Magic):])
+	if v != Version && v != EnsembleVersion {
+		return nil, fmt.Errorf("policy: file has format version %d, this build reads versions %d (a policy) and %d (an ensemble)", v, Version, EnsembleVersion)
 	}
 	body := b[:len(b)-4]
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-4:]); got != want {
@@ -347,6 +416,9 @@ func decode(b []byte) (*Policy, error) {
 	}
 	if d.err != nil {
 		return nil, d.err
+	}
+	if v == EnsembleVersion {
+		return decodeEnsemble(d, p)
 	}
 	var err error
 	var n int

@@ -138,7 +138,7 @@ func TestRefusesBadFiles(t *testing.T) {
 		{"truncated", good[:len(good)-10], "corrupt or truncated"},
 		{"flipped", func() []byte { b := append([]byte(nil), good...); b[60] ^= 0x10; return b }(), "corrupt"},
 		{"magic", append([]byte("NOTAPOLI"), good[8:]...), "bad magic"},
-		{"version", func() []byte { b := append([]byte(nil), good...); b[8] = 2; return b }(), "version 2"},
+		{"version", func() []byte { b := append([]byte(nil), good...); b[8] = 3; return b }(), "format version 3, this build reads versions 1 (a policy) and 2 (an ensemble)"},
 		{"empty", nil, "too short"},
 	} {
 		_, err := Read(bytes.NewReader(tc.b))
@@ -195,6 +195,12 @@ func FuzzRead(f *testing.F) {
 		p.Net.Params[0] = w
 		b, _ := p.MarshalBinary()
 		f.Add(b)
+	}
+	if e, err := NewEnsemble([]*Policy{testPolicy(f, Squash, true), testPolicy(f, Squash, false)}, "cclab marlin ensemble"); err == nil {
+		b, _ := e.MarshalBinary()
+		f.Add(b)
+	} else {
+		f.Fatal(err)
 	}
 	f.Add([]byte("name: not a policy\n"))
 	f.Add([]byte{})

@@ -22,7 +22,8 @@ import (
 func init() {
 	register(&command{name: "marlin train", summary: "train the MARLIN agent (SAC) on the SATCOM-to-UHF scenario", run: runMarlinTrain})
 	register(&command{name: "marlin eval", summary: "evaluate MARLIN against CUBIC, Mockets, a random agent and the ideal (paper figures 3 and 4)", run: runMarlinEval})
-	register(&command{name: "marlin ensemble", summary: "combine independently trained MARLIN policies into one that acts with their mean action (ours)", run: runMarlinEnsemble})
+	register(&command{name: "marlin ensemble", summary: "combine independently trained MARLIN policies into one that acts with their mean action (ours)",
+		args: "--out FILE POLICY POLICY...", help: "The policies are seeds of one configuration: the same variant, action, span, frame-skip and filter windows, and distinct training seeds. Evaluate the result with cclab marlin eval --policy FILE; several ensemble files, comma-separated, are reported over ensembles as seeds are.", run: runMarlinEnsemble})
 }
 
 // marlinScenario loads the training/evaluation scenario: a file, or the
@@ -264,6 +265,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write results, plots and report.html to this directory")
 	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
+	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges, 5-15 s and x0.8-1.2)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -273,6 +275,14 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *runs < 1 {
 		return usagef("--runs must be at least 1")
+	}
+	var tl marlin.Timeline
+	switch *timeline {
+	case "paper":
+	case "training":
+		tl = marlin.TrainingTimeline()
+	default:
+		return usagef("--timeline must be paper or training, got %q", *timeline)
 	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
@@ -310,7 +320,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		pols = append(pols, p)
 	}
-	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs}
+	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs, Timeline: tl}
 	var sel *rl.Selection
 	if len(pols) > 1 && *valRuns > 0 {
 		s, err := marlin.SelectPolicy(ctx, cfg, pols, *valRuns)

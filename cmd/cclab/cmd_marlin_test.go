@@ -33,6 +33,7 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "eval", "--runs", "0"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},
+		{"marlin", "eval", "--timeline", "uhf"},
 		{"marlin", "ensemble", "a.policy", "b.policy"},
 		{"marlin", "ensemble", "--out", "e.policy", "a.policy"},
 	})

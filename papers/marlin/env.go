@@ -315,6 +315,13 @@ type Timeline struct {
 	BackgroundExclude [2]float64
 }
 
+// TrainingTimeline is the timeline TrainConfig.Randomize draws from unless
+// told otherwise: the switch uniformly in [5 s, 15 s], the SATCOM
+// background's UDP rates scaled by a factor in [0.8, 1.2].
+func TrainingTimeline() Timeline {
+	return Timeline{SwitchRange: [2]time.Duration{5 * time.Second, 15 * time.Second}, BackgroundScale: [2]float64{0.8, 1.2}}
+}
+
 // Draws reports whether t draws anything.
 func (t Timeline) Draws() bool { return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 }
 

@@ -21,6 +21,9 @@ func (r *Report) WriteDir(dir string) error {
 	}
 	rep := report.New("MARLIN evaluation")
 	rep.Paragraph(fmt.Sprintf("%d transfers of %s per scheme and loss level on the SATCOM-to-UHF scenario; policy %s.", r.Runs, r.Bytes, r.Policy))
+	if r.Timeline != "" {
+		rep.Paragraph("Each loss level's runs on a timeline of their own, drawn from: " + r.Timeline + " (every scheme on the same draws); the unseen conditions keep theirs.")
+	}
 	for _, f := range figs {
 		if _, err := plot.SaveAll(f.fig, filepath.Join(dir, f.name), "png", "svg"); err != nil {
 			return err

@@ -106,13 +106,16 @@ type Report struct {
 	PerPolicy [][]Row `json:"per_policy,omitempty"`
 	// Selected is the policy rl.MedianSeed picks on validation runs, when
 	// several are evaluated.
-	Selected      *rl.Selection `json:"selected,omitempty"`
-	Runs          int           `json:"runs"`
-	Bytes         units.Bytes   `json:"bytes"`
-	Policy        string        `json:"policy"`
-	PolicySteps   int64         `json:"policy_steps"`
-	TrainingWallS float64       `json:"training_wall_s"`
-	WallSeconds   float64       `json:"wall_seconds"`
+	Selected *rl.Selection `json:"selected,omitempty"`
+	Runs     int           `json:"runs"`
+	Bytes    units.Bytes   `json:"bytes"`
+	Policy   string        `json:"policy"`
+	// Timeline describes the drawn timelines of the loss levels' runs
+	// (EvalConfig.Timeline); empty for the scenario's own.
+	Timeline      string  `json:"timeline,omitempty"`
+	PolicySteps   int64   `json:"policy_steps"`
+	TrainingWallS float64 `json:"training_wall_s"`
+	WallSeconds   float64 `json:"wall_seconds"`
 }
 
 // Variant is a scenario condition the agent was not trained on.
@@ -186,7 +189,8 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 				return nil, fmt.Errorf("variant %q: %w", v.Name, err)
 			}
 			c := cfg
-			c.Base, c.Losses = s, []float64{maxLoss}
+			// Each condition fixes its own timeline.
+			c.Base, c.Losses, c.Timeline = s, []float64{maxLoss}, Timeline{}
 			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
 			tasks = append(tasks, task{v.Name, c})
 		}
@@ -198,6 +202,9 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 	}
 	doneBefore := 0
 	rep := &Report{Runs: cfg.Runs, Bytes: cfg.Bytes}
+	if cfg.Timeline.Draws() {
+		rep.Timeline = cfg.Timeline.String()
+	}
 	for i, p := range cfg.Policies {
 		if i > 0 {
 			rep.Policy += "; "

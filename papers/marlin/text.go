@@ -9,7 +9,11 @@ import (
 
 // WriteText writes the evaluation as the tables cclab marlin eval prints.
 func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
+	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
+	if r.Timeline != "" {
+		fmt.Fprintf(w, "Each loss level's runs on a timeline of their own, drawn from: %s (every scheme on the same draws)\n", r.Timeline)
+	}
+	fmt.Fprintln(w)
 	table := func(rows []Row) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scheme\tUHF loss\ttransfer time s\tretransmissions\tRTI\tunfinished\t")

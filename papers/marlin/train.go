@@ -267,11 +267,12 @@ func (c TrainConfig) EnvConfigFor() EnvConfig {
 	}
 	if c.Randomize {
 		e.Timeline = c.Timeline
+		d := TrainingTimeline()
 		if e.SwitchRange[1] == 0 {
-			e.SwitchRange = [2]time.Duration{5 * time.Second, 15 * time.Second}
+			e.SwitchRange = d.SwitchRange
 		}
 		if e.BackgroundScale[1] == 0 {
-			e.BackgroundScale = [2]float64{0.8, 1.2}
+			e.BackgroundScale = d.BackgroundScale
 		}
 	}
 	return e

@@ -265,7 +265,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write results, plots and report.html to this directory")
 	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
-	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges, 5-15 s and x0.8-1.2)")
+	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges: "+marlin.TrainingTimeline().String()+")")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -50,8 +50,11 @@ func Ensemble(members []*policy.Policy, command string) (*policy.Policy, error) 
 	// include everything policyEnvConfig reads; check it, so a default
 	// standing in for a dropped entry cannot change the environment.
 	c, err := policyEnvConfig(e)
-	if err != nil || c != want || PolicyFrameSkip(e) != PolicyFrameSkip(members[0]) {
-		return nil, fmt.Errorf("marlin: the ensemble's recorded environment (%s) differs from its members' (%s): %v", describeEnv(c), describeEnv(want), err)
+	if err != nil {
+		return nil, fmt.Errorf("marlin: the ensemble's recorded environment: %w", err)
+	}
+	if c != want || PolicyFrameSkip(e) != PolicyFrameSkip(members[0]) {
+		return nil, fmt.Errorf("marlin: the ensemble's recorded environment (%s) differs from its members' (%s)", describeEnv(c), describeEnv(want))
 	}
 	return e, nil
 }

@@ -38,12 +38,14 @@ func NewEnsemble(members []*Policy, command string) (*Policy, error) {
 	if len(members) < 2 || len(members) > MaxMembers {
 		return nil, fmt.Errorf("policy: an ensemble needs 2 to %d members, got %d", MaxMembers, len(members))
 	}
-	m := Meta{Algo: members[0].Meta.Algo, Env: members[0].Meta.Env, Command: command, Extra: maps.Clone(members[0].Meta.Extra)}
-	seeds := make([]string, len(members))
 	for i, q := range members {
 		if q == nil {
 			return nil, fmt.Errorf("policy: ensemble member %d is nil", i+1)
 		}
+	}
+	m := Meta{Algo: members[0].Meta.Algo, Env: members[0].Meta.Env, Command: command, Extra: maps.Clone(members[0].Meta.Extra)}
+	seeds := make([]string, len(members))
+	for i, q := range members {
 		if q.Meta.Algo != m.Algo {
 			m.Algo = "mixed"
 		}

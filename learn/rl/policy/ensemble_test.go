@@ -176,6 +176,7 @@ func TestEnsembleRefusals(t *testing.T) {
 		{"other head", []*Policy{a, other}, "member 2 has observations"},
 		{"other observations", []*Policy{a, wide}, "member 2 has observations"},
 		{"nil", []*Policy{a, nil}, "member 2 is nil"},
+		{"nil first", []*Policy{nil, a}, "member 1 is nil"},
 	} {
 		if _, err := NewEnsemble(c.members, ""); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)

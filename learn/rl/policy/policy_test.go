@@ -3,7 +3,6 @@ package policy
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/cclab/cclab/internal/atomicfile"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/space"

@@ -38,9 +38,13 @@ func NewEnsemble(members []*Policy, command string) (*Policy, error) {
 	if len(members) < 2 || len(members) > MaxMembers {
 		return nil, fmt.Errorf("policy: an ensemble needs 2 to %d members, got %d", MaxMembers, len(members))
 	}
+	// Refuse unusable members before reading any of them.
 	for i, q := range members {
 		if q == nil {
 			return nil, fmt.Errorf("policy: ensemble member %d is nil", i+1)
+		}
+		if q.Members != nil {
+			return nil, fmt.Errorf("policy: ensemble member %d is itself an ensemble; list its members instead", i+1)
 		}
 	}
 	m := Meta{Algo: members[0].Meta.Algo, Env: members[0].Meta.Env, Command: command, Extra: maps.Clone(members[0].Meta.Extra)}
@@ -67,9 +71,6 @@ func NewEnsemble(members []*Policy, command string) (*Policy, error) {
 	m.Extra[ExtraSeeds] = strings.Join(seeds, ",")
 	p := &Policy{Obs: members[0].Obs, Act: members[0].Act, Head: members[0].Head, Meta: m, Members: make([]*Policy, len(members))}
 	for i, q := range members {
-		if q.Members != nil {
-			return nil, fmt.Errorf("policy: ensemble member %d is itself an ensemble; list its members instead", i+1)
-		}
 		p.Members[i] = q.Clone()
 	}
 	if err := p.validate(); err != nil {

@@ -71,6 +71,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
 	linkShaping := fs.Bool("link-shaping", false, "compact reward: credit delivered bytes at the current link's rate instead of 50 KB/s (a step using the whole link scores 0)")
 	capWin := fs.Duration("capacity-window", 0, "compact variant: the capacity estimate's max-filter window behind the BDP estimate, a multiple of 100ms up to 10s (default 2s)")
+	rttFeature := fs.Bool("rtt-feature", false, "compact variant: add the windowed minimum RTT to each step's features (9 instead of 8), so a standing queue that inflates the BDP estimate can be told apart")
 	bdpSpan := fs.Float64("bdp-span", 0, "compact variant, --action bdp: the action's span, window = BDP estimate * 2^(span*a), from 1 to 8 (default 2: a quarter to four estimates)")
 	rttWin := fs.Duration("min-rtt-window", 0, "compact variant: the minimum-RTT filter's window behind the BDP estimate, a multiple of 100ms up to 10s (default 5s)")
 	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
@@ -200,6 +201,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--bdp-span needs --variant compact and its bdp action")
 	case *bdpSpan != 0 && !marlin.ValidBDPSpan(*bdpSpan):
 		return usagef("--bdp-span must be from 1 to %g, got %g", marlin.MaxBDPSpan, *bdpSpan)
+	case *rttFeature && *variant != marlin.VariantCompact:
+		return usagef("--rtt-feature needs --variant compact")
 	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
@@ -232,7 +235,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx},
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
-		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan,
+		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,
 	})
 	if err != nil {

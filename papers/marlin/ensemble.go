@@ -60,5 +60,5 @@ func Ensemble(members []*policy.Policy, command string) (*policy.Policy, error) 
 }
 
 func describeEnv(c EnvConfig) string {
-	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow)
+	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v, minimum-RTT feature %t", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow, c.RTTFeature)
 }

@@ -100,6 +100,15 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A compact policy whose environment differs only by the minimum-RTT
+	// feature (36 inputs): sound alone, not beside a.
+	res, err := Train(context.Background(), TrainConfig{
+		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 15, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, RTTFeature: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		members []*policy.Policy
@@ -109,6 +118,7 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 		{"same seed", []*policy.Policy{a, seedCopy(t, 11, 0.5)}, "policies 1 and 2 were both trained with seed 11"},
 		{"other variant", []*policy.Policy{a, paper}, "policy 2 runs in variant paper"},
 		{"other span", []*policy.Policy{a, span}, "BDP span 3"},
+		{"RTT feature", []*policy.Policy{a, res.Policy}, "minimum-RTT feature true"},
 		{"nested", []*policy.Policy{e, a}, "policy 1 is an ensemble"},
 	} {
 		if _, err := Ensemble(c.members, ""); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -97,6 +97,10 @@ type EnvConfig struct {
 	// window far below an estimate the ACK burst after a switch has
 	// inflated, or far above one still small at the start.
 	BDPSpan float64
+	// RTTFeature (compact variant only) appends CFMinRTT, the windowed
+	// minimum RTT, to each step's features (CompactFeaturesRTT values)
+	// [false: CompactFeatures].
+	RTTFeature bool
 	// DemoScale multiplies the nominal bandwidth-delay product the
 	// demonstrator (DemoAction) aims at, if positive [1].
 	DemoScale float64
@@ -126,6 +130,9 @@ func ValidFilterWindow(d time.Duration) bool {
 func (c *EnvConfig) checkCompactOptions() error {
 	if c.BDPSpan != 0 && (!ValidBDPSpan(c.BDPSpan) || c.Action != ActionBDP) {
 		return fmt.Errorf("marlin: BDP action span %g: want %g to %g, with the %q action", c.BDPSpan, 1.0, MaxBDPSpan, ActionBDP)
+	}
+	if c.RTTFeature && c.Variant != VariantCompact {
+		return fmt.Errorf("marlin: the minimum-RTT feature belongs to the %q variant's observation", VariantCompact)
 	}
 	if c.CapacityWindow == 0 && c.MinRTTWindow == 0 {
 		return nil
@@ -214,6 +221,9 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 		}
 	case VariantCompact:
 		nobs = CompactFeatures
+		if cfg.RTTFeature {
+			nobs = CompactFeaturesRTT
+		}
 	default:
 		return nil, fmt.Errorf("marlin: variant %q: want %q or %q", cfg.Variant, VariantPaper, VariantCompact)
 	}
@@ -234,7 +244,8 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 }
 
 // ObservationSpace implements env.Env: 14 x 7 unbounded statistics (the
-// paper's variant) or CompactFeatures values (the compact one).
+// paper's variant) or CompactFeatures values (the compact one;
+// CompactFeaturesRTT with EnvConfig.RTTFeature).
 func (e *Env) ObservationSpace() space.Space {
 	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), len(e.obs))
 }

@@ -164,6 +164,14 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Row, []Outcome, error) {
 		}
 		maxLoss = max(maxLoss, l)
 	}
+	// A policy whose recorded options build an environment of another
+	// shape would otherwise fail inside a run (ActInto panics on a
+	// mismatched observation).
+	for i, p := range cfg.Policies {
+		if err := CheckPolicy(p); err != nil {
+			return nil, nil, fmt.Errorf("marlin: policy %d of %d: %w", i+1, len(cfg.Policies), err)
+		}
+	}
 	var jobs []job
 	for _, sc := range cfg.Schemes {
 		npol := 1
@@ -591,6 +599,21 @@ func PolicyBDPSpan(p *policy.Policy) (float64, error) {
 	return x, nil
 }
 
+// PolicyRTTFeature reports whether a policy was trained with the
+// minimum-RTT feature (TrainConfig.RTTFeature; false when not recorded),
+// or an error naming an unreadable value.
+func PolicyRTTFeature(p *policy.Policy) (bool, error) {
+	v, ok := p.Meta.Extra["rtt_feature"]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("marlin: policy rtt_feature %q: want true or false", v)
+	}
+	return b, nil
+}
+
 // policyEnvConfig is the environment configuration Evaluate runs policy p
 // in (p nil: the paper's variant), before the scenario and transfer.
 func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
@@ -602,7 +625,10 @@ func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
 	if c.CapacityWindow, c.MinRTTWindow, err = PolicyFilterWindows(p); err != nil {
 		return c, err
 	}
-	c.BDPSpan, err = PolicyBDPSpan(p)
+	if c.BDPSpan, err = PolicyBDPSpan(p); err != nil {
+		return c, err
+	}
+	c.RTTFeature, err = PolicyRTTFeature(p)
 	return c, err
 }
 

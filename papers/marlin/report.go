@@ -30,6 +30,12 @@ func PolicySpacesFor(variant string) (obs, act space.Space) {
 	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), History, NumFeatures*NumStats), space.Uniform(-1, 1, 1)
 }
 
+// PolicySpacesRTT returns the spaces of a compact policy trained with
+// the minimum-RTT feature (CompactFeaturesRTT x CompactHistory).
+func PolicySpacesRTT() (obs, act space.Space) {
+	return space.Uniform(float32(math.Inf(-1)), float32(math.Inf(1)), CompactHistory, CompactFeaturesRTT), space.Uniform(-1, 1, 1)
+}
+
 // CheckPolicy checks that a policy fits the environment of the variant it
 // records (PolicyVariant) and that the variant and action are known.
 func CheckPolicy(p *policy.Policy) error {
@@ -63,6 +69,16 @@ func CheckPolicy(p *policy.Policy) error {
 	}
 	if span != 0 && PolicyAction(p) != ActionBDP {
 		return fmt.Errorf("marlin: policy bdp_span needs the %q action", ActionBDP)
+	}
+	rf, err := PolicyRTTFeature(p)
+	if err != nil {
+		return err
+	}
+	if rf {
+		if v != VariantCompact {
+			return fmt.Errorf("marlin: policy rtt_feature needs the %q variant", VariantCompact)
+		}
+		return p.Check(PolicySpacesRTT())
 	}
 	return p.Check(PolicySpacesFor(v))
 }

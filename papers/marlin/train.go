@@ -111,6 +111,9 @@ type TrainConfig struct {
 	// policy file when set, since it defines what the policy's action
 	// means.
 	BDPSpan float64
+	// RTTFeature is EnvConfig.RTTFeature, recorded in the policy file
+	// (rtt_feature), which then has CompactFeaturesRTT inputs per step.
+	RTTFeature bool
 	// Demo names a demonstrator (DemoBDP) whose actions, with Gaussian
 	// noise of standard deviation DemoNoise, replace the learner's for the
 	// first DemoSteps environment steps (sac.Config.Demonstrator): a
@@ -261,7 +264,7 @@ func (c *TrainConfig) validate() error {
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
 	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost, LinkShaping: c.LinkShaping,
-		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, DemoScale: c.DemoScale}
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, RTTFeature: c.RTTFeature, DemoScale: c.DemoScale}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -440,6 +443,9 @@ func (cfg *TrainConfig) meta() policy.Meta {
 	}
 	if cfg.BDPSpan != 0 {
 		extra["bdp_span"] = fmt.Sprint(cfg.BDPSpan)
+	}
+	if cfg.RTTFeature {
+		extra["rtt_feature"] = "true"
 	}
 	return policy.Meta{Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed, Extra: extra}
 }

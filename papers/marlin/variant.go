@@ -55,6 +55,26 @@ const (
 	CompactFeatures
 )
 
+// CFMinRTT follows the compact features when EnvConfig.RTTFeature is
+// set: log2 of the windowed minimum RTT (the BDP estimate's) over
+// rttUnit, clipped to [-4, 4]: 0 on an idle UHF path, 2 on SATCOM, -4
+// before the first RTT sample (the handshake's included). The
+// other features are ratios that a standing queue leaves unchanged: on a
+// slow link the queue a window builds raises the minimum RTT, and so the
+// BDP estimate, with the window, so one BDP estimate with no queue and
+// two with one BDP queued look alike without it.
+const CFMinRTT = CompactFeatures
+
+// CompactFeaturesRTT is the number of compact features per step with
+// EnvConfig.RTTFeature.
+const CompactFeaturesRTT = CompactFeatures + 1
+
+// MinRTTFeatureName names CFMinRTT.
+const MinRTTFeatureName = "log2_min_rtt_250ms"
+
+// rttUnit is CFMinRTT's unit: the UHF link's nominal RTT.
+const rttUnit = 250 * time.Millisecond
+
 // CompactFeatureNames names the compact features.
 var CompactFeatureNames = [CompactFeatures]string{
 	"rate_over_capacity", "log2_capacity_32KBps", "log2_rtt_over_min", "retx_fraction",
@@ -266,6 +286,9 @@ func (m *compactMeter) measure(now clock.Time, st tcp.FlowState, out []float32) 
 	out[CFWindow] = lg(float64(st.Cwnd)/float64(s.bdp), -5, 5)
 	out[CFInFlight] = lg(float64(st.SndNxt-st.SndUna)/float64(s.bdp), -5, 5)
 	out[CFElapsed] = float32(math.Min(now.Sub(m.start).Seconds()/20, 6))
+	if len(out) > CFMinRTT {
+		out[CFMinRTT] = lg(float64(s.minRTT)/float64(rttUnit), -4, 4)
+	}
 	out[CFLeft] = 0
 	if m.total > 0 {
 		out[CFLeft] = float32(math.Max(float64(m.total-st.Delivered), 0) / 1e6)

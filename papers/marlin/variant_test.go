@@ -482,3 +482,105 @@ func TestFilterWindowOptions(t *testing.T) {
 		t.Error("CheckPolicy accepted filter windows on a paper-variant policy")
 	}
 }
+
+// TestRTTFeatureOption: the minimum-RTT feature is refused outside the
+// compact variant; with it each step has CFMinRTT appended, equal to
+// log2 of the BDP estimate's minimum RTT over 250 ms, while the other
+// features and the rewards are those of the same episode without it; a
+// trained policy records it and has 9 x 4 inputs, CheckPolicy reads it
+// back and refuses bad values, and the evaluation runs the policy with it.
+func TestRTTFeatureOption(t *testing.T) {
+	if _, err := NewEnv(EnvConfig{Base: base(t), RTTFeature: true}); err == nil || !strings.Contains(err.Error(), "minimum-RTT feature") {
+		t.Errorf("NewEnv accepted the RTT feature for the paper's variant: %v", err)
+	}
+	if _, err := Train(context.Background(), TrainConfig{Base: base(t), Steps: 1, RTTFeature: true}); err == nil {
+		t.Error("Train accepted the RTT feature for the paper's variant")
+	}
+
+	// The same episode, with and without the feature.
+	cfg := EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP}
+	plain, err := NewEnv(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RTTFeature = true
+	with, err := NewEnv(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := with.ObservationSpace().Dim(); d != CompactFeaturesRTT {
+		t.Fatalf("observation of %d values with the feature, want %d", d, CompactFeaturesRTT)
+	}
+	plain.Reset(3)
+	with.Reset(3)
+	var onSATCOM, onUHF int
+	for k := range 200 { // past the switch at 10 s
+		a := []float32{float32(math.Sin(float64(k) / 7))}
+		o1, r1, term1, _, _ := plain.Step(a)
+		o2, r2, term2, _, _ := with.Step(a)
+		if r1 != r2 || term1 != term2 || !bytesEqual(o1, o2[:CompactFeatures]) {
+			t.Fatalf("step %d: the feature changed the episode: reward %g against %g, features %v against %v", k, r2, r1, o2[:CompactFeatures], o1)
+		}
+		// The BDP estimate over the capacity estimate is the minimum RTT
+		// the feature reports (the estimate is floored at the initial
+		// window, so compare only above the floor).
+		if with.compact.bdp > with.compact.floor && o2[CFCapacity] > -4 && o2[CFCapacity] < 4 {
+			capacity := math.Exp2(float64(o2[CFCapacity])) * capacityUnit
+			minRTT := float64(with.compact.bdp) / capacity
+			want := math.Min(math.Max(math.Log2(minRTT/rttUnit.Seconds()), -4), 4)
+			if math.Abs(float64(o2[CFMinRTT])-want) > 0.01 {
+				t.Fatalf("step %d: %s = %g, want %g (BDP estimate %v over capacity %g B/s)", k, MinRTTFeatureName, o2[CFMinRTT], want, with.compact.bdp, capacity)
+			}
+		}
+		switch {
+		case k >= 15 && k < 95 && o2[CFMinRTT] >= 2: // SATCOM, after the handshake: 1 s round trip, at least
+			onSATCOM++
+		case k >= 150 && o2[CFMinRTT] >= 0 && o2[CFMinRTT] < 2: // UHF: 250 ms, at least
+			onUHF++
+		}
+		if term1 {
+			break
+		}
+	}
+	if onSATCOM < 80 || onUHF == 0 {
+		t.Errorf("%s at or above 2 on SATCOM in %d of 80 steps, in [0, 2) on UHF in %d: want all and some", MinRTTFeatureName, onSATCOM, onUHF)
+	}
+
+	res, err := Train(context.Background(), TrainConfig{
+		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, RTTFeature: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Policy
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	if rf, err := PolicyRTTFeature(p); err != nil || !rf {
+		t.Fatalf("policy rtt_feature %t (%v), want true", rf, err)
+	}
+	if d := p.Obs.Dim(); d != CompactHistory*CompactFeaturesRTT {
+		t.Fatalf("policy of %d inputs, want %d", d, CompactHistory*CompactFeaturesRTT)
+	}
+	e, err := NewPolicyEvalEnv(base(t), 0.03, 600_000, 120*time.Second, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.core.cfg.RTTFeature || len(e.core.obs) != CompactFeaturesRTT {
+		t.Errorf("evaluation environment: feature %t, %d values per step; want it and %d", e.core.cfg.RTTFeature, len(e.core.obs), CompactFeaturesRTT)
+	}
+	if _, _, err := Evaluate(context.Background(), EvalConfig{Base: base(t), Runs: 1, Losses: []float64{0.03}, Schemes: []Scheme{Marlin}, Policy: p}); err != nil {
+		t.Fatal(err)
+	}
+	checkRefusedMeta(t, p, []metaCase{
+		{"rtt_feature", "yes please", "rtt_feature"},
+		{"rtt_feature", "false", "dim 36"}, // 36 inputs where 32 are wanted
+	})
+	q := p.Clone()
+	q.Meta.Extra = maps.Clone(p.Meta.Extra)
+	q.Meta.Extra["variant"], q.Meta.Extra["action"] = VariantPaper, ActionLinear
+	if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), "rtt_feature needs") {
+		t.Errorf("a paper-variant policy with the RTT feature: CheckPolicy said %v", err)
+	}
+}

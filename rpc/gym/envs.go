@@ -65,7 +65,8 @@ var Specs = []Spec{
 			Option{"bdp_span", "with the bdp action, its span, as `cclab marlin train --bdp-span`; from 1 to 8 [2]"},
 			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"},
 			Option{"capacity_window", "the capacity estimate's max-filter window, as `cclab marlin train --capacity-window`; a multiple of 100ms up to 10s [2s]"},
-			Option{"min_rtt_window", "the minimum-RTT filter's window, as `cclab marlin train --min-rtt-window`; a multiple of 100ms up to 10s [5s]"}),
+			Option{"min_rtt_window", "the minimum-RTT filter's window, as `cclab marlin train --min-rtt-window`; a multiple of 100ms up to 10s [5s]"},
+			Option{"rtt_feature", "add the windowed minimum RTT to each step's features (9 x 4 values), as `cclab marlin train --rtt-feature` [false]"}),
 		Make: makeMarlin(marlin.VariantCompact),
 	},
 	{
@@ -174,6 +175,7 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 			if tc.BDPSpan = o.Float("bdp_span", marlin.DefaultBDPSpan, 1, marlin.MaxBDPSpan); tc.BDPSpan == marlin.DefaultBDPSpan {
 				tc.BDPSpan = 0 // the default, recorded as such
 			}
+			tc.RTTFeature = o.Bool("rtt_feature", false)
 		}
 		_, evalMode := o.m["eval_loss"]
 		evalLoss := o.Float("eval_loss", 0, 0, 0.99)

@@ -74,12 +74,14 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		skip    int
 		windows [2]time.Duration // capacity, minimum RTT
 		span    float64
+		rtt     bool
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0, false},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0, false},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0, false},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0, false},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4, false},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactHistory * marlin.CompactFeaturesRTT, 1, [2]time.Duration{}, 0, true},
 	} {
 		s := NewServer(Config{})
 		opts := map[string]string{}
@@ -92,6 +94,9 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		if tc.span > 0 {
 			opts["bdp_span"] = strconv.FormatFloat(tc.span, 'g', -1, 64)
 		}
+		if tc.rtt {
+			opts["rtt_feature"] = "true"
+		}
 		mk := mustMake(t, s, tc.id, n, opts)
 		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
 			t.Errorf("%s frame skip %d: max_episode_steps %d, want %d", tc.id, tc.skip, mk.MaxEpisodeSteps, want)
@@ -103,7 +108,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		// The training command's configuration, defaults filled in as
 		// marlin.Train fills them.
 		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear,
-			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span}
+			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span, RTTFeature: tc.rtt}
 		if tc.variant == marlin.VariantCompact {
 			cfg.Action = marlin.ActionBDP
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cclab/cclab/internal/progress"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
@@ -72,6 +73,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	linkShaping := fs.Bool("link-shaping", false, "compact reward: credit delivered bytes at the current link's rate instead of 50 KB/s (a step using the whole link scores 0)")
 	capWin := fs.Duration("capacity-window", 0, "compact variant: the capacity estimate's max-filter window behind the BDP estimate, a multiple of 100ms up to 10s (default 2s)")
 	rttFeature := fs.Bool("rtt-feature", false, "compact variant: add the windowed minimum RTT to each step's features (9 instead of 8), so a standing queue that inflates the BDP estimate can be told apart")
+	windowCap := fs.String("window-cap", "", "compact variant: the largest window the agent may set, e.g. 200KB, from 15KB to 10MB (default: the paper's 150KB)")
 	bdpSpan := fs.Float64("bdp-span", 0, "compact variant, --action bdp: the action's span, window = BDP estimate * 2^(span*a), from 1 to 8 (default 2: a quarter to four estimates)")
 	rttWin := fs.Duration("min-rtt-window", 0, "compact variant: the minimum-RTT filter's window behind the BDP estimate, a multiple of 100ms up to 10s (default 5s)")
 	demo := fs.String("demo", "", "learn from demonstrations (ours, not the paper's): bdp, a sender holding the current link's nominal bandwidth-delay product, acts for the first --demo-steps steps")
@@ -204,6 +206,19 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	case *rttFeature && *variant != marlin.VariantCompact:
 		return usagef("--rtt-feature needs --variant compact")
 	}
+	var wcap units.Bytes
+	if *windowCap != "" {
+		b, err := units.ParseBytes(*windowCap)
+		switch {
+		case err != nil || !marlin.ValidWindowCap(b):
+			return usagef("--window-cap must be a size from %v to %v, got %q", marlin.MinWindowCap, marlin.MaxWindowCap, *windowCap)
+		case *variant != marlin.VariantCompact:
+			return usagef("--window-cap needs --variant compact (the paper's agent keeps the paper's %v)", marlin.WindowCap)
+		}
+		if b != marlin.WindowCap {
+			wcap = b
+		}
+	}
 	base, err := marlinScenario(*scn, sets)
 	if err != nil {
 		return err
@@ -235,7 +250,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
 		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx},
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
-		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature,
+		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature, WindowCap: wcap,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,
 	})
 	if err != nil {

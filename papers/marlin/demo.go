@@ -21,7 +21,7 @@ const MaxDemoScale = 64.0
 // DemoAction returns the action that moves the window to the current
 // link's nominal bandwidth-delay product times EnvConfig.DemoScale: the
 // link's rate times the flow's nominal RTT on it, within [one segment,
-// WindowCap]. It reads the simulation, which the policy never sees, as
+// the window cap]. It reads the simulation, which the policy never sees, as
 // the reward's target does; it is what `--demo bdp` shows the learner.
 // For ActionBDP it is the action whose multiple of the policy's BDP
 // estimate is that window. 0 before Reset.
@@ -64,7 +64,7 @@ func (e *Env) demoWindow() units.Bytes {
 	if k := e.cfg.DemoScale; k > 0 {
 		w *= k
 	}
-	return min(max(units.Bytes(w), e.mss), WindowCap)
+	return min(max(units.Bytes(w), e.mss), e.cfg.windowCap())
 }
 
 // demonstrator is sac.Demonstrator over the training environments' cores.

@@ -60,5 +60,9 @@ func Ensemble(members []*policy.Policy, command string) (*policy.Policy, error) 
 }
 
 func describeEnv(c EnvConfig) string {
-	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v, minimum-RTT feature %t", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow, c.RTTFeature)
+	wc := c.WindowCap
+	if wc == 0 {
+		wc = WindowCap
+	}
+	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v, minimum-RTT feature %t, window cap %v", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow, c.RTTFeature, wc)
 }

@@ -95,6 +95,8 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 	}
 	span := seedCopy(t, 14, 1)
 	span.Meta.Extra["bdp_span"] = "3"
+	wide := seedCopy(t, 16, 1)
+	wide.Meta.Extra["window_cap"] = "200KB"
 	a := seedCopy(t, 11, 1)
 	e, err := Ensemble([]*policy.Policy{a, seedCopy(t, 12, 1)}, "")
 	if err != nil {
@@ -119,6 +121,7 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 		{"other variant", []*policy.Policy{a, paper}, "policy 2 runs in variant paper"},
 		{"other span", []*policy.Policy{a, span}, "BDP span 3"},
 		{"RTT feature", []*policy.Policy{a, res.Policy}, "minimum-RTT feature true"},
+		{"window cap", []*policy.Policy{a, wide}, "window cap 200KB"},
 		{"nested", []*policy.Policy{e, a}, "policy 1 is an ensemble"},
 	} {
 		if _, err := Ensemble(c.members, ""); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -34,7 +34,8 @@ const (
 	EpisodeSteps = 200
 	// History is the number of stacked states in an observation.
 	History = 10
-	// WindowCap is the largest window the agent may set.
+	// WindowCap is the largest window the agent may set (the paper's;
+	// EnvConfig.WindowCap sets another for the compact variant).
 	WindowCap units.Bytes = 150_000
 	// ObservationSize is one observation: features x statistics x history.
 	ObservationSize = NumFeatures * NumStats * History
@@ -101,9 +102,32 @@ type EnvConfig struct {
 	// minimum RTT, to each step's features (CompactFeaturesRTT values)
 	// [false: CompactFeatures].
 	RTTFeature bool
+	// WindowCap (compact variant only) is the largest window the agent
+	// may set, from MinWindowCap to MaxWindowCap [0: the paper's
+	// WindowCap, 150 KB].
+	WindowCap units.Bytes
 	// DemoScale multiplies the nominal bandwidth-delay product the
 	// demonstrator (DemoAction) aims at, if positive [1].
 	DemoScale float64
+}
+
+// MinWindowCap and MaxWindowCap bound EnvConfig.WindowCap: ten segments
+// at least, and far beyond any bandwidth-delay product of the MARLIN
+// scenarios at most.
+const (
+	MinWindowCap units.Bytes = 15_000
+	MaxWindowCap units.Bytes = 10_000_000
+)
+
+// ValidWindowCap reports whether b may be EnvConfig.WindowCap.
+func ValidWindowCap(b units.Bytes) bool { return b >= MinWindowCap && b <= MaxWindowCap }
+
+// windowCap returns the largest window the agent may set.
+func (c *EnvConfig) windowCap() units.Bytes {
+	if c.WindowCap != 0 {
+		return c.WindowCap
+	}
+	return WindowCap
 }
 
 // filterSteps returns the compact meter's filter windows in steps.
@@ -133,6 +157,9 @@ func (c *EnvConfig) checkCompactOptions() error {
 	}
 	if c.RTTFeature && c.Variant != VariantCompact {
 		return fmt.Errorf("marlin: the minimum-RTT feature belongs to the %q variant's observation", VariantCompact)
+	}
+	if c.WindowCap != 0 && (c.Variant != VariantCompact || !ValidWindowCap(c.WindowCap)) {
+		return fmt.Errorf("marlin: window cap %v: want %v to %v, with the %q variant", c.WindowCap, MinWindowCap, MaxWindowCap, VariantCompact)
 	}
 	if c.CapacityWindow == 0 && c.MinRTTWindow == 0 {
 		return nil
@@ -278,7 +305,7 @@ func (e *Env) scenarioFor(seed uint64, rnd *rand.Rand) (*scenario.Scenario, erro
 	}
 	f.CC = scenario.CC{Name: "external", Params: map[string]float64{
 		"iw":         math.Max(1, math.Ceil(float64(iw)/float64(mss))),
-		"max_window": float64(WindowCap),
+		"max_window": float64(e.cfg.windowCap()),
 	}}
 	f.Bytes = scenario.Size{}
 	bytes := e.cfg.Bytes
@@ -445,9 +472,9 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	now := e.net.Now()
 	var w units.Bytes
 	if e.cfg.Action == ActionBDP {
-		w = BDPWindow(action[0], e.cfg.BDPSpan, e.compact.bdp, e.mss)
+		w = bdpWindow(action[0], e.cfg.BDPSpan, e.compact.bdp, e.mss, e.cfg.windowCap())
 	} else {
-		w = WindowFor(e.cfg.Action, action[0], e.flow.Sender.CC().CongestionWindow(), e.mss)
+		w = windowFor(e.cfg.Action, action[0], e.flow.Sender.CC().CongestionWindow(), e.mss, e.cfg.windowCap())
 	}
 	e.ext.SetCongestionWindow(now, w)
 

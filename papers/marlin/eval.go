@@ -614,6 +614,25 @@ func PolicyRTTFeature(p *policy.Policy) (bool, error) {
 	return b, nil
 }
 
+// PolicyWindowCap returns the window cap a policy was trained with
+// (TrainConfig.WindowCap; 0 for the paper's WindowCap, which every
+// policy file records, and for files without the entry), or an error
+// naming an unreadable or out-of-range one.
+func PolicyWindowCap(p *policy.Policy) (units.Bytes, error) {
+	v, ok := p.Meta.Extra["window_cap"]
+	if !ok {
+		return 0, nil
+	}
+	b, err := units.ParseBytes(v)
+	if err != nil || !ValidWindowCap(b) {
+		return 0, fmt.Errorf("marlin: policy window_cap %q: want a size from %v to %v", v, MinWindowCap, MaxWindowCap)
+	}
+	if b == WindowCap {
+		return 0, nil
+	}
+	return b, nil
+}
+
 // policyEnvConfig is the environment configuration Evaluate runs policy p
 // in (p nil: the paper's variant), before the scenario and transfer.
 func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
@@ -628,7 +647,10 @@ func policyEnvConfig(p *policy.Policy) (EnvConfig, error) {
 	if c.BDPSpan, err = PolicyBDPSpan(p); err != nil {
 		return c, err
 	}
-	c.RTTFeature, err = PolicyRTTFeature(p)
+	if c.RTTFeature, err = PolicyRTTFeature(p); err != nil {
+		return c, err
+	}
+	c.WindowCap, err = PolicyWindowCap(p)
 	return c, err
 }
 

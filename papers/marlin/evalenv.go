@@ -54,8 +54,8 @@ func NewVariantEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes,
 }
 
 // NewConfigEvalEnv is NewVariantEvalEnv for a formulation given as an
-// EnvConfig: its Variant, Action, CapacityWindow, MinRTTWindow, BDPSpan
-// and RTTFeature are used, its scenario, loss and transfer fields are replaced
+// EnvConfig: its Variant, Action, CapacityWindow, MinRTTWindow, BDPSpan,
+// RTTFeature and WindowCap are used, its scenario, loss and transfer fields are replaced
 // by the evaluation's.
 func NewConfigEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, maxTime time.Duration, c EnvConfig, frameSkip int) (*EvalEnv, error) {
 	if frameSkip < 0 {
@@ -68,7 +68,7 @@ func NewConfigEvalEnv(base *scenario.Scenario, loss float64, bytes units.Bytes, 
 		}
 	}
 	core, err := NewEnv(EnvConfig{Base: WithLoss(base, loss), Loss: -1, Bytes: bytes, Variant: c.Variant, Action: c.Action,
-		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, RTTFeature: c.RTTFeature})
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, RTTFeature: c.RTTFeature, WindowCap: c.WindowCap})
 	if err != nil {
 		return nil, err
 	}

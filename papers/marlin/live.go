@@ -56,6 +56,11 @@ const LiveAckInterval = 20 * time.Millisecond
 // live flow must scale the way its policy was trained (PolicyAction): a
 // log2 policy's -1 halves the window, a linear one's collapses it.
 func WindowFor(action string, a float32, cwnd, mss units.Bytes) units.Bytes {
+	return windowFor(action, a, cwnd, mss, WindowCap)
+}
+
+// windowFor is WindowFor with the cap limit in place of WindowCap.
+func windowFor(action string, a float32, cwnd, mss, limit units.Bytes) units.Bytes {
 	x := float64(a)
 	if math.IsNaN(x) {
 		x = 0
@@ -66,5 +71,5 @@ func WindowFor(action string, a float32, cwnd, mss units.Bytes) units.Bytes {
 		scale = math.Exp2(x)
 	}
 	w := units.Bytes(math.Ceil(float64(cwnd) * scale))
-	return min(max(w, mss), WindowCap)
+	return min(max(w, mss), limit)
 }

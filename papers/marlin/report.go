@@ -70,6 +70,13 @@ func CheckPolicy(p *policy.Policy) error {
 	if span != 0 && PolicyAction(p) != ActionBDP {
 		return fmt.Errorf("marlin: policy bdp_span needs the %q action", ActionBDP)
 	}
+	wc, err := PolicyWindowCap(p)
+	if err != nil {
+		return err
+	}
+	if wc != 0 && v != VariantCompact {
+		return fmt.Errorf("marlin: policy window_cap %v needs the %q variant (the paper's agent has the paper's %v)", wc, VariantCompact, WindowCap)
+	}
 	rf, err := PolicyRTTFeature(p)
 	if err != nil {
 		return err

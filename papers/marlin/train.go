@@ -114,6 +114,10 @@ type TrainConfig struct {
 	// RTTFeature is EnvConfig.RTTFeature, recorded in the policy file
 	// (rtt_feature), which then has CompactFeaturesRTT inputs per step.
 	RTTFeature bool
+	// WindowCap is EnvConfig.WindowCap (compact variant only; 0: the
+	// paper's WindowCap), recorded in the policy file as window_cap, as
+	// the paper's cap always was.
+	WindowCap units.Bytes
 	// Demo names a demonstrator (DemoBDP) whose actions, with Gaussian
 	// noise of standard deviation DemoNoise, replace the learner's for the
 	// first DemoSteps environment steps (sac.Config.Demonstrator): a
@@ -264,7 +268,7 @@ func (c *TrainConfig) validate() error {
 // EnvConfigFor returns the environment configuration training uses.
 func (c TrainConfig) EnvConfigFor() EnvConfig {
 	e := EnvConfig{Base: c.Base, Loss: c.Loss, Action: c.Action, Variant: c.Variant, QueueCost: c.QueueCost, LinkShaping: c.LinkShaping,
-		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, RTTFeature: c.RTTFeature, DemoScale: c.DemoScale}
+		CapacityWindow: c.CapacityWindow, MinRTTWindow: c.MinRTTWindow, BDPSpan: c.BDPSpan, RTTFeature: c.RTTFeature, WindowCap: c.WindowCap, DemoScale: c.DemoScale}
 	if !c.Bulk {
 		e.BytesRange = [2]units.Bytes{300_000, 1_000_000}
 	}
@@ -446,6 +450,9 @@ func (cfg *TrainConfig) meta() policy.Meta {
 	}
 	if cfg.RTTFeature {
 		extra["rtt_feature"] = "true"
+	}
+	if cfg.WindowCap != 0 {
+		extra["window_cap"] = cfg.WindowCap.String()
 	}
 	return policy.Meta{Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed, Extra: extra}
 }

@@ -301,6 +301,11 @@ func (m *compactMeter) measure(now clock.Time, st tcp.FlowState, out []float32) 
 // quarter to four times the estimate; NaN as 0), at least one MSS and at
 // most WindowCap.
 func BDPWindow(a float32, span float64, bdp, mss units.Bytes) units.Bytes {
+	return bdpWindow(a, span, bdp, mss, WindowCap)
+}
+
+// bdpWindow is BDPWindow with the cap limit in place of WindowCap.
+func bdpWindow(a float32, span float64, bdp, mss, limit units.Bytes) units.Bytes {
 	x := float64(a)
 	if math.IsNaN(x) {
 		x = 0
@@ -310,7 +315,7 @@ func BDPWindow(a float32, span float64, bdp, mss units.Bytes) units.Bytes {
 	}
 	x = math.Max(-1, math.Min(1, x))
 	w := units.Bytes(math.Ceil(float64(bdp) * math.Exp2(span*x)))
-	return min(max(w, mss), WindowCap)
+	return min(max(w, mss), limit)
 }
 
 // PolicyVariant returns the formulation a policy was trained with

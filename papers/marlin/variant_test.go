@@ -584,3 +584,82 @@ func TestRTTFeatureOption(t *testing.T) {
 		t.Errorf("a paper-variant policy with the RTT feature: CheckPolicy said %v", err)
 	}
 }
+
+// TestWindowCapOption: a window cap other than the paper's is refused
+// outside the compact variant and outside [MinWindowCap, MaxWindowCap];
+// with a 200 KB cap the window the agent sets at a = 1 on SATCOM passes
+// the paper's 150 KB and never exceeds 200 KB, and the demonstrator aims
+// within it; a trained policy records it, CheckPolicy reads it back and
+// refuses bad values, policy files recording the paper's cap (all of
+// them before the option) read as the default, and the evaluation runs
+// the policy with it.
+func TestWindowCapOption(t *testing.T) {
+	for _, c := range []EnvConfig{
+		{Variant: VariantPaper, WindowCap: 200_000},
+		{Variant: VariantCompact, Action: ActionBDP, WindowCap: MinWindowCap - 1},
+		{Variant: VariantCompact, Action: ActionBDP, WindowCap: MaxWindowCap + 1},
+	} {
+		c.Base = base(t)
+		if _, err := NewEnv(c); err == nil || !strings.Contains(err.Error(), "window cap") {
+			t.Errorf("NewEnv accepted window cap %v with variant %q: %v", c.WindowCap, c.Variant, err)
+		}
+	}
+
+	e, err := NewEnv(EnvConfig{Base: WithLoss(base(t), 0.03), Loss: -1, Bytes: 600_000, Variant: VariantCompact, Action: ActionBDP,
+		BDPSpan: 4, WindowCap: 200_000, DemoScale: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset(1)
+	var most units.Bytes
+	for range 80 { // SATCOM, before the switch at 10 s
+		if w := e.demoWindow(); w > 200_000 {
+			t.Fatalf("the demonstrator aims at %v, above the cap", w)
+		}
+		e.Step([]float32{1})
+		most = max(most, e.flow.Sender.CC().CongestionWindow())
+	}
+	if most <= WindowCap || most > 200_000 {
+		t.Errorf("largest window at a = 1 with a 200 KB cap: %v, want above %v and at most 200KB", most, WindowCap)
+	}
+
+	res, err := Train(context.Background(), TrainConfig{
+		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, WindowCap: 200_000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Policy
+	if err := CheckPolicy(p); err != nil {
+		t.Fatal(err)
+	}
+	if wc, err := PolicyWindowCap(p); err != nil || wc != 200_000 {
+		t.Fatalf("policy window cap %v (%v), want 200KB", wc, err)
+	}
+	ev, err := NewPolicyEvalEnv(base(t), 0.03, 600_000, 120*time.Second, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wc := ev.core.cfg.WindowCap; wc != 200_000 {
+		t.Errorf("evaluation environment window cap %v, want 200KB", wc)
+	}
+	shipped, err := ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wc, err := PolicyWindowCap(shipped); err != nil || wc != 0 || shipped.Meta.Extra["window_cap"] != WindowCap.String() {
+		t.Errorf("the built-in compact policy (window_cap %q) reads as %v (%v), want the default", shipped.Meta.Extra["window_cap"], wc, err)
+	}
+	checkRefusedMeta(t, p, []metaCase{
+		{"window_cap", "wide", "window_cap"},
+		{"window_cap", "1KB", "from 15KB"},
+		{"window_cap", "20MB", "from 15KB"},
+	})
+	q := p.Clone()
+	q.Meta.Extra = maps.Clone(p.Meta.Extra)
+	q.Meta.Extra["variant"], q.Meta.Extra["action"] = VariantPaper, ActionLinear
+	if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), "window_cap 200KB needs") {
+		t.Errorf("a paper-variant policy with a 200 KB cap: CheckPolicy said %v", err)
+	}
+}

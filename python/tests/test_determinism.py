@@ -38,6 +38,8 @@ CASES = [
     ("cclab/MarlinCompact-v0", {"bdp_span": "4"}, 40),
     # And the minimum-RTT feature (`--rtt-feature`: 9 x 4 values).
     ("cclab/MarlinCompact-v0", {"rtt_feature": "true"}, 40),
+    # And a window cap other than the paper's (`--window-cap`).
+    ("cclab/MarlinCompact-v0", {"window_cap": "200KB", "bdp_span": "4"}, 40),
     # Evaluation mode: the episode ends (truncated at 2 s) and autoresets.
     ("cclab/MarlinCompact-v0", {"eval_loss": "0.03", "eval_bytes": "20000", "max_time": "2s"}, 30),
     ("cclab/Scenario-v0", {"scenario": "dumbbell", "episode_steps": "4", "step": "30ms"}, 11),

@@ -66,7 +66,8 @@ var Specs = []Spec{
 			Option{"frame_skip", "hold each action for this many 100-ms steps, rewards summed, as `cclab marlin train --frame-skip`; a divisor of 200 [1]"},
 			Option{"capacity_window", "the capacity estimate's max-filter window, as `cclab marlin train --capacity-window`; a multiple of 100ms up to 10s [2s]"},
 			Option{"min_rtt_window", "the minimum-RTT filter's window, as `cclab marlin train --min-rtt-window`; a multiple of 100ms up to 10s [5s]"},
-			Option{"rtt_feature", "add the windowed minimum RTT to each step's features (9 x 4 values), as `cclab marlin train --rtt-feature` [false]"}),
+			Option{"rtt_feature", "add the windowed minimum RTT to each step's features (9 x 4 values), as `cclab marlin train --rtt-feature` [false]"},
+			Option{"window_cap", "the largest window the agent may set, as `cclab marlin train --window-cap`; 15KB to 10MB [150KB, the paper's]"}),
 		Make: makeMarlin(marlin.VariantCompact),
 	},
 	{
@@ -176,6 +177,14 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 				tc.BDPSpan = 0 // the default, recorded as such
 			}
 			tc.RTTFeature = o.Bool("rtt_feature", false)
+			if v, ok := o.raw("window_cap"); ok {
+				b, err := units.ParseBytes(v)
+				if err != nil || !marlin.ValidWindowCap(b) {
+					o.fail("window_cap", "%q: want a size from %v to %v", v, marlin.MinWindowCap, marlin.MaxWindowCap)
+				} else if b != marlin.WindowCap {
+					tc.WindowCap = b // the paper's cap is recorded as the default
+				}
+			}
 		}
 		_, evalMode := o.m["eval_loss"]
 		evalLoss := o.Float("eval_loss", 0, 0, 0.99)

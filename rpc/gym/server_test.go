@@ -17,6 +17,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/papers/marlin"
 	"github.com/cclab/cclab/rpc/gym/gympb"
@@ -75,13 +76,15 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		windows [2]time.Duration // capacity, minimum RTT
 		span    float64
 		rtt     bool
+		cap     units.Bytes
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0, false},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0, false},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0, false},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0, false},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4, false},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactHistory * marlin.CompactFeaturesRTT, 1, [2]time.Duration{}, 0, true},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0, false, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0, false, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0, false, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0, false, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4, false, 0},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactHistory * marlin.CompactFeaturesRTT, 1, [2]time.Duration{}, 0, true, 0},
+		{id: "cclab/MarlinCompact-v0", variant: marlin.VariantCompact, obsDim: marlin.CompactObservationSize, skip: 1, span: 4, cap: 200_000},
 	} {
 		s := NewServer(Config{})
 		opts := map[string]string{}
@@ -97,6 +100,9 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		if tc.rtt {
 			opts["rtt_feature"] = "true"
 		}
+		if tc.cap != 0 {
+			opts["window_cap"] = tc.cap.String()
+		}
 		mk := mustMake(t, s, tc.id, n, opts)
 		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
 			t.Errorf("%s frame skip %d: max_episode_steps %d, want %d", tc.id, tc.skip, mk.MaxEpisodeSteps, want)
@@ -108,7 +114,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		// The training command's configuration, defaults filled in as
 		// marlin.Train fills them.
 		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear,
-			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span, RTTFeature: tc.rtt}
+			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span, RTTFeature: tc.rtt, WindowCap: tc.cap}
 		if tc.variant == marlin.VariantCompact {
 			cfg.Action = marlin.ActionBDP
 		}
@@ -329,6 +335,12 @@ func TestBadRequests(t *testing.T) {
 	check("BDP span with the log2 action", err, codes.InvalidArgument, `options["bdp_span"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"bdp_span": "4"}})
 	check("paper BDP span", err, codes.InvalidArgument, `bdp_span`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"window_cap": "1KB"}})
+	check("window cap too small", err, codes.InvalidArgument, `options["window_cap"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{"window_cap": "wide"}})
+	check("window cap not a size", err, codes.InvalidArgument, `options["window_cap"]`)
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"window_cap": "200KB"}})
+	check("paper window cap", err, codes.InvalidArgument, `window_cap`)
 	// The paper's agent is served live one 100-ms step at a time.
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "2"}})
 	check("paper frame skip", err, codes.InvalidArgument, `options["frame_skip"]`)

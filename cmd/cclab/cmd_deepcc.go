@@ -105,7 +105,7 @@ func parseWidths(s string) ([]int, error) {
 
 func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("deepcc eval", stderr)
-	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file, or comma-separated files of independently trained seeds of one configuration (the default is built into cclab)")
+	pol := fs.String("policy", deepcc.ShippedPolicyPath, "trained policy file, or comma-separated files of independently trained seeds of one configuration, or a directory of them (its *.policy files) (the default is built into cclab)")
 	valTraces := fs.String("validation-traces", strings.Join(deepcc.TrainTraces, ","), "with several policies: traces (in --traces) the median seed is chosen on; must not include an --eval-traces trace")
 	valRuns := fs.Int("validation-runs", 4, "with several policies: windows per validation trace for choosing the median seed (0: skip the choice)")
 	traceDir := fs.String("traces", "traces", "directory holding the traces")
@@ -159,7 +159,10 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !(*tm >= 0 && *tm < 1) || *tdw < 1 || *tk < 0 || *tlr < 0 {
 		return usagef("--tuner-margin must be in [0, 1), --tuner-delay-window >= 1, --tuner-k and --tuner-lr >= 0")
 	}
-	files := splitList(*pol)
+	files, err := policyFiles(*pol)
+	if err != nil {
+		return usagef("--policy: %v", err)
+	}
 	if len(files) == 0 {
 		return usagef("--policy names no file")
 	}

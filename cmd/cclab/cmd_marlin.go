@@ -271,7 +271,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("marlin eval", stderr)
-	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds of one configuration (default: the policy built into cclab for --variant)")
+	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds of one configuration, or a directory of them (its *.policy files) (default: the policy built into cclab for --variant)")
 	variant := fs.String("variant", "paper", "without --policy: which built-in policy, paper (the paper's agent) or compact (our variant); with --policy the files' own")
 	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
@@ -322,10 +322,11 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		pols = append(pols, p)
 	}
-	for _, f := range strings.Split(*pol, ",") {
-		if f == "" {
-			continue
-		}
+	files, err := policyFiles(*pol)
+	if err != nil {
+		return usagef("--policy: %v", err)
+	}
+	for _, f := range files {
 		p, err := policy.Load(f)
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
@@ -346,7 +347,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 		sel = &s
-		fmt.Fprintf(stderr, "median seed on %d validation transfers each: policy %d (%s), scores %.2f s\n", *valRuns, s.Index+1, strings.Split(*pol, ",")[s.Index], s.Scores)
+		fmt.Fprintf(stderr, "median seed on %d validation transfers each: policy %d (%s), scores %.2f s\n", *valRuns, s.Index+1, files[s.Index], s.Scores)
 	}
 	bar := progress.NewRuns(stderr, "marlin eval")
 	cfg.Progress = bar.Update

@@ -111,7 +111,8 @@ const (
 	// the BDP estimate times 2^(2a), a quarter to four estimates.
 	DefaultBDPSpan = 2.0
 	// MaxBDPSpan bounds EnvConfig.BDPSpan (2^8 = 256 estimates either way
-	// is beyond any window between one segment and WindowCap).
+	// is beyond any window between one segment and the paper's
+	// WindowCap).
 	MaxBDPSpan = 8.0
 )
 

@@ -67,6 +67,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	obsNorm := fs.Bool("obs-norm", true, "running observation normalisation (the authors' VecNormalize)")
 	switchRange := fs.String("switch-range", "", "with --randomize: range of the link-switch time, LO,HI (default 5s,15s)")
 	switchExcl := fs.String("switch-exclude", "", "with --randomize: switch times LO,HI never drawn (keeps an evaluation condition unseen)")
+	delayRange := fs.String("delay-range", "", "with --randomize: range of a factor on each link's one-way delay, drawn per episode and link, LO,HI (default: the scenario's delays; ours)")
 	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
@@ -113,13 +114,13 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--validate-on must be %s or %s, got %q", marlin.ValidateOnPaper, marlin.ValidateOnTraining, *valOn)
 	}
 	var sr, sx [2]time.Duration
-	var br, bx [2]float64
+	var br, bx, dr [2]float64
 	for _, p := range []struct {
 		name, v string
 		dur     *[2]time.Duration
 		num     *[2]float64
 	}{{"switch-range", *switchRange, &sr, nil}, {"switch-exclude", *switchExcl, &sx, nil},
-		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}} {
+		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}, {"delay-range", *delayRange, nil, &dr}} {
 		if p.v == "" {
 			continue
 		}
@@ -144,8 +145,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 	}
-	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0) {
-		return usagef("--switch-range, --switch-exclude, --background-range and --background-exclude need --randomize")
+	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0 || dr[1] > 0) {
+		return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude and --delay-range need --randomize")
 	}
 	if *entCoef < 0 || !(*entInit > 0) || *queueCost < 0 || *nstep < 1 || *frameSkip < 1 {
 		return usagef("--ent-coef and --queue-cost must be >= 0, --ent-coef-init > 0, --n-step and --frame-skip >= 1")
@@ -248,7 +249,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
-		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx},
+		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx, DelayScale: dr},
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature, WindowCap: wcap,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,

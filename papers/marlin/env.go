@@ -351,6 +351,12 @@ type Timeline struct {
 	// range stays unseen.
 	SwitchExclude     [2]time.Duration
 	BackgroundExclude [2]float64
+	// DelayScale, if its upper bound is positive, scales each link's
+	// one-way delay by a factor drawn from it: the first link's (SATCOM)
+	// by one draw, every scheduled change's (UHF) by a second, so that a
+	// policy meets path RTTs other than the scenario's two (ours; the
+	// paper's links keep theirs).
+	DelayScale [2]float64
 }
 
 // TrainingTimeline is the timeline TrainConfig.Randomize draws from unless
@@ -361,10 +367,15 @@ func TrainingTimeline() Timeline {
 }
 
 // Draws reports whether t draws anything.
-func (t Timeline) Draws() bool { return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 }
+func (t Timeline) Draws() bool {
+	return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 || t.DelayScale[1] > 0
+}
 
-// apply draws the switch time, then the background scale, from rnd into
-// s. The order of the draws is part of every training run's stream.
+// apply draws the switch time, then the background scale, then the two
+// delay scales, from rnd into s. The order of the draws is part of every
+// training run's stream; a draw not configured takes nothing from it, so
+// the delay scales leave the streams of timelines without them as they
+// were.
 func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 	if sched := s.Bottleneck.Schedule; t.SwitchRange[1] > 0 && len(sched) > 0 {
 		r, x := t.SwitchRange, t.SwitchExclude
@@ -376,6 +387,19 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 		k := drawExcluding(rnd.Float64(), r[0], r[1], x[0], x[1])
 		for i := range s.Background {
 			scaleUDP(&s.Background[i], k)
+		}
+	}
+	if r := t.DelayScale; r[1] > 0 {
+		scale := func(d time.Duration, k float64) scenario.Duration {
+			return scenario.Dur(time.Duration(float64(d) * k).Round(time.Microsecond))
+		}
+		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		s.Bottleneck.Delay = scale(s.Bottleneck.Delay.V, k)
+		k = r[0] + rnd.Float64()*(r[1]-r[0])
+		for i := range s.Bottleneck.Schedule {
+			if c := &s.Bottleneck.Schedule[i]; c.Delay.IsSet() {
+				c.Delay = scale(c.Delay.V, k)
+			}
 		}
 	}
 }
@@ -396,6 +420,9 @@ func (t Timeline) String() string {
 			p += fmt.Sprintf(" without x%g-%g", x[0], x[1])
 		}
 		parts = append(parts, p)
+	}
+	if r := t.DelayScale; r[1] > 0 {
+		parts = append(parts, fmt.Sprintf("link delays x%g-%g", r[0], r[1]))
 	}
 	if len(parts) == 0 {
 		return "the base's timeline"

@@ -2,8 +2,12 @@ package marlin
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 )
 
@@ -53,6 +57,67 @@ func TestEvaluateAllOnTrainingTimelines(t *testing.T) {
 			if r != plain.Unseen[i].Results[j] {
 				t.Errorf("%s, %s: %+v with drawn loss-level timelines, %+v without", u.Name, r.Scheme, r, plain.Unseen[i].Results[j])
 			}
+		}
+	}
+}
+
+// TestTimelineDelayScale: Timeline.DelayScale scales the first link's
+// one-way delay and every scheduled change's by two independent factors
+// drawn within its range, after the switch time and the background scale,
+// which stay those the same stream gives without it; a seed reproduces the
+// draws; Train refuses a range that is not positive, increasing and at
+// most 10.
+func TestTimelineDelayScale(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	satcom, uhf := base.Bottleneck.Delay.V, base.Bottleneck.Schedule[0].Delay.V
+	plainTL := TrainingTimeline()
+	delayTL := plainTL
+	delayTL.DelayScale = [2]float64{0.5, 1.5}
+	if !strings.Contains(delayTL.String(), "link delays x0.5-1.5") {
+		t.Errorf("timeline described as %q", delayTL.String())
+	}
+	draw := func(tl Timeline, seed uint64) *scenario.Scenario {
+		s := base.Clone()
+		tl.apply(s, rand.New(rand.NewPCG(seed, 0x6d61726c696e)))
+		return s
+	}
+	independent := 0
+	for seed := uint64(1); seed <= 50; seed++ {
+		p, d := draw(plainTL, seed), draw(delayTL, seed)
+		if p.Bottleneck.Schedule[0].At != d.Bottleneck.Schedule[0].At || p.Background[0].Sequence[0].Rate != d.Background[0].Sequence[0].Rate {
+			t.Fatalf("seed %d: the delay draws moved the switch (%v, %v) or the background (%v, %v)", seed,
+				p.Bottleneck.Schedule[0].At.V, d.Bottleneck.Schedule[0].At.V, p.Background[0].Sequence[0].Rate.V, d.Background[0].Sequence[0].Rate.V)
+		}
+		if p.Bottleneck.Delay.V != satcom || p.Bottleneck.Schedule[0].Delay.V != uhf {
+			t.Fatalf("seed %d: delays changed without DelayScale", seed)
+		}
+		k1 := float64(d.Bottleneck.Delay.V) / float64(satcom)
+		k2 := float64(d.Bottleneck.Schedule[0].Delay.V) / float64(uhf)
+		for _, k := range []float64{k1, k2} {
+			if k < 0.5-1e-6 || k > 1.5+1e-6 {
+				t.Fatalf("seed %d: delay factor %g outside [0.5, 1.5]", seed, k)
+			}
+		}
+		if math.Abs(k1-k2) > 0.05 {
+			independent++
+		}
+		if again := draw(delayTL, seed); again.Bottleneck.Delay != d.Bottleneck.Delay || again.Bottleneck.Schedule[0].Delay != d.Bottleneck.Schedule[0].Delay {
+			t.Fatalf("seed %d: the delay draws do not reproduce", seed)
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if independent < 30 {
+		t.Errorf("the two links' factors differ by more than 0.05 in %d of 50 draws, want most", independent)
+	}
+	for _, r := range [][2]float64{{0, 1}, {1.5, 0.5}, {1, 11}, {-1, 1}} {
+		_, err := Train(context.Background(), TrainConfig{Base: base, Steps: 1, Randomize: true, Timeline: Timeline{DelayScale: r}})
+		if err == nil || !strings.Contains(err.Error(), "link-delay scale") {
+			t.Errorf("delay range %v: %v", r, err)
 		}
 	}
 }

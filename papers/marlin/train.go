@@ -235,6 +235,9 @@ func (c *TrainConfig) validate() error {
 	if r := c.BackgroundScale; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
 		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
 	}
+	if r := c.DelayScale; r != [2]float64{} && !(0 < r[0] && r[0] <= r[1] && r[1] <= 10) {
+		return fmt.Errorf("marlin: link-delay scale range %v must be positive, increasing and at most 10", r)
+	}
 	if x := c.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
 		return fmt.Errorf("marlin: excluded switch times %v must be an increasing interval", x)
 	}

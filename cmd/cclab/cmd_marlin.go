@@ -284,6 +284,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write results, plots and report.html to this directory")
 	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
+	heldOut := fs.Bool("held-out", false, "also evaluate on the held-out conditions, chosen after every configuration in docs/marlin.md (switch at 3 s, background x2, SATCOM RTT 600 ms, a faster or longer UHF link after a switch at 5 s)")
 	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges: "+marlin.TrainingTimeline().String()+")")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -340,7 +341,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		pols = append(pols, p)
 	}
-	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs, Timeline: tl}
+	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs, Timeline: tl, HeldOut: *heldOut}
 	var sel *rl.Selection
 	if len(pols) > 1 && *valRuns > 0 {
 		s, err := marlin.SelectPolicy(ctx, cfg, pols, *valRuns)

@@ -83,6 +83,9 @@ type EvalConfig struct {
 	// time and background scale, drawn from a stream seeded by the run's
 	// seed, so every scheme faces the same draw [the base's timeline].
 	Timeline Timeline
+	// HeldOut adds HeldOutVariants to EvaluateAll's conditions, after the
+	// unseen ones [false].
+	HeldOut bool
 }
 
 // Outcome is one transfer's measurements.

@@ -31,7 +31,11 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	for _, u := range r.Unseen {
-		fmt.Fprintf(w, "\nUnseen condition: %s\n", u.Name)
+		kind := "Unseen"
+		if u.HeldOut {
+			kind = "Held-out"
+		}
+		fmt.Fprintf(w, "\n%s condition: %s\n", kind, u.Name)
 		table(u.Results)
 	}
 }

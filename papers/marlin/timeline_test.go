@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 )
@@ -118,6 +120,80 @@ func TestTimelineDelayScale(t *testing.T) {
 		_, err := Train(context.Background(), TrainConfig{Base: base, Steps: 1, Randomize: true, Timeline: Timeline{DelayScale: r}})
 		if err == nil || !strings.Contains(err.Error(), "link-delay scale") {
 			t.Errorf("delay range %v: %v", r, err)
+		}
+	}
+}
+
+// TestHeldOutConditions: EvalConfig.HeldOut appends the five held-out
+// conditions after the unseen ones, marked as such, and each is the
+// scenario docs/marlin.md describes: its rows equal those of an
+// evaluation of the base scenario changed by hand (as `--set` changes it).
+func TestHeldOutConditions(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := EvalConfig{Base: base, Runs: 2, Losses: []float64{0.03}, Policy: p, HeldOut: true}
+	rep, err := EvaluateAll(context.Background(), cfg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, u := range rep.Unseen {
+		names = append(names, u.Name)
+		if u.HeldOut != (i >= 4) {
+			t.Errorf("%s: held out %t", u.Name, u.HeldOut)
+		}
+	}
+	want := []string{"switch at 5 s", "switch at 20 s", "background x1.5", "UHF back to SATCOM at 16 s",
+		"switch at 3 s", "background x2", "SATCOM RTT 600 ms", "switch at 5 s, UHF 512 kbit/s", "switch at 5 s, UHF RTT 500 ms"}
+	if strings.Join(names, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("conditions %q, want %q", names, want)
+	}
+	only, err := EvaluateAll(context.Background(), cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(only.Unseen) != 5 || !only.Unseen[0].HeldOut {
+		t.Fatalf("held out without unseen: %d conditions", len(only.Unseen))
+	}
+	byHand := map[string]func(s *scenario.Scenario){
+		"switch at 3 s":     func(s *scenario.Scenario) { s.Bottleneck.Schedule[0].At = scenario.Dur(3 * time.Second) },
+		"SATCOM RTT 600 ms": func(s *scenario.Scenario) { s.Bottleneck.Delay = scenario.Dur(300 * time.Millisecond) },
+		"switch at 5 s, UHF 512 kbit/s": func(s *scenario.Scenario) {
+			s.Bottleneck.Schedule[0].At = scenario.Dur(5 * time.Second)
+			s.Bottleneck.Schedule[0].Rate = scenario.RateOf(512 * units.Kbps)
+		},
+		"switch at 5 s, UHF RTT 500 ms": func(s *scenario.Scenario) {
+			s.Bottleneck.Schedule[0].At = scenario.Dur(5 * time.Second)
+			s.Bottleneck.Schedule[0].Delay = scenario.Dur(250 * time.Millisecond)
+		},
+		"background x2": func(s *scenario.Scenario) {
+			for i := range s.Background[0].Sequence {
+				if q := &s.Background[0].Sequence[i]; q.Type != "tcp" {
+					q.Rate = scenario.RateOf(2 * q.Rate.V)
+				}
+			}
+		},
+	}
+	for _, u := range only.Unseen {
+		s := base.Clone()
+		byHand[u.Name](s)
+		c := cfg
+		c.Base, c.HeldOut = s, false
+		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
+		rows, _, err := Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, r := range rows {
+			if r != u.Results[j] {
+				t.Errorf("%s, %s: %+v as a held-out condition, %+v by hand", u.Name, r.Scheme, u.Results[j], r)
+			}
 		}
 	}
 }

@@ -153,18 +153,9 @@ type Variant struct {
 // an earlier and a later link switch, a heavier background, and a switch
 // back from UHF to SATCOM.
 func UnseenVariants() []Variant {
-	setSwitch := func(at time.Duration) func(s *scenario.Scenario) error {
-		return func(s *scenario.Scenario) error {
-			if len(s.Bottleneck.Schedule) == 0 {
-				return fmt.Errorf("the scenario has no link switch")
-			}
-			s.Bottleneck.Schedule[0].At = scenario.Dur(at)
-			return nil
-		}
-	}
 	return []Variant{
-		{"switch at 5 s", setSwitch(5 * time.Second)},
-		{"switch at 20 s", setSwitch(20 * time.Second)},
+		{"switch at 5 s", setSwitch(5*time.Second, nil)},
+		{"switch at 20 s", setSwitch(20*time.Second, nil)},
 		{"background x1.5", func(s *scenario.Scenario) error {
 			for i := range s.Background {
 				scaleUDP(&s.Background[i], 1.5)
@@ -190,6 +181,22 @@ func UnseenVariants() []Variant {
 	}
 }
 
+// setSwitch returns a Variant's Apply that moves the first link switch
+// to at and then lets change alter it (nil: nothing more).
+func setSwitch(at time.Duration, change func(c *scenario.Change)) func(s *scenario.Scenario) error {
+	return func(s *scenario.Scenario) error {
+		if len(s.Bottleneck.Schedule) == 0 {
+			return fmt.Errorf("the scenario has no link switch")
+		}
+		c := &s.Bottleneck.Schedule[0]
+		c.At = scenario.Dur(at)
+		if change != nil {
+			change(c)
+		}
+		return nil
+	}
+}
+
 // HeldOutVariants are conditions written down after every configuration
 // in docs/marlin.md had been chosen, and evaluated only then, so that
 // they test generalisation cleanly (the unseen conditions had served to
@@ -198,13 +205,7 @@ func UnseenVariants() []Variant {
 // faster or a longer UHF link after a switch at 5 s.
 func HeldOutVariants() []Variant {
 	return []Variant{
-		{"switch at 3 s", func(s *scenario.Scenario) error {
-			if len(s.Bottleneck.Schedule) == 0 {
-				return fmt.Errorf("the scenario has no link switch")
-			}
-			s.Bottleneck.Schedule[0].At = scenario.Dur(3 * time.Second)
-			return nil
-		}},
+		{"switch at 3 s", setSwitch(3*time.Second, nil)},
 		{"background x2", func(s *scenario.Scenario) error {
 			for i := range s.Background {
 				scaleUDP(&s.Background[i], 2)
@@ -215,22 +216,8 @@ func HeldOutVariants() []Variant {
 			s.Bottleneck.Delay = scenario.Dur(300 * time.Millisecond)
 			return nil
 		}},
-		{"switch at 5 s, UHF 512 kbit/s", func(s *scenario.Scenario) error {
-			if len(s.Bottleneck.Schedule) == 0 {
-				return fmt.Errorf("the scenario has no link switch")
-			}
-			c := &s.Bottleneck.Schedule[0]
-			c.At, c.Rate = scenario.Dur(5*time.Second), scenario.RateOf(512*units.Kbps)
-			return nil
-		}},
-		{"switch at 5 s, UHF RTT 500 ms", func(s *scenario.Scenario) error {
-			if len(s.Bottleneck.Schedule) == 0 {
-				return fmt.Errorf("the scenario has no link switch")
-			}
-			c := &s.Bottleneck.Schedule[0]
-			c.At, c.Delay = scenario.Dur(5*time.Second), scenario.Dur(250*time.Millisecond)
-			return nil
-		}},
+		{"switch at 5 s, UHF 512 kbit/s", setSwitch(5*time.Second, func(c *scenario.Change) { c.Rate = scenario.RateOf(512 * units.Kbps) })},
+		{"switch at 5 s, UHF RTT 500 ms", setSwitch(5*time.Second, func(c *scenario.Change) { c.Delay = scenario.Dur(250 * time.Millisecond) })},
 	}
 }
 

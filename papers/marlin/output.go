@@ -30,7 +30,29 @@ func (r *Report) WriteDir(dir string) error {
 		}
 		rep.Plot(f.caption, f.fig)
 	}
+	rep.Table("Every scheme and loss level (mean ± 95% CI)", rowHeader, rowCells(r.Results))
+	for _, c := range r.Unseen {
+		kind := "Unseen condition"
+		if c.HeldOut {
+			kind = "Held-out condition"
+		}
+		rep.Table(kind+": "+c.Name, rowHeader, rowCells(c.Results))
+	}
 	return rep.WriteFile(filepath.Join(dir, "report.html"))
+}
+
+// rowHeader and rowCells are the HTML report's tables, the columns of the
+// text output.
+var rowHeader = []string{"scheme", "UHF loss", "transfer time s", "retransmissions", "RTI", "unfinished"}
+
+func rowCells(rows []Row) [][]any {
+	out := make([][]any, len(rows))
+	for i, x := range rows {
+		out[i] = []any{string(x.Scheme), fmt.Sprintf("%.0f%%", 100*x.Loss),
+			fmt.Sprintf("%.2f ± %.2f", x.TransferTime, x.TransferTimeCI), fmt.Sprintf("%.1f ± %.1f", x.Retrans, x.RetransCI),
+			fmt.Sprintf("%.3f ± %.3f", x.RTI, x.RTICI), x.Unfinished}
+	}
+	return out
 }
 
 type namedFigure struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +197,39 @@ func TestHeldOutConditions(t *testing.T) {
 				t.Errorf("%s, %s: %+v as a held-out condition, %+v by hand", u.Name, r.Scheme, u.Results[j], r)
 			}
 		}
+	}
+}
+
+// TestReportTablesNameConditions: report.html holds a table per
+// condition, named as unseen or held out, with every scheme's row.
+func TestReportTablesNameConditions(t *testing.T) {
+	base, err := scenarios.Load("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ShippedCompactPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := EvaluateAll(context.Background(), EvalConfig{Base: base, Runs: 1, Losses: []float64{0.03}, Policy: p, HeldOut: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := rep.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{"Every scheme and loss level", "Unseen condition: switch at 20 s", "Held-out condition: SATCOM RTT 600 ms", "mockets", "ideal"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, "condition: "); n != 9 {
+		t.Errorf("%d condition tables, want 9", n)
 	}
 }

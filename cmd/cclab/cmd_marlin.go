@@ -209,15 +209,11 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var wcap units.Bytes
 	if *windowCap != "" {
-		b, err := units.ParseBytes(*windowCap)
-		switch {
-		case err != nil || !marlin.ValidWindowCap(b):
-			return usagef("--window-cap must be a size from %v to %v, got %q", marlin.MinWindowCap, marlin.MaxWindowCap, *windowCap)
-		case *variant != marlin.VariantCompact:
-			return usagef("--window-cap needs --variant compact (the paper's agent keeps the paper's %v)", marlin.WindowCap)
+		if wcap, err = marlin.ParseWindowCap(*windowCap); err != nil {
+			return usagef("--window-cap %v", err)
 		}
-		if b != marlin.WindowCap {
-			wcap = b
+		if *variant != marlin.VariantCompact {
+			return usagef("--window-cap needs --variant compact (the paper's agent keeps the paper's %v)", marlin.WindowCap)
 		}
 	}
 	base, err := marlinScenario(*scn, sets)

@@ -104,13 +104,7 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 	}
 	// A compact policy whose environment differs only by the minimum-RTT
 	// feature (36 inputs): sound alone, not beside a.
-	res, err := Train(context.Background(), TrainConfig{
-		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 15, Randomize: true,
-		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, RTTFeature: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rtt := tinyCompactPolicy(t, 15, func(c *TrainConfig) { c.RTTFeature = true })
 	for _, c := range []struct {
 		name    string
 		members []*policy.Policy
@@ -120,7 +114,7 @@ func TestEnsembleRefusesMismatchedMembers(t *testing.T) {
 		{"same seed", []*policy.Policy{a, seedCopy(t, 11, 0.5)}, "policies 1 and 2 were both trained with seed 11"},
 		{"other variant", []*policy.Policy{a, paper}, "policy 2 runs in variant paper"},
 		{"other span", []*policy.Policy{a, span}, "BDP span 3"},
-		{"RTT feature", []*policy.Policy{a, res.Policy}, "minimum-RTT feature true"},
+		{"RTT feature", []*policy.Policy{a, rtt}, "minimum-RTT feature true"},
 		{"window cap", []*policy.Policy{a, wide}, "window cap 200KB"},
 		{"nested", []*policy.Policy{e, a}, "policy 1 is an ensemble"},
 	} {

@@ -122,6 +122,20 @@ const (
 // ValidWindowCap reports whether b may be EnvConfig.WindowCap.
 func ValidWindowCap(b units.Bytes) bool { return b >= MinWindowCap && b <= MaxWindowCap }
 
+// ParseWindowCap reads a window cap written as a size ("200KB"): the
+// EnvConfig.WindowCap it stands for, 0 for the paper's WindowCap (the
+// default, recorded as such), or an error saying what is accepted.
+func ParseWindowCap(v string) (units.Bytes, error) {
+	b, err := units.ParseBytes(v)
+	if err != nil || !ValidWindowCap(b) {
+		return 0, fmt.Errorf("%q: want a size from %v to %v", v, MinWindowCap, MaxWindowCap)
+	}
+	if b == WindowCap {
+		return 0, nil
+	}
+	return b, nil
+}
+
 // windowCap returns the largest window the agent may set.
 func (c *EnvConfig) windowCap() units.Bytes {
 	if c.WindowCap != 0 {

@@ -626,12 +626,9 @@ func PolicyWindowCap(p *policy.Policy) (units.Bytes, error) {
 	if !ok {
 		return 0, nil
 	}
-	b, err := units.ParseBytes(v)
-	if err != nil || !ValidWindowCap(b) {
-		return 0, fmt.Errorf("marlin: policy window_cap %q: want a size from %v to %v", v, MinWindowCap, MaxWindowCap)
-	}
-	if b == WindowCap {
-		return 0, nil
+	b, err := ParseWindowCap(v)
+	if err != nil {
+		return 0, fmt.Errorf("marlin: policy window_cap %w", err)
 	}
 	return b, nil
 }

@@ -41,16 +41,15 @@ func (r *Report) WriteDir(dir string) error {
 	return rep.WriteFile(filepath.Join(dir, "report.html"))
 }
 
-// rowHeader and rowCells are the HTML report's tables, the columns of the
-// text output.
-var rowHeader = []string{"scheme", "UHF loss", "transfer time s", "retransmissions", "RTI", "unfinished"}
-
+// rowCells is a table of rows for report.html, the text output's cells.
 func rowCells(rows []Row) [][]any {
 	out := make([][]any, len(rows))
 	for i, x := range rows {
-		out[i] = []any{string(x.Scheme), fmt.Sprintf("%.0f%%", 100*x.Loss),
-			fmt.Sprintf("%.2f ± %.2f", x.TransferTime, x.TransferTimeCI), fmt.Sprintf("%.1f ± %.1f", x.Retrans, x.RetransCI),
-			fmt.Sprintf("%.3f ± %.3f", x.RTI, x.RTICI), x.Unfinished}
+		cells := rowStrings(x)
+		out[i] = make([]any, len(cells))
+		for j, c := range cells {
+			out[i][j] = c
+		}
 	}
 	return out
 }

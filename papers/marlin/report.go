@@ -156,12 +156,7 @@ func UnseenVariants() []Variant {
 	return []Variant{
 		{"switch at 5 s", setSwitch(5*time.Second, nil)},
 		{"switch at 20 s", setSwitch(20*time.Second, nil)},
-		{"background x1.5", func(s *scenario.Scenario) error {
-			for i := range s.Background {
-				scaleUDP(&s.Background[i], 1.5)
-			}
-			return nil
-		}},
+		{"background x1.5", scaleBackground(1.5)},
 		{"UHF back to SATCOM at 16 s", func(s *scenario.Scenario) error {
 			if len(s.Bottleneck.Schedule) == 0 {
 				return fmt.Errorf("the scenario has no link switch")
@@ -197,6 +192,17 @@ func setSwitch(at time.Duration, change func(c *scenario.Change)) func(s *scenar
 	}
 }
 
+// scaleBackground returns a Variant's Apply that scales the background's
+// UDP rates by k.
+func scaleBackground(k float64) func(s *scenario.Scenario) error {
+	return func(s *scenario.Scenario) error {
+		for i := range s.Background {
+			scaleUDP(&s.Background[i], k)
+		}
+		return nil
+	}
+}
+
 // HeldOutVariants are conditions written down after every configuration
 // in docs/marlin.md had been chosen, and evaluated only then, so that
 // they test generalisation cleanly (the unseen conditions had served to
@@ -206,12 +212,7 @@ func setSwitch(at time.Duration, change func(c *scenario.Change)) func(s *scenar
 func HeldOutVariants() []Variant {
 	return []Variant{
 		{"switch at 3 s", setSwitch(3*time.Second, nil)},
-		{"background x2", func(s *scenario.Scenario) error {
-			for i := range s.Background {
-				scaleUDP(&s.Background[i], 2)
-			}
-			return nil
-		}},
+		{"background x2", scaleBackground(2)},
 		{"SATCOM RTT 600 ms", func(s *scenario.Scenario) error {
 			s.Bottleneck.Delay = scenario.Dur(300 * time.Millisecond)
 			return nil

@@ -7,6 +7,15 @@ import (
 	"text/tabwriter"
 )
 
+// rowHeader and rowStrings are a table of rows, as the text output and
+// report.html show it.
+var rowHeader = []string{"scheme", "UHF loss", "transfer time s", "retransmissions", "RTI", "unfinished"}
+
+func rowStrings(x Row) []string {
+	return []string{string(x.Scheme), fmt.Sprintf("%.0f%%", 100*x.Loss), fmt.Sprintf("%.2f ±%.2f", x.TransferTime, x.TransferTimeCI),
+		fmt.Sprintf("%.1f ±%.1f", x.Retrans, x.RetransCI), fmt.Sprintf("%.3f ±%.3f", x.RTI, x.RTICI), fmt.Sprint(x.Unfinished)}
+}
+
 // WriteText writes the evaluation as the tables cclab marlin eval prints.
 func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "MARLIN evaluation: %d transfers of %s per scheme and loss level; policy %s (%d steps, %.0f s of training)\n", r.Runs, r.Bytes, r.Policy, r.PolicySteps, r.TrainingWallS)
@@ -16,9 +25,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintln(w)
 	table := func(rows []Row) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "scheme\tUHF loss\ttransfer time s\tretransmissions\tRTI\tunfinished\t")
+		fmt.Fprintln(tw, strings.Join(rowHeader, "\t")+"\t")
 		for _, x := range rows {
-			fmt.Fprintf(tw, "%s\t%.0f%%\t%.2f ±%.2f\t%.1f ±%.1f\t%.3f ±%.3f\t%d\t\n", x.Scheme, 100*x.Loss, x.TransferTime, x.TransferTimeCI, x.Retrans, x.RetransCI, x.RTI, x.RTICI, x.Unfinished)
+			fmt.Fprintln(tw, strings.Join(rowStrings(x), "\t")+"\t")
 		}
 		tw.Flush()
 	}

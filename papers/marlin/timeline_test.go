@@ -72,10 +72,7 @@ func TestEvaluateAllOnTrainingTimelines(t *testing.T) {
 // draws; Train refuses a range that is not positive, increasing and at
 // most 10.
 func TestTimelineDelayScale(t *testing.T) {
-	base, err := scenarios.Load("satcom-uhf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := base(t)
 	satcom, uhf := base.Bottleneck.Delay.V, base.Bottleneck.Schedule[0].Delay.V
 	plainTL := TrainingTimeline()
 	delayTL := plainTL
@@ -131,10 +128,7 @@ func TestTimelineDelayScale(t *testing.T) {
 // scenario docs/marlin.md describes: its rows equal those of an
 // evaluation of the base scenario changed by hand (as `--set` changes it).
 func TestHeldOutConditions(t *testing.T) {
-	base, err := scenarios.Load("satcom-uhf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := base(t)
 	p, err := ShippedCompactPolicy()
 	if err != nil {
 		t.Fatal(err)
@@ -203,10 +197,7 @@ func TestHeldOutConditions(t *testing.T) {
 // TestReportTablesNameConditions: report.html holds a table per
 // condition, named as unseen or held out, with every scheme's row.
 func TestReportTablesNameConditions(t *testing.T) {
-	base, err := scenarios.Load("satcom-uhf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := base(t)
 	p, err := ShippedCompactPolicy()
 	if err != nil {
 		t.Fatal(err)

@@ -376,17 +376,7 @@ func TestBDPSpanOption(t *testing.T) {
 		}
 	}
 
-	res, err := Train(context.Background(), TrainConfig{
-		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
-		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, BDPSpan: 4,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Policy
-	if err := CheckPolicy(p); err != nil {
-		t.Fatal(err)
-	}
+	p := tinyCompactPolicy(t, 1, func(c *TrainConfig) { c.BDPSpan = 4 })
 	if span, err := PolicyBDPSpan(p); err != nil || span != 4 {
 		t.Fatalf("policy span %g (%v), want 4", span, err)
 	}
@@ -446,18 +436,7 @@ func TestFilterWindowOptions(t *testing.T) {
 	if _, err := Train(context.Background(), TrainConfig{Base: base(t), Steps: 1, CapacityWindow: time.Second}); err == nil {
 		t.Error("Train accepted a capacity window for the paper's variant")
 	}
-	res, err := Train(context.Background(), TrainConfig{
-		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
-		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200,
-		CapacityWindow: time.Second, MinRTTWindow: 3 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Policy
-	if err := CheckPolicy(p); err != nil {
-		t.Fatal(err)
-	}
+	p := tinyCompactPolicy(t, 1, func(c *TrainConfig) { c.CapacityWindow, c.MinRTTWindow = time.Second, 3*time.Second })
 	cw, rw, err := PolicyFilterWindows(p)
 	if err != nil || cw != time.Second || rw != 3*time.Second {
 		t.Fatalf("policy windows %v, %v (%v); want 1s, 3s", cw, rw, err)
@@ -546,17 +525,7 @@ func TestRTTFeatureOption(t *testing.T) {
 		t.Errorf("%s at or above 2 on SATCOM in %d of 80 steps, in [0, 2) on UHF in %d: want all and some", MinRTTFeatureName, onSATCOM, onUHF)
 	}
 
-	res, err := Train(context.Background(), TrainConfig{
-		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
-		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, RTTFeature: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Policy
-	if err := CheckPolicy(p); err != nil {
-		t.Fatal(err)
-	}
+	p := tinyCompactPolicy(t, 1, func(c *TrainConfig) { c.RTTFeature = true })
 	if rf, err := PolicyRTTFeature(p); err != nil || !rf {
 		t.Fatalf("policy rtt_feature %t (%v), want true", rf, err)
 	}
@@ -623,17 +592,7 @@ func TestWindowCapOption(t *testing.T) {
 		t.Errorf("largest window at a = 1 with a 200 KB cap: %v, want above %v and at most 200KB", most, WindowCap)
 	}
 
-	res, err := Train(context.Background(), TrainConfig{
-		Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: 1, Randomize: true,
-		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200, WindowCap: 200_000,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Policy
-	if err := CheckPolicy(p); err != nil {
-		t.Fatal(err)
-	}
+	p := tinyCompactPolicy(t, 1, func(c *TrainConfig) { c.WindowCap = 200_000 })
 	if wc, err := PolicyWindowCap(p); err != nil || wc != 200_000 {
 		t.Fatalf("policy window cap %v (%v), want 200KB", wc, err)
 	}
@@ -662,4 +621,22 @@ func TestWindowCapOption(t *testing.T) {
 	if err := CheckPolicy(q); err == nil || !strings.Contains(err.Error(), "window_cap 200KB needs") {
 		t.Errorf("a paper-variant policy with a 200 KB cap: CheckPolicy said %v", err)
 	}
+}
+
+// tinyCompactPolicy trains a compact policy for a few steps with edit's
+// options (the tests of an option's round trip through a policy file),
+// checking that CheckPolicy accepts it.
+func tinyCompactPolicy(t *testing.T, seed uint64, edit func(c *TrainConfig)) *policy.Policy {
+	t.Helper()
+	cfg := TrainConfig{Base: base(t), Steps: 64, Envs: 2, Workers: 2, Seed: seed, Randomize: true,
+		Variant: VariantCompact, Hidden: []int{8}, BatchSize: 16, Buffer: 200}
+	edit(&cfg)
+	res, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPolicy(res.Policy); err != nil {
+		t.Fatal(err)
+	}
+	return res.Policy
 }

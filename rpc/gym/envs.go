@@ -178,11 +178,9 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 			}
 			tc.RTTFeature = o.Bool("rtt_feature", false)
 			if v, ok := o.raw("window_cap"); ok {
-				b, err := units.ParseBytes(v)
-				if err != nil || !marlin.ValidWindowCap(b) {
-					o.fail("window_cap", "%q: want a size from %v to %v", v, marlin.MinWindowCap, marlin.MaxWindowCap)
-				} else if b != marlin.WindowCap {
-					tc.WindowCap = b // the paper's cap is recorded as the default
+				var err error
+				if tc.WindowCap, err = marlin.ParseWindowCap(v); err != nil {
+					o.fail("window_cap", "%v", err)
 				}
 			}
 		}

@@ -28,12 +28,7 @@ func fixedWindow(w units.Bytes) windowRule {
 // UHF segment): a sender told the switch's instant and the UHF link.
 func switchedWindow(sat units.Bytes, k float64) windowRule {
 	return windowRule{fmt.Sprintf("%d KB, then %g UHF BDPs", sat/1000, k), func(e *Env) units.Bytes {
-		n := e.net
-		if n.LinkRate().BytesIn(time.Second) > 100_000 {
-			return sat
-		}
-		bdp := float64(n.LinkRate().BytesIn(n.NominalRTT(e.flow, n.CurrentSegment())))
-		return min(max(units.Bytes(k*bdp), e.mss), WindowCap)
+		return satcomOrUHF(e, k, func() units.Bytes { return sat })
 	}}
 }
 
@@ -238,9 +233,8 @@ func TestCompactRewardRanksUHFWindows(t *testing.T) {
 	}
 }
 
-// satcomOrUHF holds sat(e) on the SATCOM segment (the link runs at more
-// than 100 KB/s) and k x the UHF link's nominal BDP after the switch, as
-// switchedWindow does.
+// satcomOrUHF holds sat() on the SATCOM segment (the link runs at more
+// than 100 KB/s) and k x the current link's nominal BDP after the switch.
 func satcomOrUHF(e *Env, k float64, sat func() units.Bytes) units.Bytes {
 	n := e.net
 	if n.LinkRate().BytesIn(time.Second) > 100_000 {

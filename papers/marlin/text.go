@@ -3,6 +3,7 @@ package marlin
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -13,7 +14,24 @@ var rowHeader = []string{"scheme", "UHF loss", "transfer time s", "retransmissio
 
 func rowStrings(x Row) []string {
 	return []string{string(x.Scheme), fmt.Sprintf("%.0f%%", 100*x.Loss), fmt.Sprintf("%.2f ±%.2f", x.TransferTime, x.TransferTimeCI),
-		fmt.Sprintf("%.1f ±%.1f", x.Retrans, x.RetransCI), fmt.Sprintf("%.3f ±%.3f", x.RTI, x.RTICI), fmt.Sprint(x.Unfinished)}
+		fmt.Sprintf("%.1f ±%.1f", x.Retrans, x.RetransCI), rti(x), fmt.Sprint(x.Unfinished)}
+}
+
+// rti formats a row's RTI, "-" where it is undefined (no link switch).
+func rti(x Row) string {
+	if math.IsNaN(x.RTI) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f ±%.3f", x.RTI, x.RTICI)
+}
+
+// ratio formats a goal's ratio, "undefined" where the baseline's figure
+// is zero.
+func ratio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 // WriteText writes the evaluation as the tables cclab marlin eval prints.
@@ -33,8 +51,8 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	table(r.Results)
 	if g := r.Goals; g != nil {
-		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %.2f (goal <= 0.70, paper 0.87), retransmissions %.2f (goal <= 0.20, paper 0.23), MARLIN/Mockets time %.2f (goal <= 1.4); lowest RTI at every loss level: %v\n",
-			g.TimeVsCubic, g.RetransVsCubic, g.TimeVsMockets, g.LowestRTI)
+		fmt.Fprintf(w, "\nAt 3%%: MARLIN/CUBIC transfer time %s (goal <= 0.70, paper 0.87), retransmissions %s (goal <= 0.20, paper 0.23), MARLIN/Mockets time %s (goal <= 1.4); lowest RTI at every loss level: %v\n",
+			ratio(g.TimeVsCubic), ratio(g.RetransVsCubic), ratio(g.TimeVsMockets), g.LowestRTI)
 		if len(g.DominatedBy) > 0 {
 			fmt.Fprintf(w, "Baselines both faster and with fewer retransmissions than MARLIN: %s\n", strings.Join(g.DominatedBy, ", "))
 		}

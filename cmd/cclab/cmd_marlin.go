@@ -280,7 +280,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write results, plots and report.html to this directory")
 	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
-	heldOut := fs.Bool("held-out", false, "also evaluate on the held-out conditions, chosen after every configuration in docs/marlin.md (switch at 3 s, background x2, SATCOM RTT 600 ms, a faster or longer UHF link after a switch at 5 s)")
+	heldOut := fs.Bool("held-out", false, "also evaluate on the held-out conditions (docs/marlin.md), each written down before any policy was evaluated on it: switch at 3 s, background x2, SATCOM RTT 600 ms, a faster or longer UHF link after a switch at 5 s; then queue 50 packets, a 128 kbit/s UHF link after a switch at 5 s, SATCOM 2 Mbit/s, SATCOM RTT 1.6 s, switch at 7 s with the background x1.25")
 	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges: "+marlin.TrainingTimeline().String()+")")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

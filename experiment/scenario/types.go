@@ -9,6 +9,7 @@
 package scenario
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -361,6 +362,10 @@ func RateOf(r units.Bandwidth) Rate { return Rate{Raw: r.String(), V: r} }
 
 // SizeOf returns a Size holding b bytes.
 func SizeOf(b units.Bytes) Size { return Size{Raw: b.String(), V: b} }
+
+// PacketsOf returns a Size holding a count of n packets, as a queue limit
+// written without a unit.
+func PacketsOf(n int) Size { return Size{Raw: strconv.Itoa(n), Packets: n} }
 
 // rawScalar turns a YAML scalar's bytes into the text the user wrote.
 func rawScalar(b []byte) string {

@@ -203,12 +203,17 @@ func scaleBackground(k float64) func(s *scenario.Scenario) error {
 	}
 }
 
-// HeldOutVariants are conditions written down after every configuration
-// in docs/marlin.md had been chosen, and evaluated only then, so that
-// they test generalisation cleanly (the unseen conditions had served to
-// choose among configurations): a switch earlier than any in training,
-// the background's UDP rates doubled, a shorter SATCOM path, and a
-// faster or a longer UHF link after a switch at 5 s.
+// HeldOutVariants are conditions written down before any policy was
+// evaluated on them, so that they test generalisation (the unseen
+// conditions had served to choose among configurations). The first five
+// were written after every configuration in docs/marlin.md up to then
+// had been chosen: a switch earlier than any in training, the
+// background's UDP rates doubled, a shorter SATCOM path, and a faster or
+// a longer UHF link after a switch at 5 s. Configurations were chosen
+// after reading them, so a second set follows, written before any
+// evaluation on it: the bottleneck queue halved, a slower UHF link after
+// a switch at 5 s, a faster SATCOM link, a longer SATCOM path than any
+// in training, and a later switch with a heavier background.
 func HeldOutVariants() []Variant {
 	return []Variant{
 		{"switch at 3 s", setSwitch(3*time.Second, nil)},
@@ -219,6 +224,25 @@ func HeldOutVariants() []Variant {
 		}},
 		{"switch at 5 s, UHF 512 kbit/s", setSwitch(5*time.Second, func(c *scenario.Change) { c.Rate = scenario.RateOf(512 * units.Kbps) })},
 		{"switch at 5 s, UHF RTT 500 ms", setSwitch(5*time.Second, func(c *scenario.Change) { c.Delay = scenario.Dur(250 * time.Millisecond) })},
+		{"queue 50 packets", func(s *scenario.Scenario) error {
+			s.Bottleneck.Queue.Limit = scenario.PacketsOf(50)
+			return nil
+		}},
+		{"switch at 5 s, UHF 128 kbit/s", setSwitch(5*time.Second, func(c *scenario.Change) { c.Rate = scenario.RateOf(128 * units.Kbps) })},
+		{"SATCOM 2 Mbit/s", func(s *scenario.Scenario) error {
+			s.Bottleneck.Rate = scenario.RateOf(2 * units.Mbps)
+			return nil
+		}},
+		{"SATCOM RTT 1.6 s", func(s *scenario.Scenario) error {
+			s.Bottleneck.Delay = scenario.Dur(800 * time.Millisecond)
+			return nil
+		}},
+		{"switch at 7 s, background x1.25", func(s *scenario.Scenario) error {
+			if err := setSwitch(7*time.Second, nil)(s); err != nil {
+				return err
+			}
+			return scaleBackground(1.25)(s)
+		}},
 	}
 }
 

@@ -146,7 +146,8 @@ func TestHeldOutConditions(t *testing.T) {
 		}
 	}
 	want := []string{"switch at 5 s", "switch at 20 s", "background x1.5", "UHF back to SATCOM at 16 s",
-		"switch at 3 s", "background x2", "SATCOM RTT 600 ms", "switch at 5 s, UHF 512 kbit/s", "switch at 5 s, UHF RTT 500 ms"}
+		"switch at 3 s", "background x2", "SATCOM RTT 600 ms", "switch at 5 s, UHF 512 kbit/s", "switch at 5 s, UHF RTT 500 ms",
+		"queue 50 packets", "switch at 5 s, UHF 128 kbit/s", "SATCOM 2 Mbit/s", "SATCOM RTT 1.6 s", "switch at 7 s, background x1.25"}
 	if strings.Join(names, "; ") != strings.Join(want, "; ") {
 		t.Fatalf("conditions %q, want %q", names, want)
 	}
@@ -154,7 +155,7 @@ func TestHeldOutConditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(only.Unseen) != 5 || !only.Unseen[0].HeldOut {
+	if len(only.Unseen) != 10 || !only.Unseen[0].HeldOut {
 		t.Fatalf("held out without unseen: %d conditions", len(only.Unseen))
 	}
 	byHand := map[string]func(s *scenario.Scenario){
@@ -172,6 +173,21 @@ func TestHeldOutConditions(t *testing.T) {
 			for i := range s.Background[0].Sequence {
 				if q := &s.Background[0].Sequence[i]; q.Type != "tcp" {
 					q.Rate = scenario.RateOf(2 * q.Rate.V)
+				}
+			}
+		},
+		"queue 50 packets": func(s *scenario.Scenario) { s.Bottleneck.Queue.Limit = scenario.Size{Raw: "50", Packets: 50} },
+		"switch at 5 s, UHF 128 kbit/s": func(s *scenario.Scenario) {
+			s.Bottleneck.Schedule[0].At = scenario.Dur(5 * time.Second)
+			s.Bottleneck.Schedule[0].Rate = scenario.RateOf(128 * units.Kbps)
+		},
+		"SATCOM 2 Mbit/s":  func(s *scenario.Scenario) { s.Bottleneck.Rate = scenario.RateOf(2 * units.Mbps) },
+		"SATCOM RTT 1.6 s": func(s *scenario.Scenario) { s.Bottleneck.Delay = scenario.Dur(800 * time.Millisecond) },
+		"switch at 7 s, background x1.25": func(s *scenario.Scenario) {
+			s.Bottleneck.Schedule[0].At = scenario.Dur(7 * time.Second)
+			for i := range s.Background[0].Sequence {
+				if q := &s.Background[0].Sequence[i]; q.Type != "tcp" {
+					q.Rate = scenario.RateOf(q.Rate.V * 5 / 4)
 				}
 			}
 		},
@@ -220,7 +236,7 @@ func TestReportTablesNameConditions(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if n := strings.Count(html, "condition: "); n != 9 {
-		t.Errorf("%d condition tables, want 9", n)
+	if n, want := strings.Count(html, "condition: "), len(UnseenVariants())+len(HeldOutVariants()); n != want {
+		t.Errorf("%d condition tables, want %d", n, want)
 	}
 }

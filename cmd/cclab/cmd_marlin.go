@@ -68,6 +68,8 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	switchRange := fs.String("switch-range", "", "with --randomize: range of the link-switch time, LO,HI (default 5s,15s)")
 	switchExcl := fs.String("switch-exclude", "", "with --randomize: switch times LO,HI never drawn (keeps an evaluation condition unseen)")
 	delayRange := fs.String("delay-range", "", "with --randomize: range of a factor on each link's one-way delay, drawn per episode and link, LO,HI (default: the scenario's delays; ours)")
+	rateRange := fs.String("rate-range", "", "with --randomize: range of a factor on each link's rate, drawn per episode and link, LO,HI (default: the scenario's rates; ours)")
+	queueRange := fs.String("queue-range", "", "with --randomize: range of a factor on the bottleneck queue's limit, drawn per episode, LO,HI (default: the scenario's limit; ours)")
 	bgRange := fs.String("background-range", "", "with --randomize: range of the SATCOM background scale, LO,HI (default 0.8,1.2)")
 	bgExcl := fs.String("background-exclude", "", "with --randomize: background scales LO,HI never drawn")
 	queueCost := fs.Float64("queue-cost", 0, "compact reward's cost of a second at twice the nominal RTT, s (default 0.2)")
@@ -114,13 +116,14 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--validate-on must be %s or %s, got %q", marlin.ValidateOnPaper, marlin.ValidateOnTraining, *valOn)
 	}
 	var sr, sx [2]time.Duration
-	var br, bx, dr [2]float64
+	var br, bx, dr, rr, qr [2]float64
 	for _, p := range []struct {
 		name, v string
 		dur     *[2]time.Duration
 		num     *[2]float64
 	}{{"switch-range", *switchRange, &sr, nil}, {"switch-exclude", *switchExcl, &sx, nil},
-		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}, {"delay-range", *delayRange, nil, &dr}} {
+		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}, {"delay-range", *delayRange, nil, &dr},
+		{"rate-range", *rateRange, nil, &rr}, {"queue-range", *queueRange, nil, &qr}} {
 		if p.v == "" {
 			continue
 		}
@@ -145,8 +148,16 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 	}
-	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0 || dr[1] > 0) {
-		return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude and --delay-range need --randomize")
+	for _, r := range []struct {
+		name string
+		r    [2]float64
+	}{{"delay-range", dr}, {"rate-range", rr}, {"queue-range", qr}} {
+		if r.r != [2]float64{} && !marlin.ValidScaleRange(r.r) {
+			return usagef("--%s %g,%g: want 0 < LO <= HI <= 10", r.name, r.r[0], r.r[1])
+		}
+	}
+	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0 || dr[1] > 0 || rr[1] > 0 || qr[1] > 0) {
+		return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude, --delay-range, --rate-range and --queue-range need --randomize")
 	}
 	if *entCoef < 0 || !(*entInit > 0) || *queueCost < 0 || *nstep < 1 || *frameSkip < 1 {
 		return usagef("--ent-coef and --queue-cost must be >= 0, --ent-coef-init > 0, --n-step and --frame-skip >= 1")
@@ -245,7 +256,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
-		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx, DelayScale: dr},
+		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx, DelayScale: dr, RateScale: rr, QueueScale: qr},
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature, WindowCap: wcap,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,

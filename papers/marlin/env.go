@@ -371,6 +371,14 @@ type Timeline struct {
 	// policy meets path RTTs other than the scenario's two (ours; the
 	// paper's links keep theirs).
 	DelayScale [2]float64
+	// RateScale, if its upper bound is positive, scales the first link's
+	// rate (SATCOM) by one draw and every scheduled change's rate (UHF)
+	// by a second (ours).
+	RateScale [2]float64
+	// QueueScale, if its upper bound is positive, scales the bottleneck
+	// queue's limit (packets or bytes) by a draw, keeping at least 10
+	// packets or 15 KB (ours).
+	QueueScale [2]float64
 }
 
 // TrainingTimeline is the timeline TrainConfig.Randomize draws from unless
@@ -382,14 +390,14 @@ func TrainingTimeline() Timeline {
 
 // Draws reports whether t draws anything.
 func (t Timeline) Draws() bool {
-	return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 || t.DelayScale[1] > 0
+	return t.SwitchRange[1] > 0 || t.BackgroundScale[1] > 0 || t.DelayScale[1] > 0 || t.RateScale[1] > 0 || t.QueueScale[1] > 0
 }
 
 // apply draws the switch time, then the background scale, then the two
-// delay scales, from rnd into s. The order of the draws is part of every
-// training run's stream; a draw not configured takes nothing from it, so
-// the delay scales leave the streams of timelines without them as they
-// were.
+// delay scales, the two rate scales and the queue scale, from rnd into
+// s. The order of the draws is part of every training run's stream; a
+// draw not configured takes nothing from it, so each later range leaves
+// the streams of timelines without it as they were.
 func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 	if sched := s.Bottleneck.Schedule; t.SwitchRange[1] > 0 && len(sched) > 0 {
 		r, x := t.SwitchRange, t.SwitchExclude
@@ -416,6 +424,29 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 			}
 		}
 	}
+	if r := t.RateScale; r[1] > 0 {
+		scale := func(b units.Bandwidth, k float64) scenario.Rate {
+			return scenario.RateOf(units.Bandwidth(math.Round(float64(b) * k)))
+		}
+		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		if s.Bottleneck.Rate.V > 0 {
+			s.Bottleneck.Rate = scale(s.Bottleneck.Rate.V, k)
+		}
+		k = r[0] + rnd.Float64()*(r[1]-r[0])
+		for i := range s.Bottleneck.Schedule {
+			if c := &s.Bottleneck.Schedule[i]; c.Rate.IsSet() && c.Rate.V > 0 {
+				c.Rate = scale(c.Rate.V, k)
+			}
+		}
+	}
+	if r := t.QueueScale; r[1] > 0 {
+		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		if l := &s.Bottleneck.Queue.Limit; l.Packets > 0 {
+			*l = scenario.PacketsOf(max(10, int(math.Round(float64(l.Packets)*k))))
+		} else if l.V > 0 {
+			*l = scenario.SizeOf(max(15_000, units.Bytes(math.Round(float64(l.V)*k))))
+		}
+	}
 }
 
 // String describes t for a policy's metadata.
@@ -437,6 +468,12 @@ func (t Timeline) String() string {
 	}
 	if r := t.DelayScale; r[1] > 0 {
 		parts = append(parts, fmt.Sprintf("link delays x%g-%g", r[0], r[1]))
+	}
+	if r := t.RateScale; r[1] > 0 {
+		parts = append(parts, fmt.Sprintf("link rates x%g-%g", r[0], r[1]))
+	}
+	if r := t.QueueScale; r[1] > 0 {
+		parts = append(parts, fmt.Sprintf("queue limit x%g-%g", r[0], r[1]))
 	}
 	if len(parts) == 0 {
 		return "the base's timeline"

@@ -123,6 +123,78 @@ func TestTimelineDelayScale(t *testing.T) {
 	}
 }
 
+// TestTimelineRateAndQueueScale: Timeline.RateScale scales the first
+// link's rate and every scheduled change's by two independent factors
+// within its range, QueueScale the queue limit by a third, after every
+// earlier draw, which stay those the same stream gives without them; a
+// seed reproduces the draws, every drawn scenario validates, and Train
+// refuses ranges that are not positive, increasing and at most 10.
+func TestTimelineRateAndQueueScale(t *testing.T) {
+	base := base(t)
+	satcom, uhf, limit := base.Bottleneck.Rate.V, base.Bottleneck.Schedule[0].Rate.V, base.Bottleneck.Queue.Limit.Packets
+	if limit == 0 {
+		t.Fatal("the base's queue limit is not a packet count")
+	}
+	before := TrainingTimeline()
+	before.DelayScale = [2]float64{0.5, 1.5}
+	tl := before
+	tl.RateScale, tl.QueueScale = [2]float64{0.5, 2}, [2]float64{0.5, 2}
+	if d := tl.String(); !strings.Contains(d, "link rates x0.5-2") || !strings.Contains(d, "queue limit x0.5-2") {
+		t.Errorf("timeline described as %q", d)
+	}
+	draw := func(tl Timeline, seed uint64) *scenario.Scenario {
+		s := base.Clone()
+		tl.apply(s, rand.New(rand.NewPCG(seed, 0x6d61726c696e)))
+		return s
+	}
+	independent, lo, hi := 0, 0, 0
+	for seed := uint64(1); seed <= 50; seed++ {
+		p, d := draw(before, seed), draw(tl, seed)
+		if p.Bottleneck.Schedule[0].At != d.Bottleneck.Schedule[0].At || p.Background[0].Sequence[0].Rate != d.Background[0].Sequence[0].Rate ||
+			p.Bottleneck.Delay != d.Bottleneck.Delay || p.Bottleneck.Schedule[0].Delay != d.Bottleneck.Schedule[0].Delay {
+			t.Fatalf("seed %d: the rate and queue draws moved an earlier draw", seed)
+		}
+		if p.Bottleneck.Rate.V != satcom || p.Bottleneck.Schedule[0].Rate.V != uhf || p.Bottleneck.Queue.Limit.Packets != limit {
+			t.Fatalf("seed %d: rates or queue changed without their ranges", seed)
+		}
+		k1 := float64(d.Bottleneck.Rate.V) / float64(satcom)
+		k2 := float64(d.Bottleneck.Schedule[0].Rate.V) / float64(uhf)
+		kq := float64(d.Bottleneck.Queue.Limit.Packets) / float64(limit)
+		for _, k := range []float64{k1, k2, kq} {
+			if k < 0.5-0.01 || k > 2+0.01 {
+				t.Fatalf("seed %d: factor %g outside [0.5, 2]", seed, k)
+			}
+		}
+		if kq < 1 {
+			lo++
+		} else {
+			hi++
+		}
+		if math.Abs(k1-k2) > 0.05 {
+			independent++
+		}
+		if again := draw(tl, seed); again.Bottleneck.Rate != d.Bottleneck.Rate || again.Bottleneck.Schedule[0].Rate != d.Bottleneck.Schedule[0].Rate || again.Bottleneck.Queue.Limit != d.Bottleneck.Queue.Limit {
+			t.Fatalf("seed %d: the draws do not reproduce", seed)
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if independent < 30 || lo < 10 || hi < 10 {
+		t.Errorf("of 50 draws: the two rates' factors differ by more than 0.05 in %d (want most), queue factors below 1 in %d and above in %d (want both often)", independent, lo, hi)
+	}
+	for _, c := range []struct {
+		tl   Timeline
+		want string
+	}{{Timeline{RateScale: [2]float64{0, 1}}, "link-rate scale"}, {Timeline{RateScale: [2]float64{2, 1}}, "link-rate scale"},
+		{Timeline{QueueScale: [2]float64{1, 11}}, "queue-limit scale"}, {Timeline{QueueScale: [2]float64{-1, 1}}, "queue-limit scale"}} {
+		_, err := Train(context.Background(), TrainConfig{Base: base, Steps: 1, Randomize: true, Timeline: c.tl})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v", c.tl, err)
+		}
+	}
+}
+
 // TestHeldOutConditions: EvalConfig.HeldOut appends the five held-out
 // conditions after the unseen ones, marked as such, and each is the
 // scenario docs/marlin.md describes: its rows equal those of an

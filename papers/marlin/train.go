@@ -235,8 +235,13 @@ func (c *TrainConfig) validate() error {
 	if r := c.BackgroundScale; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
 		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
 	}
-	if r := c.DelayScale; r != [2]float64{} && !(0 < r[0] && r[0] <= r[1] && r[1] <= 10) {
-		return fmt.Errorf("marlin: link-delay scale range %v must be positive, increasing and at most 10", r)
+	for _, r := range []struct {
+		name string
+		r    [2]float64
+	}{{"link-delay", c.DelayScale}, {"link-rate", c.RateScale}, {"queue-limit", c.QueueScale}} {
+		if r.r != [2]float64{} && !ValidScaleRange(r.r) {
+			return fmt.Errorf("marlin: %s scale range %v must be positive, increasing and at most 10", r.name, r.r)
+		}
 	}
 	if x := c.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
 		return fmt.Errorf("marlin: excluded switch times %v must be an increasing interval", x)
@@ -459,3 +464,7 @@ func (cfg *TrainConfig) meta() policy.Meta {
 	}
 	return policy.Meta{Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed, Extra: extra}
 }
+
+// ValidScaleRange reports whether r is a range Timeline's DelayScale,
+// RateScale and QueueScale accept: 0 < r[0] <= r[1] <= 10.
+func ValidScaleRange(r [2]float64) bool { return 0 < r[0] && r[0] <= r[1] && r[1] <= 10 }

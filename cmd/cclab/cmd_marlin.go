@@ -291,7 +291,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write results, plots and report.html to this directory")
 	unseen := fs.Bool("unseen", true, "also evaluate on conditions never trained on")
-	heldOut := fs.Bool("held-out", false, "also evaluate on the held-out conditions (docs/marlin.md), each written down before any policy was evaluated on it: switch at 3 s, background x2, SATCOM RTT 600 ms, a faster or longer UHF link after a switch at 5 s; then queue 50 packets, a 128 kbit/s UHF link after a switch at 5 s, SATCOM 2 Mbit/s, SATCOM RTT 1.6 s, switch at 7 s with the background x1.25")
+	heldOut := fs.Bool("held-out", false, "also evaluate on the held-out conditions (docs/marlin.md), each written down before any policy was evaluated on it: switch at 3 s, background x2, SATCOM RTT 600 ms, a faster or longer UHF link after a switch at 5 s; then queue 50 packets, a 128 kbit/s UHF link after a switch at 5 s, SATCOM 2 Mbit/s, SATCOM RTT 1.6 s, switch at 7 s with the background x1.25; then the mice doubled, UDP elephants at 400 kbit/s, 1% loss on SATCOM, a switch at 12 s to UHF at 384 kbit/s with a 400 ms RTT, queue 200 packets, SATCOM at 1.5 Mbit/s with a 1.4 s RTT")
 	timeline := fs.String("timeline", "paper", "the loss levels' timeline: paper (the scenario's switch and background) or training (each run's switch time and background scale drawn from the training ranges: "+marlin.TrainingTimeline().String()+")")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -115,49 +114,32 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 	default:
 		return usagef("--validate-on must be %s or %s, got %q", marlin.ValidateOnPaper, marlin.ValidateOnTraining, *valOn)
 	}
-	var sr, sx [2]time.Duration
-	var br, bx, dr, rr, qr [2]float64
+	var tl marlin.Timeline
 	for _, p := range []struct {
 		name, v string
 		dur     *[2]time.Duration
 		num     *[2]float64
-	}{{"switch-range", *switchRange, &sr, nil}, {"switch-exclude", *switchExcl, &sx, nil},
-		{"background-range", *bgRange, nil, &br}, {"background-exclude", *bgExcl, nil, &bx}, {"delay-range", *delayRange, nil, &dr},
-		{"rate-range", *rateRange, nil, &rr}, {"queue-range", *queueRange, nil, &qr}} {
+	}{{"switch-range", *switchRange, &tl.SwitchRange, nil}, {"switch-exclude", *switchExcl, &tl.SwitchExclude, nil},
+		{"background-range", *bgRange, nil, &tl.BackgroundScale}, {"background-exclude", *bgExcl, nil, &tl.BackgroundExclude},
+		{"delay-range", *delayRange, nil, &tl.DelayScale}, {"rate-range", *rateRange, nil, &tl.RateScale}, {"queue-range", *queueRange, nil, &tl.QueueScale}} {
 		if p.v == "" {
 			continue
 		}
-		lo, hi, ok := strings.Cut(p.v, ",")
-		if !ok {
-			return usagef("--%s wants LO,HI, got %q", p.name, p.v)
+		var err error
+		if p.dur != nil {
+			*p.dur, err = marlin.ParseRange(p.v, marlin.ParseTime)
+		} else {
+			*p.num, err = marlin.ParseRange(p.v, marlin.ParseFactor)
 		}
-		for i, x := range []string{lo, hi} {
-			x = strings.TrimSpace(x)
-			if p.dur != nil {
-				d, err := time.ParseDuration(x)
-				if err != nil {
-					return usagef("--%s %q: %q is not a duration (e.g. 4.5s)", p.name, p.v, x)
-				}
-				p.dur[i] = d
-			} else {
-				f, err := strconv.ParseFloat(x, 64)
-				if err != nil {
-					return usagef("--%s %q: %q is not a number", p.name, p.v, x)
-				}
-				p.num[i] = f
-			}
+		if err != nil {
+			return usagef("--%s: %v", p.name, err)
+		}
+		if !*randomize {
+			return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude, --delay-range, --rate-range and --queue-range need --randomize")
 		}
 	}
-	for _, r := range []struct {
-		name string
-		r    [2]float64
-	}{{"delay-range", dr}, {"rate-range", rr}, {"queue-range", qr}} {
-		if r.r != [2]float64{} && !marlin.ValidScaleRange(r.r) {
-			return usagef("--%s %g,%g: want 0 < LO <= HI <= 10", r.name, r.r[0], r.r[1])
-		}
-	}
-	if !*randomize && (sr[1] > 0 || sx[1] > 0 || br[1] > 0 || bx[1] > 0 || dr[1] > 0 || rr[1] > 0 || qr[1] > 0) {
-		return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude, --delay-range, --rate-range and --queue-range need --randomize")
+	if err := tl.Check(); err != nil {
+		return usagef("%v", err)
 	}
 	if *entCoef < 0 || !(*entInit > 0) || *queueCost < 0 || *nstep < 1 || *frameSkip < 1 {
 		return usagef("--ent-coef and --queue-cost must be >= 0, --ent-coef-init > 0, --n-step and --frame-skip >= 1")
@@ -256,7 +238,7 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		Checkpoint: tr.ck, CheckpointEvery: *ckEvery, Resume: *resume,
 		CSV: tr.curve, Progress: tr.progress, Command: cmdline, Action: *action, Variant: *variant,
 		FrameSkip: *frameSkip, NStep: *nstep, EntCoef: *entCoef, EntCoefInit: *entInit, TargetEntropy: te,
-		NoObsNorm: !*obsNorm, Timeline: marlin.Timeline{SwitchRange: sr, SwitchExclude: sx, BackgroundScale: br, BackgroundExclude: bx, DelayScale: dr, RateScale: rr, QueueScale: qr},
+		NoObsNorm: !*obsNorm, Timeline: tl,
 		QueueCost: *queueCost, LinkShaping: *linkShaping, Demo: *demo, DemoSteps: *demoSteps, DemoNoise: *demoNoise, DemoScale: *demoScale, BCWeight: *bcWeight,
 		CapacityWindow: *capWin, MinRTTWindow: *rttWin, BDPSpan: *bdpSpan, RTTFeature: *rttFeature, WindowCap: wcap,
 		ValidateEvery: *valEvery, ValidateRuns: *valRuns, ValidateBy: *valBy, ValidateSets: valSets, ValidateOn: *valOn, ValidationCSV: valCSV,

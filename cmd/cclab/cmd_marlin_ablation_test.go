@@ -14,15 +14,16 @@ func TestMarlinTrainAblationFlagsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--switch-range", "5s"}, "--switch-range wants LO,HI"},
-		{[]string{"--switch-exclude", "4s,six"}, `"six" is not a duration`},
-		{[]string{"--background-range", "0.6,x"}, `"x" is not a number`},
+		{[]string{"--switch-range", "5s"}, `--switch-range: want LO,HI, got "5s"`},
+		{[]string{"--switch-exclude", "4s,six"}, `--switch-exclude: "six" in "4s,six": not a duration`},
+		{[]string{"--background-range", "0.6,x"}, `"x" in "0.6,x": not a number`},
 		{[]string{"--randomize=false", "--background-exclude", "1.3,1.7"}, "need --randomize"},
 		{[]string{"--randomize=false", "--rate-range", "0.5,2"}, "need --randomize"},
-		{[]string{"--queue-range", "0.5"}, "--queue-range wants LO,HI"},
-		{[]string{"--rate-range", "2,0.5"}, "--rate-range 2,0.5: want 0 < LO <= HI <= 10"},
-		{[]string{"--queue-range", "0,1"}, "--queue-range 0,1: want 0 < LO <= HI <= 10"},
-		{[]string{"--delay-range", "1,11"}, "--delay-range 1,11: want 0 < LO <= HI <= 10"},
+		{[]string{"--queue-range", "0.5"}, "--queue-range: want LO,HI"},
+		{[]string{"--rate-range", "2,0.5"}, "link-rate scale range [2 0.5] must be positive, increasing and at most 10"},
+		{[]string{"--queue-range", "0,1"}, "queue-limit scale range [0 1] must be positive"},
+		{[]string{"--delay-range", "1,11"}, "link-delay scale range [1 11] must be positive, increasing and at most 10"},
+		{[]string{"--switch-range", "9s,4s"}, "switch-time range [9s 4s] must be positive and increasing"},
 		{[]string{"--n-step", "0"}, "--n-step and --frame-skip >= 1"},
 		{[]string{"--ent-coef-init", "0"}, "--ent-coef-init > 0"},
 		{[]string{"--demo", "cubic", "--demo-steps", "8"}, "--demo must be bdp"},

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -379,6 +380,70 @@ type Timeline struct {
 	// queue's limit (packets or bytes) by a draw, keeping at least 10
 	// packets or 15 KB (ours).
 	QueueScale [2]float64
+}
+
+// Check reports a range that is not increasing, a switch time that is
+// not positive, a negative background scale, or a delay, rate or queue
+// factor outside (0, 10].
+func (t Timeline) Check() error {
+	if r := t.SwitchRange; r != [2]time.Duration{} && !(0 < r[0] && r[0] <= r[1]) {
+		return fmt.Errorf("marlin: switch-time range %v must be positive and increasing", r)
+	}
+	if r := t.BackgroundScale; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
+		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
+	}
+	for _, r := range []struct {
+		name string
+		r    [2]float64
+	}{{"link-delay", t.DelayScale}, {"link-rate", t.RateScale}, {"queue-limit", t.QueueScale}} {
+		if r.r != [2]float64{} && !(0 < r.r[0] && r.r[0] <= r.r[1] && r.r[1] <= 10) {
+			return fmt.Errorf("marlin: %s scale range %v must be positive, increasing and at most 10", r.name, r.r)
+		}
+	}
+	if x := t.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
+		return fmt.Errorf("marlin: excluded switch times %v must be an increasing interval", x)
+	}
+	if x := t.BackgroundExclude; x != [2]float64{} && !(x[0] < x[1]) {
+		return fmt.Errorf("marlin: excluded background scales %v must be an increasing interval", x)
+	}
+	return nil
+}
+
+// ParseRange reads a range written "LO,HI" (as the train flags and the
+// gym options take it), each bound parsed by parse.
+func ParseRange[T any](v string, parse func(string) (T, error)) ([2]T, error) {
+	var r [2]T
+	lo, hi, ok := strings.Cut(v, ",")
+	if !ok {
+		return r, fmt.Errorf("want LO,HI, got %q", v)
+	}
+	for i, x := range []string{lo, hi} {
+		x = strings.TrimSpace(x)
+		b, err := parse(x)
+		if err != nil {
+			return r, fmt.Errorf("%q in %q: %w", x, v, err)
+		}
+		r[i] = b
+	}
+	return r, nil
+}
+
+// ParseFactor parses a range bound that is a number.
+func ParseFactor(x string) (float64, error) {
+	f, err := strconv.ParseFloat(x, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	return f, nil
+}
+
+// ParseTime parses a range bound that is a duration.
+func ParseTime(x string) (time.Duration, error) {
+	d, err := time.ParseDuration(x)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (e.g. 4.5s)")
+	}
+	return d, nil
 }
 
 // TrainingTimeline is the timeline TrainConfig.Randomize draws from unless

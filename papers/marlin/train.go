@@ -229,25 +229,8 @@ func (c *TrainConfig) validate() error {
 	if c.DemoScale != 0 && (!(c.DemoScale > 0 && c.DemoScale <= MaxDemoScale) || c.Demo == "") {
 		return fmt.Errorf("marlin: demonstration scale %g must be in (0, %g], and set only with a demonstrator", c.DemoScale, MaxDemoScale)
 	}
-	if r := c.SwitchRange; r != [2]time.Duration{} && !(0 < r[0] && r[0] <= r[1]) {
-		return fmt.Errorf("marlin: switch-time range %v must be positive and increasing", r)
-	}
-	if r := c.BackgroundScale; r != [2]float64{} && !(0 <= r[0] && r[0] <= r[1]) {
-		return fmt.Errorf("marlin: background-scale range %v must be non-negative and increasing", r)
-	}
-	for _, r := range []struct {
-		name string
-		r    [2]float64
-	}{{"link-delay", c.DelayScale}, {"link-rate", c.RateScale}, {"queue-limit", c.QueueScale}} {
-		if r.r != [2]float64{} && !ValidScaleRange(r.r) {
-			return fmt.Errorf("marlin: %s scale range %v must be positive, increasing and at most 10", r.name, r.r)
-		}
-	}
-	if x := c.SwitchExclude; x != [2]time.Duration{} && !(x[0] < x[1]) {
-		return fmt.Errorf("marlin: excluded switch times %v must be an increasing interval", x)
-	}
-	if x := c.BackgroundExclude; x != [2]float64{} && !(x[0] < x[1]) {
-		return fmt.Errorf("marlin: excluded background scales %v must be an increasing interval", x)
+	if err := c.Timeline.Check(); err != nil {
+		return err
 	}
 	if c.ValidateEvery < 0 || c.ValidateRuns < 1 {
 		return fmt.Errorf("marlin: validation every %d steps on %d transfers: both must be positive (0 steps: no validation)", c.ValidateEvery, c.ValidateRuns)
@@ -464,7 +447,3 @@ func (cfg *TrainConfig) meta() policy.Meta {
 	}
 	return policy.Meta{Algo: "sac", Env: "marlin-" + cfg.Base.Name, Command: cfg.Command, Seed: cfg.Seed, Extra: extra}
 }
-
-// ValidScaleRange reports whether r is a range Timeline's DelayScale,
-// RateScale and QueueScale accept: 0 < r[0] <= r[1] <= 10.
-func ValidScaleRange(r [2]float64) bool { return 0 < r[0] && r[0] <= r[1] && r[1] <= 10 }

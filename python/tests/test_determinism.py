@@ -40,6 +40,13 @@ CASES = [
     ("cclab/MarlinCompact-v0", {"rtt_feature": "true"}, 40),
     # And a window cap other than the paper's (`--window-cap`).
     ("cclab/MarlinCompact-v0", {"window_cap": "200KB", "bdp_span": "4"}, 40),
+    # And the training timeline's ranges (`--switch-range`, `--delay-range`,
+    # `--rate-range`, `--queue-range`).
+    (
+        "cclab/MarlinCompact-v0",
+        {"switch_range": "4s,12s", "delay_range": "0.5,1.5", "rate_range": "0.5,2", "queue_range": "0.5,2"},
+        40,
+    ),
     # Evaluation mode: the episode ends (truncated at 2 s) and autoresets.
     ("cclab/MarlinCompact-v0", {"eval_loss": "0.03", "eval_bytes": "20000", "max_time": "2s"}, 30),
     ("cclab/Scenario-v0", {"scenario": "dumbbell", "episode_steps": "4", "step": "30ms"}, 11),

@@ -40,6 +40,11 @@ func marlinOptions(extra ...Option) []Option {
 		{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
 		{"loss", "UHF random loss [0.03]"},
 		{"randomize", "randomise switch time and background per episode [true]"},
+		{"switch_range", "with randomize, the switch time's range LO,HI, as `cclab marlin train --switch-range` [5s,15s]"},
+		{"background_range", "with randomize, the background's UDP scale range LO,HI, as `--background-range` [0.8,1.2]"},
+		{"delay_range", "with randomize, the range LO,HI of a factor on each link's one-way delay, as `--delay-range` [none]"},
+		{"rate_range", "with randomize, the range LO,HI of a factor on each link's rate, as `--rate-range` [none]"},
+		{"queue_range", "with randomize, the range LO,HI of a factor on the bottleneck queue's limit, as `--queue-range` [none]"},
 		{"bulk", "never-ending flow instead of 300 KB-1 MB transfers [false]"},
 	}
 	o = append(o, extra...)
@@ -149,6 +154,7 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 			Variant:   variant,
 			Action:    marlin.ActionLinear,
 		}
+		timelineOptions(o, &tc.Timeline, tc.Randomize)
 		skip := 1
 		if variant == marlin.VariantCompact {
 			tc.Action = o.String("action", marlin.ActionBDP)
@@ -201,6 +207,39 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 		}
 		envs, err := makeN(n, func() (env.Env, error) { return marlin.NewFrameSkipTrainingEnv(tc.EnvConfigFor(), skip) })
 		return envs, marlin.EpisodeSteps / skip, err
+	}
+}
+
+// timelineOptions reads the training timeline's ranges into t, each as
+// `cclab marlin train` reads its flag and checked as Train checks it.
+func timelineOptions(o *options, t *marlin.Timeline, randomize bool) {
+	for _, r := range []struct {
+		name string
+		dur  *[2]time.Duration
+		num  *[2]float64
+	}{{"switch_range", &t.SwitchRange, nil}, {"background_range", nil, &t.BackgroundScale},
+		{"delay_range", nil, &t.DelayScale}, {"rate_range", nil, &t.RateScale}, {"queue_range", nil, &t.QueueScale}} {
+		v, ok := o.raw(r.name)
+		if !ok {
+			continue
+		}
+		if !randomize {
+			o.fail(r.name, "needs randomize true")
+			continue
+		}
+		var err error
+		if r.dur != nil {
+			*r.dur, err = marlin.ParseRange(v, marlin.ParseTime)
+		} else {
+			*r.num, err = marlin.ParseRange(v, marlin.ParseFactor)
+		}
+		if err == nil {
+			// The ranges before this one passed: a failure is this one's.
+			err = t.Check()
+		}
+		if err != nil {
+			o.fail(r.name, "%v", err)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package gym
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"net"
 	"slices"
@@ -77,14 +78,19 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		span    float64
 		rtt     bool
 		cap     units.Bytes
+		tl      marlin.Timeline // ranges beyond the default training timeline
 	}{
-		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0, false, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0, false, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0, false, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0, false, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4, false, 0},
-		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactHistory * marlin.CompactFeaturesRTT, 1, [2]time.Duration{}, 0, true, 0},
+		{"cclab/Marlin-v0", marlin.VariantPaper, marlin.ObservationSize, 1, [2]time.Duration{}, 0, false, 0, marlin.Timeline{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 0, false, 0, marlin.Timeline{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 4, [2]time.Duration{}, 0, false, 0, marlin.Timeline{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{500 * time.Millisecond, time.Second}, 0, false, 0, marlin.Timeline{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactObservationSize, 1, [2]time.Duration{}, 4, false, 0, marlin.Timeline{}},
+		{"cclab/MarlinCompact-v0", marlin.VariantCompact, marlin.CompactHistory * marlin.CompactFeaturesRTT, 1, [2]time.Duration{}, 0, true, 0, marlin.Timeline{}},
 		{id: "cclab/MarlinCompact-v0", variant: marlin.VariantCompact, obsDim: marlin.CompactObservationSize, skip: 1, span: 4, cap: 200_000},
+		{id: "cclab/MarlinCompact-v0", variant: marlin.VariantCompact, obsDim: marlin.CompactObservationSize, skip: 1, tl: marlin.Timeline{
+			SwitchRange: [2]time.Duration{4 * time.Second, 12 * time.Second}, BackgroundScale: [2]float64{0.5, 1.5},
+			DelayScale: [2]float64{0.5, 1.5}, RateScale: [2]float64{0.5, 2}, QueueScale: [2]float64{0.5, 2}}},
+		{id: "cclab/Marlin-v0", variant: marlin.VariantPaper, obsDim: marlin.ObservationSize, skip: 1, tl: marlin.Timeline{RateScale: [2]float64{0.5, 2}}},
 	} {
 		s := NewServer(Config{})
 		opts := map[string]string{}
@@ -103,6 +109,14 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		if tc.cap != 0 {
 			opts["window_cap"] = tc.cap.String()
 		}
+		if r := tc.tl.SwitchRange; r[1] > 0 {
+			opts["switch_range"] = r[0].String() + "," + r[1].String()
+		}
+		for name, r := range map[string][2]float64{"background_range": tc.tl.BackgroundScale, "delay_range": tc.tl.DelayScale, "rate_range": tc.tl.RateScale, "queue_range": tc.tl.QueueScale} {
+			if r[1] > 0 {
+				opts[name] = fmt.Sprintf("%g,%g", r[0], r[1])
+			}
+		}
 		mk := mustMake(t, s, tc.id, n, opts)
 		if want := int32(marlin.EpisodeSteps / tc.skip); mk.MaxEpisodeSteps != want {
 			t.Errorf("%s frame skip %d: max_episode_steps %d, want %d", tc.id, tc.skip, mk.MaxEpisodeSteps, want)
@@ -114,7 +128,7 @@ func TestServiceMatchesInProcess(t *testing.T) {
 		// The training command's configuration, defaults filled in as
 		// marlin.Train fills them.
 		cfg := marlin.TrainConfig{Base: base, Loss: 0.03, Randomize: true, Variant: tc.variant, Action: marlin.ActionLinear,
-			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span, RTTFeature: tc.rtt, WindowCap: tc.cap}
+			CapacityWindow: tc.windows[0], MinRTTWindow: tc.windows[1], BDPSpan: tc.span, RTTFeature: tc.rtt, WindowCap: tc.cap, Timeline: tc.tl}
 		if tc.variant == marlin.VariantCompact {
 			cfg.Action = marlin.ActionBDP
 		}
@@ -341,6 +355,18 @@ func TestBadRequests(t *testing.T) {
 	check("window cap not a size", err, codes.InvalidArgument, `options["window_cap"]`)
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"window_cap": "200KB"}})
 	check("paper window cap", err, codes.InvalidArgument, `window_cap`)
+	for _, c := range []struct{ name, v, want string }{
+		{"rate_range", "2,0.5", `options["rate_range"]: marlin: link-rate scale range [2 0.5] must be positive, increasing and at most 10`},
+		{"queue_range", "0.5", `options["queue_range"]: want LO,HI, got "0.5"`},
+		{"delay_range", "0.5,x", `options["delay_range"]: "x" in "0.5,x": not a number`},
+		{"switch_range", "9s,4s", `options["switch_range"]: marlin: switch-time range [9s 4s] must be positive and increasing`},
+		{"background_range", "-1,1", `options["background_range"]: marlin: background-scale range [-1 1] must be non-negative`},
+	} {
+		_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/MarlinCompact-v0", NumEnvs: 1, Options: map[string]string{c.name: c.v}})
+		check(c.name+" "+c.v, err, codes.InvalidArgument, c.want)
+	}
+	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"randomize": "false", "rate_range": "0.5,2"}})
+	check("a range without randomize", err, codes.InvalidArgument, `options["rate_range"]: needs randomize true`)
 	// The paper's agent is served live one 100-ms step at a time.
 	_, err = s.Make(ctx, &gympb.MakeRequest{EnvId: "cclab/Marlin-v0", NumEnvs: 1, Options: map[string]string{"frame_skip": "2"}})
 	check("paper frame skip", err, codes.InvalidArgument, `options["frame_skip"]`)

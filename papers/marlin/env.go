@@ -561,14 +561,20 @@ func drawExcluding(u, lo, hi, xlo, xhi float64) float64 {
 	return v
 }
 
+// scaleUDP scales the rates of b's UDP sources (in a sequence, its
+// parts') by k.
 func scaleUDP(b *scenario.Background, k float64) {
-	switch b.Type {
-	case "cbr", "poisson", "onoff", "mice":
+	scaleRates(b, k, func(typ string) bool { return typ == "cbr" || typ == "poisson" || typ == "onoff" || typ == "mice" })
+}
+
+// scaleRates scales by k the rates of b, or of its sequence's parts,
+// whose type is one of.
+func scaleRates(b *scenario.Background, k float64, of func(typ string) bool) {
+	if of(b.Type) {
 		b.Rate = scenario.RateOf(units.Bandwidth(float64(b.Rate.V) * k))
-	case "sequence":
-		for i := range b.Sequence {
-			scaleUDP(&b.Sequence[i], k)
-		}
+	}
+	for i := range b.Sequence {
+		scaleRates(&b.Sequence[i], k, of)
 	}
 }
 

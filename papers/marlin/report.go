@@ -195,18 +195,9 @@ func setSwitch(at time.Duration, change func(c *scenario.Change)) func(s *scenar
 // setBackgroundRates returns a Variant's Apply that scales the rates of
 // the background's sources of type typ (in sequences too) by k.
 func setBackgroundRates(k float64, typ string) func(s *scenario.Scenario) error {
-	var scale func(b *scenario.Background)
-	scale = func(b *scenario.Background) {
-		if b.Type == typ {
-			b.Rate = scenario.RateOf(units.Bandwidth(float64(b.Rate.V) * k))
-		}
-		for i := range b.Sequence {
-			scale(&b.Sequence[i])
-		}
-	}
 	return func(s *scenario.Scenario) error {
 		for i := range s.Background {
-			scale(&s.Background[i])
+			scaleRates(&s.Background[i], k, func(t string) bool { return t == typ })
 		}
 		return nil
 	}

@@ -2,6 +2,11 @@
 in one cclab server) and score it on marlin eval's transfers.
 
     CCLAB_BINARY=/path/to/cclab python examples/sb3_sac_marlin.py --steps 20000
+
+With --randomize-links, each training episode draws its links' delays,
+rates and queue limit as `cclab marlin train --delay-range 0.5,1.5
+--rate-range 0.5,2 --queue-range 0.5,2` does (docs/marlin.md, "Randomised
+links": the configuration that generalised best).
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--randomize-links", action="store_true", help="draw link delays, rates and queue limits per episode")
     args = ap.parse_args()
+    ranges = {"delay_range": "0.5,1.5", "rate_range": "0.5,2", "queue_range": "0.5,2"} if args.randomize_links else {}
     with cclab.Server() as server:
         venv = VecNormalize(
-            DummyVecEnv([lambda: cclab.CclabEnv("cclab/Marlin-v0", server=server) for _ in range(8)]),
+            DummyVecEnv([lambda: cclab.CclabEnv("cclab/Marlin-v0", server=server, **ranges) for _ in range(8)]),
             norm_obs=True,
             norm_reward=False,
         )

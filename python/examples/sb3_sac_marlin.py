@@ -23,7 +23,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--randomize-links", action="store_true", help="draw link delays, rates and queue limits per episode")
+    ap.add_argument(
+        "--randomize-links", action="store_true", help="draw link delays, rates and queue limits per episode"
+    )
     args = ap.parse_args()
     ranges = {"delay_range": "0.5,1.5", "rate_range": "0.5,2", "queue_range": "0.5,2"} if args.randomize_links else {}
     with cclab.Server() as server:

@@ -115,24 +115,13 @@ func runMarlinTrain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--validate-on must be %s or %s, got %q", marlin.ValidateOnPaper, marlin.ValidateOnTraining, *valOn)
 	}
 	var tl marlin.Timeline
-	for _, p := range []struct {
-		name, v string
-		dur     *[2]time.Duration
-		num     *[2]float64
-	}{{"switch-range", *switchRange, &tl.SwitchRange, nil}, {"switch-exclude", *switchExcl, &tl.SwitchExclude, nil},
-		{"background-range", *bgRange, nil, &tl.BackgroundScale}, {"background-exclude", *bgExcl, nil, &tl.BackgroundExclude},
-		{"delay-range", *delayRange, nil, &tl.DelayScale}, {"rate-range", *rateRange, nil, &tl.RateScale}, {"queue-range", *queueRange, nil, &tl.QueueScale}} {
-		if p.v == "" {
+	for _, f := range []struct{ name, v string }{{"switch-range", *switchRange}, {"switch-exclude", *switchExcl},
+		{"background-range", *bgRange}, {"background-exclude", *bgExcl}, {"delay-range", *delayRange}, {"rate-range", *rateRange}, {"queue-range", *queueRange}} {
+		if f.v == "" {
 			continue
 		}
-		var err error
-		if p.dur != nil {
-			*p.dur, err = marlin.ParseRange(p.v, marlin.ParseTime)
-		} else {
-			*p.num, err = marlin.ParseRange(p.v, marlin.ParseFactor)
-		}
-		if err != nil {
-			return usagef("--%s: %v", p.name, err)
+		if err := tl.SetRange(f.name, f.v); err != nil {
+			return usagef("--%s: %v", f.name, err)
 		}
 		if !*randomize {
 			return usagef("--switch-range, --switch-exclude, --background-range, --background-exclude, --delay-range, --rate-range and --queue-range need --randomize")

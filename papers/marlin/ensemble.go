@@ -60,9 +60,5 @@ func Ensemble(members []*policy.Policy, command string) (*policy.Policy, error) 
 }
 
 func describeEnv(c EnvConfig) string {
-	wc := c.WindowCap
-	if wc == 0 {
-		wc = WindowCap
-	}
-	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v, minimum-RTT feature %t, window cap %v", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow, c.RTTFeature, wc)
+	return fmt.Sprintf("variant %s, action %s, BDP span %g, filter windows %v/%v, minimum-RTT feature %t, window cap %v", c.Variant, c.Action, c.BDPSpan, c.CapacityWindow, c.MinRTTWindow, c.RTTFeature, c.windowCap())
 }

@@ -409,9 +409,38 @@ func (t Timeline) Check() error {
 	return nil
 }
 
-// ParseRange reads a range written "LO,HI" (as the train flags and the
-// gym options take it), each bound parsed by parse.
-func ParseRange[T any](v string, parse func(string) (T, error)) ([2]T, error) {
+// TimelineRanges names the ranges SetRange sets, as `cclab marlin train`
+// names its flags (the gym's options write "_" for "-").
+var TimelineRanges = []string{"switch-range", "switch-exclude", "background-range", "background-exclude", "delay-range", "rate-range", "queue-range"}
+
+// SetRange sets the range named name (one of TimelineRanges) from v,
+// written "LO,HI": durations for the switch times, numbers for the rest.
+// It does not check the range against the others; Check does.
+func (t *Timeline) SetRange(name, v string) error {
+	var err error
+	switch name {
+	case "switch-range":
+		t.SwitchRange, err = parseRange(v, parseTime)
+	case "switch-exclude":
+		t.SwitchExclude, err = parseRange(v, parseTime)
+	case "background-range":
+		t.BackgroundScale, err = parseRange(v, parseFactor)
+	case "background-exclude":
+		t.BackgroundExclude, err = parseRange(v, parseFactor)
+	case "delay-range":
+		t.DelayScale, err = parseRange(v, parseFactor)
+	case "rate-range":
+		t.RateScale, err = parseRange(v, parseFactor)
+	case "queue-range":
+		t.QueueScale, err = parseRange(v, parseFactor)
+	default:
+		return fmt.Errorf("no timeline range %q (ranges: %s)", name, strings.Join(TimelineRanges, ", "))
+	}
+	return err
+}
+
+// parseRange reads a range written "LO,HI", each bound parsed by parse.
+func parseRange[T any](v string, parse func(string) (T, error)) ([2]T, error) {
 	var r [2]T
 	lo, hi, ok := strings.Cut(v, ",")
 	if !ok {
@@ -428,8 +457,8 @@ func ParseRange[T any](v string, parse func(string) (T, error)) ([2]T, error) {
 	return r, nil
 }
 
-// ParseFactor parses a range bound that is a number.
-func ParseFactor(x string) (float64, error) {
+// parseFactor parses a range bound that is a number.
+func parseFactor(x string) (float64, error) {
 	f, err := strconv.ParseFloat(x, 64)
 	if err != nil {
 		return 0, fmt.Errorf("not a number")
@@ -437,8 +466,8 @@ func ParseFactor(x string) (float64, error) {
 	return f, nil
 }
 
-// ParseTime parses a range bound that is a duration.
-func ParseTime(x string) (time.Duration, error) {
+// parseTime parses a range bound that is a duration.
+func parseTime(x string) (time.Duration, error) {
 	d, err := time.ParseDuration(x)
 	if err != nil {
 		return 0, fmt.Errorf("not a duration (e.g. 4.5s)")
@@ -480,9 +509,9 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 		scale := func(d time.Duration, k float64) scenario.Duration {
 			return scenario.Dur(time.Duration(float64(d) * k).Round(time.Microsecond))
 		}
-		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		k := uniform(rnd, r)
 		s.Bottleneck.Delay = scale(s.Bottleneck.Delay.V, k)
-		k = r[0] + rnd.Float64()*(r[1]-r[0])
+		k = uniform(rnd, r)
 		for i := range s.Bottleneck.Schedule {
 			if c := &s.Bottleneck.Schedule[i]; c.Delay.IsSet() {
 				c.Delay = scale(c.Delay.V, k)
@@ -493,11 +522,11 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 		scale := func(b units.Bandwidth, k float64) scenario.Rate {
 			return scenario.RateOf(units.Bandwidth(math.Round(float64(b) * k)))
 		}
-		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		k := uniform(rnd, r)
 		if s.Bottleneck.Rate.V > 0 {
 			s.Bottleneck.Rate = scale(s.Bottleneck.Rate.V, k)
 		}
-		k = r[0] + rnd.Float64()*(r[1]-r[0])
+		k = uniform(rnd, r)
 		for i := range s.Bottleneck.Schedule {
 			if c := &s.Bottleneck.Schedule[i]; c.Rate.IsSet() && c.Rate.V > 0 {
 				c.Rate = scale(c.Rate.V, k)
@@ -505,7 +534,7 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 		}
 	}
 	if r := t.QueueScale; r[1] > 0 {
-		k := r[0] + rnd.Float64()*(r[1]-r[0])
+		k := uniform(rnd, r)
 		if l := &s.Bottleneck.Queue.Limit; l.Packets > 0 {
 			*l = scenario.PacketsOf(max(10, int(math.Round(float64(l.Packets)*k))))
 		} else if l.V > 0 {
@@ -513,6 +542,9 @@ func (t Timeline) apply(s *scenario.Scenario, rnd *rand.Rand) {
 		}
 	}
 }
+
+// uniform draws a factor uniformly from r.
+func uniform(rnd *rand.Rand, r [2]float64) float64 { return r[0] + rnd.Float64()*(r[1]-r[0]) }
 
 // String describes t for a policy's metadata.
 func (t Timeline) String() string {

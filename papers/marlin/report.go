@@ -192,6 +192,29 @@ func setSwitch(at time.Duration, change func(c *scenario.Change)) func(s *scenar
 	}
 }
 
+// setSatcom returns a Variant's Apply that sets the first link's
+// (SATCOM) rate and one-way delay; a zero keeps the scenario's.
+func setSatcom(rate units.Bandwidth, delay time.Duration) func(s *scenario.Scenario) error {
+	return func(s *scenario.Scenario) error {
+		if rate > 0 {
+			s.Bottleneck.Rate = scenario.RateOf(rate)
+		}
+		if delay > 0 {
+			s.Bottleneck.Delay = scenario.Dur(delay)
+		}
+		return nil
+	}
+}
+
+// setQueue returns a Variant's Apply that sets the bottleneck queue's
+// limit to n packets.
+func setQueue(n int) func(s *scenario.Scenario) error {
+	return func(s *scenario.Scenario) error {
+		s.Bottleneck.Queue.Limit = scenario.PacketsOf(n)
+		return nil
+	}
+}
+
 // setBackgroundRates returns a Variant's Apply that scales the rates of
 // the background's sources of type typ (in sequences too) by k.
 func setBackgroundRates(k float64, typ string) func(s *scenario.Scenario) error {
@@ -234,25 +257,13 @@ func HeldOutVariants() []Variant {
 	return []Variant{
 		{"switch at 3 s", setSwitch(3*time.Second, nil)},
 		{"background x2", scaleBackground(2)},
-		{"SATCOM RTT 600 ms", func(s *scenario.Scenario) error {
-			s.Bottleneck.Delay = scenario.Dur(300 * time.Millisecond)
-			return nil
-		}},
+		{"SATCOM RTT 600 ms", setSatcom(0, 300*time.Millisecond)},
 		{"switch at 5 s, UHF 512 kbit/s", setSwitch(5*time.Second, func(c *scenario.Change) { c.Rate = scenario.RateOf(512 * units.Kbps) })},
 		{"switch at 5 s, UHF RTT 500 ms", setSwitch(5*time.Second, func(c *scenario.Change) { c.Delay = scenario.Dur(250 * time.Millisecond) })},
-		{"queue 50 packets", func(s *scenario.Scenario) error {
-			s.Bottleneck.Queue.Limit = scenario.PacketsOf(50)
-			return nil
-		}},
+		{"queue 50 packets", setQueue(50)},
 		{"switch at 5 s, UHF 128 kbit/s", setSwitch(5*time.Second, func(c *scenario.Change) { c.Rate = scenario.RateOf(128 * units.Kbps) })},
-		{"SATCOM 2 Mbit/s", func(s *scenario.Scenario) error {
-			s.Bottleneck.Rate = scenario.RateOf(2 * units.Mbps)
-			return nil
-		}},
-		{"SATCOM RTT 1.6 s", func(s *scenario.Scenario) error {
-			s.Bottleneck.Delay = scenario.Dur(800 * time.Millisecond)
-			return nil
-		}},
+		{"SATCOM 2 Mbit/s", setSatcom(2*units.Mbps, 0)},
+		{"SATCOM RTT 1.6 s", setSatcom(0, 800*time.Millisecond)},
 		{"switch at 7 s, background x1.25", func(s *scenario.Scenario) error {
 			if err := setSwitch(7*time.Second, nil)(s); err != nil {
 				return err
@@ -269,15 +280,8 @@ func HeldOutVariants() []Variant {
 			c.Rate = scenario.RateOf(384 * units.Kbps)
 			c.Delay = scenario.Dur(200 * time.Millisecond)
 		})},
-		{"queue 200 packets", func(s *scenario.Scenario) error {
-			s.Bottleneck.Queue.Limit = scenario.PacketsOf(200)
-			return nil
-		}},
-		{"SATCOM 1.5 Mbit/s, RTT 1.4 s", func(s *scenario.Scenario) error {
-			s.Bottleneck.Rate = scenario.RateOf(1500 * units.Kbps)
-			s.Bottleneck.Delay = scenario.Dur(700 * time.Millisecond)
-			return nil
-		}},
+		{"queue 200 packets", setQueue(200)},
+		{"SATCOM 1.5 Mbit/s, RTT 1.4 s", setSatcom(1500*units.Kbps, 700*time.Millisecond)},
 	}
 }
 

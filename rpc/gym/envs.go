@@ -213,32 +213,23 @@ func makeMarlin(variant string) func(o *options, n int) ([]env.Env, int, error) 
 // timelineOptions reads the training timeline's ranges into t, each as
 // `cclab marlin train` reads its flag and checked as Train checks it.
 func timelineOptions(o *options, t *marlin.Timeline, randomize bool) {
-	for _, r := range []struct {
-		name string
-		dur  *[2]time.Duration
-		num  *[2]float64
-	}{{"switch_range", &t.SwitchRange, nil}, {"background_range", nil, &t.BackgroundScale},
-		{"delay_range", nil, &t.DelayScale}, {"rate_range", nil, &t.RateScale}, {"queue_range", nil, &t.QueueScale}} {
-		v, ok := o.raw(r.name)
+	for _, r := range []string{"switch-range", "background-range", "delay-range", "rate-range", "queue-range"} {
+		name := strings.ReplaceAll(r, "-", "_")
+		v, ok := o.raw(name)
 		if !ok {
 			continue
 		}
 		if !randomize {
-			o.fail(r.name, "needs randomize true")
+			o.fail(name, "needs randomize true")
 			continue
 		}
-		var err error
-		if r.dur != nil {
-			*r.dur, err = marlin.ParseRange(v, marlin.ParseTime)
-		} else {
-			*r.num, err = marlin.ParseRange(v, marlin.ParseFactor)
-		}
+		err := t.SetRange(r, v)
 		if err == nil {
 			// The ranges before this one passed: a failure is this one's.
 			err = t.Check()
 		}
 		if err != nil {
-			o.fail(r.name, "%v", err)
+			o.fail(name, "%v", err)
 		}
 	}
 }

@@ -33,3 +33,12 @@ func Short(v float64) string {
 	}
 	return strconv.FormatFloat(r, 'g', -1, 64)
 }
+
+// JSON returns &v for encoding/json, or nil (null) for NaN and
+// infinities, which JSON cannot hold and encoding/json refuses.
+func JSON(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}

@@ -42,3 +42,18 @@ func FuzzShort(f *testing.F) {
 		}
 	})
 }
+
+// TestJSON: finite values come back as themselves, NaN and infinities as
+// nil (null in JSON).
+func TestJSON(t *testing.T) {
+	for _, v := range []float64{0, -1.5, 1e300} {
+		if p := JSON(v); p == nil || *p != v {
+			t.Errorf("JSON(%g) = %v", v, p)
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if p := JSON(v); p != nil {
+			t.Errorf("JSON(%g) = %g, want nil", v, *p)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/internal/fmtnum"
 )
 
 // The rule for which of several independently trained policies ships,
@@ -76,12 +77,7 @@ func OverSeeds(perSeed []float64) SeedEstimate {
 }
 
 // jsonNum maps NaN and infinities, which JSON cannot hold, to null.
-func jsonNum(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
-}
+func jsonNum(v float64) any { return fmtnum.JSON(v) }
 
 func jsonNums(v []float64) []any {
 	out := make([]any, len(v))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
+	"github.com/cclab/cclab/internal/fmtnum"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
@@ -95,12 +96,7 @@ func (p TracePoint) MarshalJSON() ([]byte, error) {
 		"bottleneck_mbps": jsonNum(p.BottleneckMbps), "active_controlled": jsonNum(p.ActiveControl)})
 }
 
-func jsonNum(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
-}
+func jsonNum(v float64) any { return fmtnum.JSON(v) }
 
 // FigureSpec is one figure of the evaluation.
 type FigureSpec struct {

@@ -2,21 +2,13 @@ package marlin
 
 import (
 	"encoding/json"
-	"math"
+
+	"github.com/cclab/cclab/internal/fmtnum"
 )
 
-// finite returns &v, or nil (JSON null) for NaN and infinities, which
-// encoding/json refuses: an RTI on a scenario without a link switch, or a
-// ratio to a baseline that retransmitted nothing.
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-// MarshalJSON writes the row with undefined figures as null (see finite),
-// its fields in their declared order.
+// MarshalJSON writes the row with undefined figures (an RTI on a
+// scenario without a link switch) as null, which encoding/json refuses
+// to write for NaN, its fields in their declared order.
 func (r Row) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Scheme          Scheme   `json:"scheme"`
@@ -34,12 +26,13 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		RTICI           *float64 `json:"rti_ci95"`
 		Policies        int      `json:"policies,omitempty"`
 	}{r.Scheme, r.Loss, r.Runs, r.Unfinished,
-		finite(r.TransferTime), finite(r.TransferTimeStd), finite(r.TransferTimeCI),
-		finite(r.Retrans), finite(r.RetransStd), finite(r.RetransCI),
-		finite(r.RTI), finite(r.RTIStd), finite(r.RTICI), r.Policies})
+		fmtnum.JSON(r.TransferTime), fmtnum.JSON(r.TransferTimeStd), fmtnum.JSON(r.TransferTimeCI),
+		fmtnum.JSON(r.Retrans), fmtnum.JSON(r.RetransStd), fmtnum.JSON(r.RetransCI),
+		fmtnum.JSON(r.RTI), fmtnum.JSON(r.RTIStd), fmtnum.JSON(r.RTICI), r.Policies})
 }
 
-// MarshalJSON writes an undefined ratio as null (see finite).
+// MarshalJSON writes an undefined ratio (to a baseline that
+// retransmitted nothing) as null.
 func (g Goals) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		TimeVsCubic    *float64 `json:"time_vs_cubic"`
@@ -47,5 +40,5 @@ func (g Goals) MarshalJSON() ([]byte, error) {
 		TimeVsMockets  *float64 `json:"time_vs_mockets"`
 		LowestRTI      bool     `json:"lowest_rti"`
 		DominatedBy    []string `json:"dominated_by,omitempty"`
-	}{finite(g.TimeVsCubic), finite(g.RetransVsCubic), finite(g.TimeVsMockets), g.LowestRTI, g.DominatedBy})
+	}{fmtnum.JSON(g.TimeVsCubic), fmtnum.JSON(g.RetransVsCubic), fmtnum.JSON(g.TimeVsMockets), g.LowestRTI, g.DominatedBy})
 }

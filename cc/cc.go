@@ -43,8 +43,13 @@ type Algorithm interface {
 	OnRecoveryEnd(now clock.Time)
 	// OnRetransmissionTimeout is called when the retransmission timer fires
 	// and the transport falls back to retransmitting from the first
-	// unacknowledged segment.
-	OnRetransmissionTimeout(now clock.Time)
+	// unacknowledged segment. inFlight is what the transport still counts
+	// in flight once the timed-out segments are marked lost: zero when it
+	// marks every outstanding segment, more when, as Linux since 4.18
+	// (tcp_timeout_mark_lost), it spares those sent within the last RTT. A
+	// controller following Linux's tcp_enter_loss sets its window to
+	// inFlight plus one segment, so that the first retransmission fits.
+	OnRetransmissionTimeout(now clock.Time, inFlight units.Bytes)
 	// CongestionWindow is the number of bytes the transport may have in
 	// flight.
 	CongestionWindow() units.Bytes

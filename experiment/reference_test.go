@@ -56,7 +56,8 @@ func TestNewRenoAgainstPadhye(t *testing.T) {
 		for seed := 1; seed <= seeds; seed++ {
 			r, n := run(t, mustParse(t, oneFlow("newreno", p, seed)))
 			f := r.Flows[0]
-			rto := n.Flows[0].Sender.RTT().RTO()
+			snd := n.Flows[0].Sender
+			rto := snd.RTT().RTO(snd.Config().InitialRTO, snd.Config().MaxRTO)
 			est, err := model.Padhye(model.TCPParams{
 				RTT: time.Duration(f.RTTMeanMs * 1e6),
 				RTO: rto,

@@ -685,13 +685,14 @@ func (b *BBR) OnRecoveryEnd(clock.Time) {
 }
 
 // OnRetransmissionTimeout implements cc.Algorithm: Linux tcp_enter_loss
-// saves the window (unless fast recovery already did) and sets cwnd to one
-// segment; bbr_set_state(TCP_CA_Loss) then resets full-pipe growth tracking,
-// treats the timeout as the end of a round and as a loss for the LT
-// estimator. Everything in flight counts as lost (Linux tp->lost). The
+// saves the window (unless fast recovery already did) and sets cwnd to what
+// is still in flight plus one segment; bbr_set_state(TCP_CA_Loss) then
+// resets full-pipe growth tracking, treats the timeout as the end of a
+// round and as a loss for the LT estimator. What the transport marked lost
+// counts as lost (Linux tp->lost). The
 // episode ends when the data outstanding now has been delivered (Linux: the
 // ACK passes the snd_nxt of the timeout) or at OnRecoveryEnd.
-func (b *BBR) OnRetransmissionTimeout(now clock.Time) {
+func (b *BBR) OnRetransmissionTimeout(now clock.Time, inFlight units.Bytes) {
 	b.start(now)
 	if b.prevState == caOpen && !b.lossState {
 		b.saveCwnd()
@@ -699,9 +700,10 @@ func (b *BBR) OnRetransmissionTimeout(now clock.Time) {
 	b.savedForEpisode = true
 	b.lossRecoveryPoint = b.delivered + b.inFlight
 	b.lossReported = false
-	b.lost += b.inFlight
-	b.inFlight = 0
-	b.cwnd = b.mss
+	inFlight = min(max(inFlight, 0), b.inFlight)
+	b.lost += b.inFlight - inFlight
+	b.inFlight = inFlight
+	b.cwnd = inFlight + b.mss
 	b.lossState = true
 	b.prevState = caLoss
 	b.fullBw = 0

@@ -585,7 +585,7 @@ func TestRetransmissionTimeout(t *testing.T) {
 		saved := b.CongestionWindow()
 		f.inFlight = 30 * mss
 		f.ack(time.Millisecond, false)
-		b.OnRetransmissionTimeout(f.now)
+		b.OnRetransmissionTimeout(f.now, 0)
 		if got := b.CongestionWindow(); got != mss {
 			t.Errorf("%s: cwnd after RTO = %d, want 1 segment", tt.name, got)
 		}

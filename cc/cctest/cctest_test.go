@@ -34,7 +34,7 @@ func (r *recorder) OnCongestionEvent(now clock.Time, ev *cc.LossEvent) {
 func (r *recorder) OnRecoveryEnd(now clock.Time) {
 	r.log = append(r.log, fmt.Sprintf("recovered %v", now))
 }
-func (r *recorder) OnRetransmissionTimeout(now clock.Time) {
+func (r *recorder) OnRetransmissionTimeout(now clock.Time, _ units.Bytes) {
 	r.log = append(r.log, fmt.Sprintf("rto %v", now))
 }
 func (r *recorder) CongestionWindow() units.Bytes { return r.cwnd }

@@ -279,7 +279,7 @@ func (d *Driver) Timeout() {
 	d.inRecovery = false
 	d.lossPhase = true
 	d.recoveryPoint = d.nextSeq - 1
-	d.alg.OnRetransmissionTimeout(d.now)
+	d.alg.OnRetransmissionTimeout(d.now, 0)
 }
 
 // Outstanding is the number of segments in flight (sent, not acknowledged,

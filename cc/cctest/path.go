@@ -497,7 +497,7 @@ func cmpInt64(a, b int64) int {
 func (p *Path) armRTO() {
 	p.rtoGen++
 	p.rtoArmed = true
-	p.schedule(event{at: p.now.Add(p.est.rtt.RTO() * time.Duration(p.backoff)), kind: evRTO, gen: p.rtoGen})
+	p.schedule(event{at: p.now.Add(p.est.rtt.RTO(time.Second, 60*time.Second) * time.Duration(p.backoff)), kind: evRTO, gen: p.rtoGen})
 }
 
 // onRTO is RFC 6298 §5.4-5.6: everything outstanding is presumed lost,
@@ -511,7 +511,7 @@ func (p *Path) onRTO() {
 	p.inRecovery = false
 	p.lossPhase = true
 	p.recoveryPoint = p.nextSeq - 1
-	p.alg.OnRetransmissionTimeout(p.now)
+	p.alg.OnRetransmissionTimeout(p.now, 0)
 	p.backoff = min(p.backoff*2, 64)
 	p.armRTO()
 	p.trySend()

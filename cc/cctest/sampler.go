@@ -34,7 +34,7 @@ type estimator struct {
 // newEstimator uses the transport's default RTO bounds: 1 s before the
 // first sample, Linux's 200 ms floor, a 60 s cap.
 func newEstimator() estimator {
-	return estimator{rtt: estimate.NewRTT(time.Second, 200*time.Millisecond, 60*time.Second)}
+	return estimator{rtt: estimate.NewRTT(200 * time.Millisecond)}
 }
 
 // onSend stamps p, sent at now with pipeBefore bytes already in flight.

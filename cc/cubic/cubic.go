@@ -299,10 +299,10 @@ func (cu *Cubic) OnRecoveryEnd(clock.Time) { cu.inRecovery = false }
 // reset also restarts HyStart. A timeout during fast recovery keeps the
 // ssthresh that recovery set, as Linux tcp_enter_loss does while the
 // recovery point is outstanding.
-func (cu *Cubic) OnRetransmissionTimeout(now clock.Time) {
+func (cu *Cubic) OnRetransmissionTimeout(now clock.Time, inFlight units.Bytes) {
 	cwnd := cu.reno.CongestionWindow()
 	ss := cu.reno.Ssthresh()
-	cu.reno.OnRetransmissionTimeout(now)
+	cu.reno.OnRetransmissionTimeout(now, inFlight)
 	switch {
 	case cu.inRecovery:
 		cu.reno.SetSsthresh(ss)

@@ -12,16 +12,17 @@ import (
 // TestRTTFollowsRFC6298 checks the first sample and one update against
 // RFC 6298 §2.2-2.3 worked by hand, and the RTO bounds.
 func TestRTTFollowsRFC6298(t *testing.T) {
-	e := NewRTT(time.Second, 200*time.Millisecond, 60*time.Second)
-	if e.RTO() != time.Second {
-		t.Fatalf("RTO before a sample = %v, want the initial 1s", e.RTO())
+	e := NewRTT(200 * time.Millisecond)
+	rto := func() time.Duration { return e.RTO(time.Second, 60*time.Second) }
+	if rto() != time.Second {
+		t.Fatalf("RTO before a sample = %v, want the initial 1s", rto())
 	}
 	e.Update(100 * time.Millisecond)
 	if e.SRTT() != 100*time.Millisecond || e.RTTVar() != 50*time.Millisecond {
 		t.Fatalf("after one sample SRTT %v RTTVAR %v, want 100ms 50ms", e.SRTT(), e.RTTVar())
 	}
-	if e.RTO() != 300*time.Millisecond {
-		t.Fatalf("RTO %v, want SRTT + 4 RTTVAR = 300ms", e.RTO())
+	if rto() != 300*time.Millisecond {
+		t.Fatalf("RTO %v, want SRTT + 4 RTTVAR = 300ms", rto())
 	}
 	e.Update(60 * time.Millisecond)
 	// RTTVAR = 3/4*50 + 1/4*|100-60| = 47.5; SRTT = 7/8*100 + 1/8*60 = 95.
@@ -34,8 +35,64 @@ func TestRTTFollowsRFC6298(t *testing.T) {
 	for range 50 {
 		e.Update(time.Millisecond)
 	}
-	if e.RTO() != 200*time.Millisecond {
-		t.Fatalf("RTO %v, want the 200ms floor", e.RTO())
+	if rto() != 200*time.Millisecond {
+		t.Fatalf("RTO %v, want the 200ms floor", rto())
+	}
+}
+
+// TestRTTFollowsLinux checks Linux's variance term (tcp_rtt_estimator,
+// __tcp_set_rto) against values worked by hand: the first sample's
+// RTO of three RTTs, the term's immediate rise to a round's largest
+// deviation, Eifel's eighth gain on a falling RTT, and the decay of a
+// quarter of the excess per round down to the floor.
+func TestRTTFollowsLinux(t *testing.T) {
+	e := NewRTT(200 * time.Millisecond)
+	rto := func() time.Duration { return e.LinuxRTO(time.Second, 60*time.Second) }
+	if rto() != time.Second {
+		t.Fatalf("RTO before a sample = %v, want the initial 1s", rto())
+	}
+	ms := time.Millisecond
+	e.UpdateSeq(100*ms, 0, 1000) // mdev = 200 ms, the term max(200, 200)
+	if rto() != 300*ms {
+		t.Fatalf("after one sample RTO %v, want SRTT + 2 SRTT = 300ms", rto())
+	}
+	// Rising: error +200 ms, mdev += 200 - 200/4 = 350 ms, the term 350.
+	e.UpdateSeq(300*ms, 0, 2000)
+	if got, want := rto(), 125*ms+350*ms; got != want {
+		t.Fatalf("after a rise RTO %v, want SRTT 125ms + 350ms = %v", got, want)
+	}
+	// Falling: error -25 ms, m = 25 - 87.5 < 0, full gain: mdev 287.5 ms;
+	// the term keeps the round's largest, 350.
+	e.UpdateSeq(100*ms, 0, 3000)
+	if e.mdev != 287500 || e.linuxVar != 350000 {
+		t.Fatalf("after a fall mdev %d us, term %d us, want 287500 and 350000", e.mdev, e.linuxVar)
+	}
+	// A round ends (una 1500 passes 1000): the term falls by a quarter of
+	// its excess over the round's largest (350 - (350-350)/4), then the
+	// round's largest restarts at the 200 ms floor.
+	e.UpdateSeq(122*ms, 1500, 4000)
+	if e.mdevMax != 200000 {
+		t.Fatalf("new round's largest %d us, want the floor 200000", e.mdevMax)
+	}
+	// A falling RTT far below: |error| 120 ms > mdev/4, so Eifel's eighth.
+	before, srtt := e.mdev, e.srtt
+	e.UpdateSeq(time.Millisecond, 1500, 5000)
+	want := int64(before) + ((srtt-time.Millisecond).Microseconds()-int64(before/4))/8
+	if d := int64(e.mdev) - want; d < -1 || d > 1 {
+		t.Fatalf("mdev after a steep fall %d us, want %d (an eighth of the gain)", e.mdev, want)
+	}
+	// Quiet rounds: the excess shrinks by a quarter each (Linux's integer
+	// shift stops it below 4 us), never under the floor.
+	prev := e.linuxVar
+	for i := range 80 {
+		e.UpdateSeq(time.Millisecond, 5001+int64(i)*1000, 6000+int64(i)*1000)
+		if e.linuxVar > prev || e.linuxVar < 200000 {
+			t.Fatalf("round %d: term %d us after %d, want it falling to the 200000 floor", i, e.linuxVar, prev)
+		}
+		prev = e.linuxVar
+	}
+	if e.linuxVar > 200003 {
+		t.Fatalf("term after 80 quiet rounds %d us, want within 3 us of the floor", e.linuxVar)
 	}
 }
 

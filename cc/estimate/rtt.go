@@ -1,24 +1,47 @@
 package estimate
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
-// RTT is RFC 6298's retransmission-timeout estimator, with the
-// minimum RTT kept alongside (Linux keeps a windowed minimum; cclab's runs
-// are short enough that the all-time minimum is what the papers use for
-// queueing delay).
+// RTT is RFC 6298's retransmission-timeout estimator, with Linux's
+// variant (tcp_rtt_estimator) kept beside it and the minimum RTT alongside
+// (Linux keeps a windowed minimum; cclab's runs are short enough that the
+// all-time minimum is what the papers use for queueing delay). The RTO's
+// initial value and cap are the caller's (RTO, LinuxRTO), so that the
+// estimator stays within one cache line of a sender's per-ACK state.
 type RTT struct {
 	srtt, rttvar, min, latest time.Duration
-	minRTO, maxRTO, initRTO   time.Duration
-	samples                   int64
+	minRTO                    time.Duration
+	// roundSeq is Linux's rtt_seq: the sequence next to send when the
+	// current round began (UpdateSeq).
+	roundSeq int64
+	// Linux's variance, in microseconds as Linux keeps it: mdev is four
+	// mean deviations, growing at an eighth of the gain on falling RTTs
+	// (Eifel's finding); mdevMax is its largest value in the current
+	// round; linuxVar is the term Linux's RTO adds to SRTT, raised at once
+	// to mdevMax and lowered by a quarter of the excess per round, never
+	// below the RTO floor. After a burst of varying samples (ACKs
+	// reordered by a link switch) it keeps the RTO up for a round where
+	// RFC 6298's RTTVAR has already decayed, which spares Linux a spurious
+	// timeout there.
+	mdev, mdevMax, linuxVar uint32
+	samples                 uint32 // saturates at its maximum
 }
 
 // clockGranularity is G in RFC 6298 §2: a 1 ms tick, as Linux's jiffies-free
 // microsecond timestamps make the term negligible.
 const clockGranularity = time.Millisecond
 
-// NewRTT returns an estimator with the given RTO bounds.
-func NewRTT(initRTO, minRTO, maxRTO time.Duration) RTT {
-	return RTT{initRTO: initRTO, minRTO: minRTO, maxRTO: maxRTO}
+// NewRTT returns an estimator whose RTO is never below minRTO.
+func NewRTT(minRTO time.Duration) RTT {
+	return RTT{minRTO: minRTO}
+}
+
+// us converts d to Linux's unsigned microseconds, saturating.
+func us(d time.Duration) uint32 {
+	return uint32(min(max(d.Microseconds(), 0), math.MaxUint32))
 }
 
 // Update folds in a sample (RFC 6298 §2.2, §2.3 with alpha = 1/8,
@@ -28,31 +51,83 @@ func (e *RTT) Update(r time.Duration) {
 		r = 1 // a same-instant ACK in simulation; keep the estimator positive
 	}
 	e.latest = r
-	e.samples++
+	if e.samples < math.MaxUint32 {
+		e.samples++
+	}
 	if e.min == 0 || r < e.min {
 		e.min = r
 	}
 	if e.srtt == 0 {
 		e.srtt = r
 		e.rttvar = r / 2
+		e.mdev = us(2 * r) // "make sure rto = 3*rtt"
+		e.linuxVar = max(e.mdev, us(e.minRTO))
+		e.mdevMax = e.linuxVar
 		return
 	}
-	d := e.srtt - r
-	if d < 0 {
-		d = -d
-	}
+	err := r - e.srtt
+	d := max(err, -err)
 	e.rttvar = (3*e.rttvar + d) / 4
 	e.srtt = (7*e.srtt + r) / 8
+	m := int64(us(d)) - int64(e.mdev/4)
+	if err < 0 && m > 0 {
+		m /= 8
+	}
+	e.mdev = uint32(min(max(int64(e.mdev)+m, 0), math.MaxUint32))
+	if e.mdev > e.mdevMax {
+		e.mdevMax = e.mdev
+		e.linuxVar = max(e.linuxVar, e.mdevMax)
+	}
+}
+
+// UpdateSeq is Update for a transport that tells where the sample's ACK
+// leaves it (una, the first unacknowledged byte, and nxt, the next to
+// send), so that Linux's variance term also ends its rounds: once per
+// RTT, when una passes what was next to send at the round's start.
+func (e *RTT) UpdateSeq(r time.Duration, una, nxt int64) {
+	first := e.srtt == 0
+	e.Update(r)
+	switch {
+	case first:
+		e.roundSeq = nxt
+	case una > e.roundSeq:
+		e.EndRound()
+		e.roundSeq = nxt
+	}
+}
+
+// EndRound closes one of Linux's estimator rounds (tcp_rtt_estimator: the
+// sample's ACK passed the sequence that was next to send when the round
+// began): the variance term falls by a quarter of its excess over the
+// round's largest deviation, and the next round's largest starts at the
+// RTO floor.
+func (e *RTT) EndRound() {
+	if e.mdevMax < e.linuxVar {
+		e.linuxVar -= (e.linuxVar - e.mdevMax) / 4
+	}
+	e.mdevMax = us(e.minRTO)
+}
+
+// LinuxRTO returns Linux's retransmission timeout before back-off
+// (__tcp_set_rto, tcp_bound_rto): SRTT plus the variance term, which is
+// never below the RTO floor, capped at maxRTO; initRTO before the first
+// sample.
+func (e *RTT) LinuxRTO(initRTO, maxRTO time.Duration) time.Duration {
+	if e.srtt == 0 {
+		return initRTO
+	}
+	return min(e.srtt+time.Duration(e.linuxVar)*time.Microsecond, maxRTO)
 }
 
 // RTO returns the retransmission timeout before back-off (RFC 6298 §2.1,
-// §2.3, §2.4 with a configurable floor and cap).
-func (e *RTT) RTO() time.Duration {
+// §2.3, §2.4 with the estimator's floor and the cap maxRTO); initRTO
+// before the first sample.
+func (e *RTT) RTO(initRTO, maxRTO time.Duration) time.Duration {
 	if e.srtt == 0 {
-		return e.initRTO
+		return initRTO
 	}
 	rto := e.srtt + max(clockGranularity, 4*e.rttvar)
-	return min(max(rto, e.minRTO), e.maxRTO)
+	return min(max(rto, e.minRTO), maxRTO)
 }
 
 // SRTT returns the smoothed RTT, 0 before the first sample.
@@ -68,4 +143,4 @@ func (e *RTT) Min() time.Duration { return e.min }
 func (e *RTT) Latest() time.Duration { return e.latest }
 
 // Samples returns the number of samples taken.
-func (e *RTT) Samples() int64 { return e.samples }
+func (e *RTT) Samples() int64 { return int64(e.samples) }

@@ -66,7 +66,7 @@ func (e *External) OnCongestionEvent(clock.Time, *cc.LossEvent) {}
 func (e *External) OnRecoveryEnd(clock.Time) {}
 
 // OnRetransmissionTimeout implements cc.Algorithm.
-func (e *External) OnRetransmissionTimeout(clock.Time) {}
+func (e *External) OnRetransmissionTimeout(clock.Time, units.Bytes) {}
 
 // CongestionWindow implements cc.Algorithm.
 func (e *External) CongestionWindow() units.Bytes { return e.cwnd }

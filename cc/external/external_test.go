@@ -19,7 +19,7 @@ func TestExternal(t *testing.T) {
 	// The controller itself reacts to nothing.
 	e.OnAck(0, &cc.Ack{AckedBytes: 4000, CwndLimited: true})
 	e.OnCongestionEvent(0, &cc.LossEvent{LostBytes: 1000})
-	e.OnRetransmissionTimeout(0)
+	e.OnRetransmissionTimeout(0, 0)
 	if e.CongestionWindow() != 4000 {
 		t.Errorf("window moved on its own to %d", e.CongestionWindow())
 	}

@@ -52,7 +52,7 @@ func (f *Fixed) OnCongestionEvent(clock.Time, *cc.LossEvent) {}
 func (f *Fixed) OnRecoveryEnd(clock.Time) {}
 
 // OnRetransmissionTimeout implements cc.Algorithm: neither does a timeout.
-func (f *Fixed) OnRetransmissionTimeout(clock.Time) {}
+func (f *Fixed) OnRetransmissionTimeout(clock.Time, units.Bytes) {}
 
 // CongestionWindow implements cc.Algorithm; never below one segment.
 func (f *Fixed) CongestionWindow() units.Bytes { return max(f.window, f.mss) }

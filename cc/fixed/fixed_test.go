@@ -17,8 +17,8 @@ func TestNeverShrinks(t *testing.T) {
 	f.OnAck(0, &cc.Ack{AckedBytes: 50_000, CwndLimited: true})
 	f.OnCongestionEvent(0, &cc.LossEvent{LostBytes: 20_000, PriorInFlight: 126_000})
 	f.OnRecoveryEnd(0)
-	f.OnRetransmissionTimeout(0)
-	f.OnRetransmissionTimeout(0)
+	f.OnRetransmissionTimeout(0, 0)
+	f.OnRetransmissionTimeout(0, 0)
 	if w := f.CongestionWindow(); w != 126_000 {
 		t.Errorf("window after losses and timeouts: %d, want 126000", w)
 	}

@@ -116,14 +116,16 @@ func (r *Reno) OnRecoveryEnd(clock.Time) {
 }
 
 // OnRetransmissionTimeout implements cc.Algorithm: RFC 5681 eq. 4 and
-// "LW = 1 segment". A second timeout with the window already collapsed keeps
-// the ssthresh of the first (Linux tcp_enter_loss does not re-halve while
+// Linux tcp_enter_loss's window, what is still in flight plus one segment
+// (RFC 5681's "LW = 1 segment" when everything outstanding was marked
+// lost). A second timeout with the window already collapsed keeps the
+// ssthresh of the first (Linux tcp_enter_loss does not re-halve while
 // retransmits are outstanding).
-func (r *Reno) OnRetransmissionTimeout(clock.Time) {
+func (r *Reno) OnRetransmissionTimeout(_ clock.Time, inFlight units.Bytes) {
 	if r.cwnd > r.mss {
 		r.ssthresh = max(units.Bytes(float64(r.cwnd)*r.beta), 2*r.mss)
 	}
-	r.cwnd = r.mss
+	r.cwnd = max(inFlight, 0) + r.mss
 	r.acked = 0
 	r.inRecovery = false
 }

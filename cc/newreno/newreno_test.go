@@ -51,21 +51,21 @@ func TestWindowEvolution(t *testing.T) {
 		{"application-limited ACKs do not grow", func(r *Reno) {
 			r.OnAck(0, &cc.Ack{AckedBytes: 10 * mss})
 		}, 10, 0, "slow_start"},
-		{"timeout collapses to one segment", func(r *Reno) { ackRound(r); r.OnRetransmissionTimeout(0) }, 1, 10, "slow_start"},
+		{"timeout collapses to one segment", func(r *Reno) { ackRound(r); r.OnRetransmissionTimeout(0, 0) }, 1, 10, "slow_start"},
 		{"second timeout keeps ssthresh", func(r *Reno) {
 			ackRound(r)
-			r.OnRetransmissionTimeout(0)
-			r.OnRetransmissionTimeout(0)
+			r.OnRetransmissionTimeout(0, 0)
+			r.OnRetransmissionTimeout(0, 0)
 		}, 1, 10, "slow_start"},
 		{"slow start stops at ssthresh", func(r *Reno) {
 			ackRound(r)
-			r.OnRetransmissionTimeout(0)
+			r.OnRetransmissionTimeout(0, 0)
 			for range 5 {
 				ackRound(r)
 			}
 		}, 11, 10, "congestion_avoidance"},
 		{"ssthresh floor is two segments", func(r *Reno) {
-			r.OnRetransmissionTimeout(0)
+			r.OnRetransmissionTimeout(0, 0)
 			r.OnCongestionEvent(0, &cc.LossEvent{})
 		}, 2, 2, "recovery"},
 	}

@@ -331,7 +331,7 @@ func (v *NS3) OnRecoveryEnd(clock.Time) {
 
 // OnRetransmissionTimeout implements cc.Algorithm: CA_LOSS, one segment,
 // Vegas off until the data outstanding at the timeout is acknowledged.
-func (v *NS3) OnRetransmissionTimeout(clock.Time) {
+func (v *NS3) OnRetransmissionTimeout(clock.Time, units.Bytes) {
 	v.setSsthresh(v.lossSsthresh())
 	v.cwnd = v.mss
 	v.inRecovery = false

@@ -278,9 +278,9 @@ func (v *Vegas) OnRecoveryEnd(clock.Time) {
 // baseRTT; this does the same here, with the first round ending only once
 // the data outstanding at the timeout has been delivered (Linux: the ACK
 // passes the snd_nxt of the timeout).
-func (v *Vegas) OnRetransmissionTimeout(now clock.Time) {
+func (v *Vegas) OnRetransmissionTimeout(now clock.Time, inFlight units.Bytes) {
 	ss := v.reno.Ssthresh()
-	v.reno.OnRetransmissionTimeout(now)
+	v.reno.OnRetransmissionTimeout(now, inFlight)
 	if v.inRecovery {
 		v.reno.SetSsthresh(ss)
 	}

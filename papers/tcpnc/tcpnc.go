@@ -391,7 +391,11 @@ func runAll(ctx context.Context, cfg Config, pts []point) error {
 			out[i].g1 = r.Flows[1].GoodputMbps
 		}
 		out[i].rtt = r.Flows[0].RTTMeanMs
-		out[i].rto = float64(n.Flows[0].Sender.RTT().RTO()) / 1e6
+		// RFC 6298's RTO from the sender's estimates, the T0 the
+		// throughput models were written for.
+		snd := n.Flows[0].Sender
+		c := snd.Config()
+		out[i].rto = float64(snd.RTT().RTO(c.InitialRTO, c.MaxRTO)) / 1e6
 	}); err != nil {
 		return err
 	}

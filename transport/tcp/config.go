@@ -1,8 +1,10 @@
 // Package tcp is cclab's reliable transport: a TCP-like sender and receiver
 // with MSS segments, cumulative ACKs with SACK blocks (or without, NewReno
-// style), optional delayed ACKs with Linux's quick-ACK mode, RFC 6675 loss
-// detection and recovery, RACK-TLP (RFC 8985), F-RTO (RFC 5682),
-// retransmission timeouts with back-off (Linux's RTO formula or RFC 6298's),
+// style), optional delayed ACKs with Linux's quick-ACK mode, loss detection
+// by RACK-TLP (RFC 8985) alone as Linux 6.18 does it, or by RFC 6675's
+// DupThresh rule with NewReno's partial ACKs (Config.NoRACK), RFC 6675
+// recovery with PRR, F-RTO (RFC 5682), retransmission timeouts with
+// back-off (Linux's RTO estimator and timeout marking, or RFC 6298's),
 // pacing, delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation)
 // and any cc.Algorithm for congestion control.
 //
@@ -63,8 +65,15 @@ type Config struct {
 	// default, as Linux's tcp_early_retrans=3).
 	NoTLP bool
 	// NoRACK turns off RACK's time-based loss detection of original
-	// transmissions (racktime.go, RFC 8985 §6; on by default, as Linux's
-	// tcp_recovery=1). Lost retransmissions are detected either way.
+	// transmissions (racktime.go, RFC 8985 §6; on by default, as in Linux,
+	// where it replaced RFC 6675's detection for SACK connections in 4.18
+	// and is the only one since 2025's removal of that code). Without it loss is detected as RFC
+	// 6675 and RFC 6582 do it (DupThresh SACKed segments above a hole, a
+	// partial ACK during recovery) and a timeout marks every outstanding
+	// segment lost, as ns-3 and Linux before 4.18; with it RACK alone
+	// marks losses, and a timeout spares the segments sent within the last
+	// RTT (scoreboard.go's markTimedOut). Lost retransmissions are detected
+	// either way.
 	NoRACK bool
 	// RFC6298RTO computes the RTO as RFC 6298 does, max(SRTT + 4 RTTVAR,
 	// MinRTO), and restarts the timer on cumulative ACKs only. The default
@@ -88,8 +97,10 @@ type Config struct {
 	// (The fields above are the ones a sender reads on every ACK, kept
 	// within its hot cache lines: configHotBytes.)
 
-	// DupThresh is the number of SACKed segments above a hole that mark it
-	// lost [3, RFC 6675].
+	// DupThresh is the number of SACKed segments above a hole (duplicate
+	// ACKs without SACK) that mark it lost with NoRACK or NoSACK [3, RFC
+	// 6675]; with RACK, the SACKed segments after which RACK's reordering
+	// window closes until reordering is seen (Linux's tp->reordering).
 	DupThresh int
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.

@@ -91,7 +91,7 @@ func (w *stepWindow) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 func (w *stepWindow) OnAck(clock.Time, *cc.Ack)                               {}
 func (w *stepWindow) OnCongestionEvent(clock.Time, *cc.LossEvent)             {}
 func (w *stepWindow) OnRecoveryEnd(clock.Time)                                {}
-func (w *stepWindow) OnRetransmissionTimeout(clock.Time)                      {}
+func (w *stepWindow) OnRetransmissionTimeout(clock.Time, units.Bytes)         {}
 func (w *stepWindow) CongestionWindow() units.Bytes                           { return w.window(w.s.Now()) }
 func (w *stepWindow) PacingRate() units.Bandwidth                             { return 0 }
 

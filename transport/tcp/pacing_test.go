@@ -36,7 +36,7 @@ func (p pacedWindow) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 func (p pacedWindow) OnAck(clock.Time, *cc.Ack)                               {}
 func (p pacedWindow) OnCongestionEvent(clock.Time, *cc.LossEvent)             {}
 func (p pacedWindow) OnRecoveryEnd(clock.Time)                                {}
-func (p pacedWindow) OnRetransmissionTimeout(clock.Time)                      {}
+func (p pacedWindow) OnRetransmissionTimeout(clock.Time, units.Bytes)         {}
 func (p pacedWindow) CongestionWindow() units.Bytes                           { return 100 << 20 }
 func (p pacedWindow) PacingRate() units.Bandwidth                             { return p.rate }
 

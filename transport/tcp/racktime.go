@@ -9,11 +9,12 @@ import (
 // transmissions (RFC 8985 §6.2; Linux tcp_rack_detect_loss, on by default
 // with tcp_recovery=1): an un-SACKed segment is lost once a segment sent
 // after it has been delivered and one RTT plus the reordering window has
-// passed since it was sent. It finds the holes the DupThresh rule cannot
-// (fewer than DupThresh segments SACKed above them, as at a window's tail
-// after a loss probe). It is checked on ACKs only (no RACK timer), so a
-// hole is marked by the ACK or by the reordering timer (RFC 8985 §6.3,
-// Linux tcp_rack_reo_timeout) at its deadline. Retransmissions are rack.go's.
+// passed since it was sent. With RACK on it is the only rule that marks
+// an original lost (Linux 6.18's tcp_identify_packet_loss): DupThresh
+// SACKed segments above a hole only close the reordering window, unless
+// the path has been seen to reorder. A hole is marked by an ACK or by the
+// reordering timer (RFC 8985 §6.3, Linux tcp_rack_reo_timeout) at its
+// deadline. Retransmissions are rack.go's.
 func (s *Sender) detectLossRACK(now clock.Time) {
 	if s.cfg.NoRACK || s.rackXmit == 0 {
 		return
@@ -22,11 +23,11 @@ func (s *Sender) detectLossRACK(now clock.Time) {
 	if rtt == 0 {
 		return
 	}
-	// Linux tcp_rack_reo_wnd: no reordering is ever seen here, so the
-	// window is zero once DupThresh segments are SACKed or recovery has
-	// begun, a quarter of the minimum RTT otherwise.
-	reo := s.rtt.Min() / 4
-	if s.phase == recovery || s.sacked >= s.cfg.MSS*units.Bytes(s.cfg.DupThresh) {
+	// Linux tcp_rack_reo_wnd: until the path has been seen to reorder,
+	// the window is zero once DupThresh segments are SACKed or recovery
+	// has begun; otherwise a quarter of the minimum RTT (at most SRTT).
+	reo := min(s.rtt.Min()/4, s.rtt.SRTT())
+	if !s.reordSeen && (s.phase == recovery || s.sacked >= s.cfg.MSS*units.Bytes(s.cfg.DupThresh)) {
 		reo = 0
 	}
 	// rackFront: every segment below it is SACKed, marked lost or was

@@ -39,7 +39,7 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		rs.RTT = max(rs.RTT-ackDelay, min(rs.RTT, s.rtt.Min()))
 	}
 	if rs.RTT > 0 {
-		s.rtt.Update(rs.RTT)
+		s.rtt.UpdateSeq(rs.RTT, s.una, s.nxt)
 		if s.OnRTT != nil {
 			s.OnRTT(now, rs.RTT)
 		}

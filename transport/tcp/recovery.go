@@ -123,8 +123,11 @@ func (s *Sender) renoHold() bool {
 // during fast recovery without reaching the recovery point: the first
 // unacknowledged segment is lost too. Without it, a hole with fewer than
 // DupThresh SACKed segments above it (the tail of a window) waits for the
-// retransmission timer; ns-3 does the same, Linux gets there by RACK's time
-// order.
+// retransmission timer; ns-3 does the same. It runs without SACK or
+// without RACK only: Linux with SACK gets there by RACK's time order, and
+// marking the head at every partial ACK resends segments that are only
+// queued behind it (a link switch to a slower radio, where the queue
+// drains for seconds).
 func (s *Sender) partialAck() {
 	if s.phase != recovery || s.una >= s.recoveryPoint || s.n == 0 {
 		return

@@ -15,23 +15,29 @@ func (s *Sender) currentRTO() time.Duration {
 	return min(rto, s.cfg.MaxRTO)
 }
 
-// baseRTO is the RTO before back-off. Linux floors the variance term, not
-// the sum: RTO = SRTT + max(4 RTTVAR, rto_min) (tcp_rtt_estimator keeps
-// rttvar_us >= tcp_rto_min_us; tcp_set_rto), so its RTO is at least one
-// SRTT above the 200 ms floor, where RFC 6298 §2.4 floors the whole RTO at
-// MinRTO. On a path with a 100 ms RTT the RFC's rule times out at 200 ms,
-// Linux's at 300 ms or more.
+// RTO returns the retransmission timeout before back-off, as the sender
+// computes it (Config.RFC6298RTO says which rule).
+func (s *Sender) RTO() time.Duration { return s.baseRTO() }
+
+// baseRTO is the RTO before back-off. Linux's (the default) is SRTT plus
+// its own variance term (estimate.RTT.LinuxRTO, tcp_rtt_estimator), which
+// is never below rto_min, so its RTO is at least one SRTT above the 200 ms
+// floor, where RFC 6298 §2.4 floors the whole RTO at MinRTO: on a path
+// with a 100 ms RTT the RFC's rule times out at 200 ms, Linux's at 300 ms
+// or more. The term also holds the largest deviation of the last round
+// for a round, where RFC 6298's RTTVAR decays at once.
 func (s *Sender) baseRTO() time.Duration {
-	srtt := s.rtt.SRTT()
-	if s.cfg.RFC6298RTO || srtt == 0 {
-		return s.rtt.RTO()
+	if s.cfg.RFC6298RTO {
+		return s.rtt.RTO(s.cfg.InitialRTO, s.cfg.MaxRTO)
 	}
-	return min(srtt+max(4*s.rtt.RTTVar(), s.cfg.MinRTO), s.cfg.MaxRTO)
+	return s.rtt.LinuxRTO(s.cfg.InitialRTO, s.cfg.MaxRTO)
 }
 
 // onRTO handles the retransmission timer (RFC 6298 §5.4-5.6; RFC 5681 §3.1;
-// like Linux's tcp_enter_loss, every un-SACKed outstanding segment is marked
-// lost, SACK information is kept).
+// Linux's tcp_enter_loss and tcp_retransmit_timer): the timed-out segments
+// are marked lost (markTimedOut), SACK information is kept, the controller
+// is told what is still in flight, and the first unacknowledged segment is
+// retransmitted whatever the window says.
 func (s *Sender) onRTO(now clock.Time) {
 	if s.done {
 		return
@@ -58,11 +64,17 @@ func (s *Sender) onRTO(now clock.Time) {
 		s.backoff++
 	}
 	s.frtoOnRTO()
-	s.markAllLost()
+	s.markTimedOut(now, !s.cfg.NoRACK)
 	s.phase = lossPhase
 	s.recoveryPoint = s.nxt
-	s.cc.OnRetransmissionTimeout(now)
+	s.cc.OnRetransmissionTimeout(now, s.InFlight())
 	s.nextSend = now // the pacer must not hold back the retransmission
 	s.rtoT.Reset(now.Add(s.currentRTO()))
+	if g := s.seg(s.unaSeg); g.lost && !g.retrans && !g.sacked {
+		// Linux's tcp_retransmit_timer sends the head itself, outside
+		// the window: a controller that keeps its window (External,
+		// Fixed) may leave no room with the spared segments in flight.
+		s.send(now, s.unaSeg, true)
+	}
 	s.trySend(now)
 }

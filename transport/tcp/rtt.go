@@ -10,7 +10,7 @@ import (
 // package estimate.
 type RTTEstimator = estimate.RTT
 
-// NewRTTEstimator returns an estimator with the given RTO bounds.
-func NewRTTEstimator(initRTO, minRTO, maxRTO time.Duration) RTTEstimator {
-	return estimate.NewRTT(initRTO, minRTO, maxRTO)
+// NewRTTEstimator returns an estimator whose RTO is never below minRTO.
+func NewRTTEstimator(minRTO time.Duration) RTTEstimator {
+	return estimate.NewRTT(minRTO)
 }

@@ -86,6 +86,9 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			if g.retrans {
 				s.retransOut -= g.len
 			}
+			if s.unaSeg < s.highSacked && !g.everRetrans {
+				s.reordSeen = true // Linux tcp_clean_rtx_queue's reord
+			}
 			s.deliver(now, s.unaSeg, g, rs)
 			*acked += g.len
 		}
@@ -126,8 +129,9 @@ func (s *Sender) ringWrapped() {
 
 // sackRange marks the segments of block b as SACKed, skipping the parts
 // covered by the previous ACK's blocks, which keeps SACK processing
-// O(new information).
-func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, acked *units.Bytes) {
+// O(new information). oldest falls to the earliest send time of a newly
+// SACKed segment never retransmitted (Linux's first_sackt).
+func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, acked *units.Bytes, oldest *clock.Time) {
 	start, end := max(b.Start, s.una), min(b.End, s.nxt)
 	if start >= end {
 		return
@@ -157,6 +161,12 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		}
 		g.sacked = true
 		s.sacked += g.len
+		if !g.everRetrans {
+			*oldest = min(*oldest, g.sentAt)
+			if k < s.highSacked {
+				s.reordSeen = true // Linux tcp_sacktag_one's state->reord
+			}
+		}
 		if g.lost {
 			s.lost -= g.len
 			g.lost = false
@@ -183,12 +193,29 @@ func (s *Sender) markLost(k int64, g *segment) {
 	}
 }
 
-// markAllLost marks every un-SACKed outstanding segment lost, as after a
-// retransmission timeout; outstanding retransmissions are forgotten.
-func (s *Sender) markAllLost() {
+// markTimedOut marks segments lost after a retransmission timeout, keeping
+// SACK information. With spare it is Linux's tcp_timeout_mark_lost (since
+// 4.18, with RACK; this kernel's 6.x does it for every connection): the
+// first unacknowledged segment is lost, and every other un-SACKed one only
+// if it was (re)sent at least an RTT ago (RACK's RTT, reordering window 0);
+// those sent since are left in flight, and RACK judges them as their ACKs
+// come. Without spare every un-SACKed outstanding segment is lost and
+// outstanding retransmissions are forgotten (RFC 6675 with RFC 6298, ns-3,
+// Linux before 4.18), which resends a whole window of segments that are
+// merely queued when the timeout fires because the path's delay has grown
+// (a link switch to a slower, deeper-queued radio), each a spurious
+// retransmission.
+func (s *Sender) markTimedOut(now clock.Time, spare bool) {
+	rtt := s.rtt.Latest()
+	all := true
+	highest := s.unaSeg
 	for k := s.unaSeg; k < s.nxtSeg(); k++ {
 		g := s.seg(k)
 		if g.sacked {
+			continue
+		}
+		if spare && k != s.unaSeg && rtt > 0 && now.Sub(g.sentAt) < rtt {
+			all = false
 			continue
 		}
 		if g.retrans {
@@ -200,10 +227,18 @@ func (s *Sender) markAllLost() {
 			s.lost += g.len
 			s.stats.MarkedLost++
 		}
+		highest = k
+	}
+	if all {
+		s.rack.clear()
+		s.lostFront = s.nxtSeg()
+	} else {
+		// Outstanding retransmissions spared stay on the RACK list, and
+		// the spared originals are RACK's to judge again.
+		s.lostFront = max(s.lostFront, highest+1)
+		s.rackFront = s.unaSeg
 	}
 	s.retxHint = s.unaSeg
-	s.lostFront = s.nxtSeg()
-	s.rack.clear()
 	s.dupAcks, s.renoSacked = 0, 0
 }
 

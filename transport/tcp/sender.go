@@ -87,8 +87,12 @@ type Sender struct {
 	cfg Config
 
 	// Warm: pacing, loss detection and recovery.
-	nextSend      clock.Time
-	highSacked    int64 // highest SACKed segment number, -1 if none
+	nextSend   clock.Time
+	highSacked int64 // highest SACKed segment number, -1 if none
+	// reordSeen is Linux's tp->reord_seen: an original segment was
+	// delivered below the highest SACKed one, so the path reorders and
+	// RACK keeps its reordering window in recovery too (racktime.go).
+	reordSeen     bool
 	prevSACK      [packet.MaxSACK]packet.Block
 	dupAcks       int // without SACK: duplicate ACKs in a row
 	recoveryPoint int64
@@ -164,7 +168,7 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	}
 	*s = Sender{
 		cfg: cfg, flow: flow, pool: pool, out: out, cc: alg,
-		rtt:        NewRTTEstimator(cfg.InitialRTO, cfg.MinRTO, cfg.MaxRTO),
+		rtt:        NewRTTEstimator(cfg.MinRTO),
 		total:      int64(cfg.Bytes),
 		ring:       make([]segment, minRing), // grows and shrinks with the window
 		highSacked: -1,
@@ -279,7 +283,7 @@ func (s *Sender) onSynAck(now, echo clock.Time) {
 	s.established = true
 	// The timestamp echo says which SYN this answers, so even a
 	// retransmitted SYN gives a sample (RFC 7323 §4; Linux does the same).
-	s.rtt.Update(now.Sub(echo))
+	s.rtt.UpdateSeq(now.Sub(echo), s.una, s.nxt)
 	s.backoff = 0
 	s.rtoT.Stop()
 	s.rate.Start(now)
@@ -455,8 +459,9 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		acked -= credited
 		delivered = dup
 	}
+	sackOldest := clock.Never
 	for _, b := range blocks {
-		s.sackRange(now, b, &rs, &acked)
+		s.sackRange(now, b, &rs, &acked, &sackOldest)
 	}
 	s.nPrevSACK = uint8(copy(s.prevSACK[:], blocks))
 	s.frtoAck()
@@ -465,10 +470,14 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		// Mockets: only the packets' own timers detect loss (mockets.go).
 	} else {
 		if s.sacked > 0 {
-			s.detectLoss()
+			if s.cfg.NoRACK {
+				// RFC 6675's DupThresh rule; with RACK on, Linux
+				// (this machine's 6.18) marks losses by RACK alone.
+				s.detectLoss()
+			}
 			s.detectLossRACK(now)
 		}
-		if advanced {
+		if advanced && (s.cfg.NoRACK || s.cfg.NoSACK) {
 			s.partialAck()
 		}
 		if s.retransOut > 0 && s.rackXmit > 0 {
@@ -496,7 +505,13 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.armPacketTimer(now)
 	} else if s.n == 0 {
 		s.rtoT.Stop()
-	} else if advanced {
+	} else if advanced || (sackOldest != clock.Never && !s.cfg.RFC6298RTO && sackOldest < s.seg(s.unaSeg).sentAt) {
+		// Linux also restarts the timer on an ACK that SACKs original
+		// data sent before the first unacknowledged segment's last
+		// transmission (tcp_clean_rtx_queue's FLAG_SET_XMIT_TIMER for a
+		// SACK RTT longer than the head's age): in recovery over a queue
+		// that is still draining, older data keeps arriving, and the
+		// retransmitted head is not overdue.
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
 	s.scheduleTLP(now)

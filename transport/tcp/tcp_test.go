@@ -154,21 +154,22 @@ func TestTimeoutBackoff(t *testing.T) {
 }
 
 func TestRTTEstimatorRFC6298(t *testing.T) {
-	e := NewRTTEstimator(time.Second, 200*time.Millisecond, 60*time.Second)
-	if e.RTO() != time.Second {
-		t.Errorf("initial RTO %v, want 1s", e.RTO())
+	e := NewRTTEstimator(200 * time.Millisecond)
+	rto := func() time.Duration { return e.RTO(time.Second, 60*time.Second) }
+	if rto() != time.Second {
+		t.Errorf("initial RTO %v, want 1s", rto())
 	}
 	e.Update(100 * time.Millisecond)
 	// SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 300 ms.
-	if e.SRTT() != 100*time.Millisecond || e.RTTVar() != 50*time.Millisecond || e.RTO() != 300*time.Millisecond {
-		t.Errorf("after one sample: srtt %v rttvar %v rto %v", e.SRTT(), e.RTTVar(), e.RTO())
+	if e.SRTT() != 100*time.Millisecond || e.RTTVar() != 50*time.Millisecond || rto() != 300*time.Millisecond {
+		t.Errorf("after one sample: srtt %v rttvar %v rto %v", e.SRTT(), e.RTTVar(), rto())
 	}
 	e.Update(200 * time.Millisecond)
 	// RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5.
 	if e.SRTT() != 112500*time.Microsecond || e.RTTVar() != 62500*time.Microsecond {
 		t.Errorf("after two samples: srtt %v rttvar %v", e.SRTT(), e.RTTVar())
 	}
-	if got, want := e.RTO(), 362500*time.Microsecond; got != want {
+	if got, want := rto(), 362500*time.Microsecond; got != want {
 		t.Errorf("RTO %v, want %v", got, want)
 	}
 }
@@ -316,7 +317,7 @@ func (w fixedWindow) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 func (w fixedWindow) OnAck(clock.Time, *cc.Ack)                               {}
 func (w fixedWindow) OnCongestionEvent(clock.Time, *cc.LossEvent)             {}
 func (w fixedWindow) OnRecoveryEnd(clock.Time)                                {}
-func (w fixedWindow) OnRetransmissionTimeout(clock.Time)                      {}
+func (w fixedWindow) OnRetransmissionTimeout(clock.Time, units.Bytes)         {}
 func (w fixedWindow) CongestionWindow() units.Bytes                           { return units.Bytes(w) }
 func (w fixedWindow) PacingRate() units.Bandwidth                             { return 0 }
 

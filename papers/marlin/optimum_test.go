@@ -94,10 +94,11 @@ func demoMeanTime(t *testing.T, ec EnvConfig, first uint64, n int) float64 {
 // 4` was chosen for the compact variant's behaviour cloning without the
 // unseen evaluation conditions: among the scales 1, 2, 3, 4, 6 and 8, the
 // demonstrator holding 4 nominal BDPs (within the 150 KB cap, so the cap
-// on SATCOM and 32 KB on UHF) has the shortest mean transfer on 200
+// on SATCOM and 32 KB on UHF) had the shortest mean transfer on 200
 // episodes of the training distribution (seeds apart from the
-// evaluation's), and it beats one BDP, the paper-agent demonstrator's
-// window, by more than a second.
+// evaluation's); on Linux 6.18's recovery it is within 2% of the
+// shortest (8 BDPs), and it beats one BDP, the paper-agent
+// demonstrator's window, by more than a second.
 func TestCompactDemoScaleChosenOnTrainingEpisodes(t *testing.T) {
 	const n = 200
 	cfg := TrainConfig{Base: base(t), Randomize: true, Variant: VariantCompact}
@@ -116,8 +117,10 @@ func TestCompactDemoScaleChosenOnTrainingEpisodes(t *testing.T) {
 		}
 	}
 	t.Logf("mean transfer time by scale: %v", times)
-	if best != 4 {
-		t.Errorf("the shortest transfers are at scale %g, not 4 (%v)", best, times)
+	// Chosen at 4 against the transport before Linux 6.18's recovery was
+	// modelled, where 4 was the fastest; now 8 is, by 0.16 s (1.3%).
+	if times[4] > 1.02*times[best] {
+		t.Errorf("scale 4 takes %.2f s, more than 2%% over the best, scale %g (%v)", times[4], best, times)
 	}
 	if times[1]-times[4] < 1 {
 		t.Errorf("4 BDPs (%.2f s) gain less than a second over 1 (%.2f s)", times[4], times[1])
@@ -149,17 +152,19 @@ func TestCompactSpanChosenOnTrainingEpisodes(t *testing.T) {
 	}
 }
 
-// TestPrivilegedWindowsAgainstUnseenGoals checks docs/marlin.md's bound
-// on what the compact action reaches on two unseen conditions. A sender
+// TestPrivilegedWindowsAgainstUnseenGoals checks docs/marlin.md's account
+// of what a privileged sender reaches on two unseen conditions. A sender
 // told the link switch's instant holds the 150 KB cap on SATCOM and k
 // times the UHF link's nominal BDP after the switch (the demonstrator at
 // scale k, k = 2-8; at these scales the cap binds on SATCOM). Over the
-// evaluation's 100 transfers, with the default span (a quarter to four
-// estimated BDPs) and the switch at 5 s none of them reaches 0.70 x
-// CUBIC's mean time, the goal: the span clips the windows it aims at
-// (after the switch the estimate is inflated by the SATCOM pipe's last
-// acknowledgements). With the background x1.5 the scale-4 sender meets
-// it. With span 4 the scale-4 sender meets both.
+// evaluation's 100 transfers none of them reaches 0.70 x CUBIC's mean
+// time with the switch at 5 s, with the default span (a quarter to four
+// estimated BDPs) or span 4; with CUBIC on Linux 6.18's recovery that
+// goal (16.91 s) lies within 0.3 s of the ideal sender's 16.70 s. With
+// the background x1.5 the scale-4 sender misses it too (18.68 s, 18.32 s
+// with span 4, against 17.93 s), where it met it against the transport
+// before that recovery was modelled; learned policies that take more of
+// the UDP elephants' queue meet it (docs/marlin.md).
 func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 	const runs = 100
 	meanTime := func(s *scenario.Scenario, k, span float64) float64 {
@@ -170,25 +175,21 @@ func TestPrivilegedWindowsAgainstUnseenGoals(t *testing.T) {
 	early := unseenCondition(t, "switch at 5 s")
 	g := goal(early)
 	for _, k := range []float64{2, 3, 4, 5, 6, 8} {
-		m := meanTime(early, k, 0)
-		t.Logf("switch at 5 s, %g UHF BDPs: %.2f s (goal %.2f)", k, m, g)
-		if m <= g {
-			t.Errorf("switch at 5 s: the privileged sender at %g UHF BDPs takes %.2f s, within the goal %.2f s the docs call out of reach", k, m, g)
+		for _, span := range []float64{0, 4} {
+			m := meanTime(early, k, span)
+			t.Logf("switch at 5 s, %g UHF BDPs, span %g: %.2f s (goal %.2f)", k, span, m, g)
+			if m <= g {
+				t.Errorf("switch at 5 s: the privileged sender at %g UHF BDPs (span %g) takes %.2f s, within the goal %.2f s the docs call out of its reach", k, span, m, g)
+			}
 		}
 	}
 	heavy := unseenCondition(t, "background x1.5")
 	g = goal(heavy)
-	m := meanTime(heavy, 4, 0)
-	t.Logf("background x1.5, 4 UHF BDPs: %.2f s (goal %.2f)", m, g)
-	if m > g {
-		t.Errorf("background x1.5: the privileged sender takes %.2f s, above the goal %.2f s the docs call reachable", m, g)
-	}
-	for name, s := range map[string]*scenario.Scenario{"switch at 5 s": early, "background x1.5": heavy} {
-		g := goal(s)
-		m := meanTime(s, 4, 4)
-		t.Logf("%s, span 4, 4 UHF BDPs: %.2f s (goal %.2f)", name, m, g)
-		if m > g {
-			t.Errorf("%s, span 4: the privileged sender takes %.2f s, above the goal %.2f s", name, m, g)
+	for _, span := range []float64{0, 4} {
+		m := meanTime(heavy, 4, span)
+		t.Logf("background x1.5, 4 UHF BDPs, span %g: %.2f s (goal %.2f)", span, m, g)
+		if m <= g {
+			t.Errorf("background x1.5: the privileged sender (span %g) takes %.2f s, within the goal %.2f s the docs call out of its reach", span, m, g)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package marlin
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -67,9 +68,11 @@ func ruleOutcome(t *testing.T, s *scenario.Scenario, runs int, r windowRule) (se
 // on: with the background x1.5 no window rule tried meets both, fixed or
 // told the switch (every rule fast enough retransmits more than twice
 // the allowance, because the UDP stream alone overfills the drop-tail
-// queue for a quarter of the time); with the switch at 5 s a rule told
-// the switch meets both, so that goal is reachable in principle; with
-// the switch at 20 s (all SATCOM) a fixed window meets both.
+// queue for a quarter of the time); with the switch at 5 s the
+// retransmission allowance is below the ideal sender's (CUBIC on Linux
+// 6.18's recovery resends little beyond the radio's random losses), so
+// no sender that leaves the background its share meets it; with the
+// switch at 20 s (all SATCOM) a fixed window meets both.
 func TestWindowRulesAgainstPaperAgentUnseenGoals(t *testing.T) {
 	const runs = 100
 	meets := func(cond string, rules []windowRule) (met []string) {
@@ -102,8 +105,24 @@ func TestWindowRulesAgainstPaperAgentUnseenGoals(t *testing.T) {
 	if met := meets("background x1.5", heavy); len(met) > 0 {
 		t.Errorf("background x1.5: %v meet both goals, which the docs call out of these rules' reach", met)
 	}
-	if met := meets("switch at 5 s", []windowRule{switchedWindow(120_000, 1.6), switchedWindow(125_000, 1.9)}); len(met) == 0 {
-		t.Error("switch at 5 s: no rule told the switch meets both goals, which the docs call reachable")
+	// With the switch at 5 s the allowance is below what random loss alone
+	// costs: the ideal sender (the background's leftover capacity, no loss
+	// but the radio's) retransmits p/(1-p) per packet it delivers over
+	// UHF, more than 0.23 x CUBIC's. Rules told the switch, which met both
+	// goals against the transport before Linux 6.18's recovery was
+	// modelled, now miss.
+	early := unseenCondition(t, "switch at 5 s")
+	rows, _, err := Evaluate(context.Background(), EvalConfig{Base: early, Runs: runs, Losses: []float64{0.03}, Schemes: []Scheme{CUBIC, Ideal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowance, unavoidable := 0.23*rows[0].Retrans, rows[1].Retrans
+	t.Logf("switch at 5 s: allowance %.1f retransmissions (CUBIC %.1f), the ideal sender's %.1f", allowance, rows[0].Retrans, unavoidable)
+	if rows[0].Scheme != CUBIC || rows[1].Scheme != Ideal || allowance >= unavoidable {
+		t.Errorf("switch at 5 s: allowance %.1f, the ideal sender's retransmissions %.1f (%v, %v): want the allowance below", allowance, unavoidable, rows[0].Scheme, rows[1].Scheme)
+	}
+	if met := meets("switch at 5 s", []windowRule{switchedWindow(120_000, 1.6), switchedWindow(125_000, 1.9)}); len(met) > 0 {
+		t.Errorf("switch at 5 s: %v meet both goals, below the ideal sender's retransmissions", met)
 	}
 	if met := meets("switch at 20 s", []windowRule{fixedWindow(110_000)}); len(met) == 0 {
 		t.Error("switch at 20 s: the fixed 110 KB window misses the goals the docs say it meets")
@@ -178,13 +197,14 @@ func compactRuleReturn(t *testing.T, s *scenario.Scenario, runs int, qc float64,
 // compact reward with the switch at 5 s, where the learned policies hold
 // 2-3 UHF BDPs against the privileged teacher's 4 and lose about a second:
 // at the queueing weight of the best configuration (0.02) the reward
-// ranks the windows as their transfer times do up to 4 UHF BDPs and
-// prefers the teacher's 4 to every other rule tried, so the shortfall is
-// the learner's, not the reward's; at the default weight (0.2) it prefers
-// 3 BDPs to the teacher's faster 4. On the UHF link the step rewards of
-// 2 and 4 BDPs differ by far less than the step reward's spread, and 3
-// BDPs score best per step; with link shaping the per-step lead of 4 BDPs
-// over 2 at least doubles and 3 BDPs' edge over 4 at least halves.
+// ranks every window tried (1-6 UHF BDPs) as their transfer times do, so
+// the shortfall is the learner's, not the reward's; at the default weight
+// (0.2) it prefers 3 BDPs to the faster 4. On the UHF link the step
+// rewards of 2 and 4 BDPs differ by far less than the step reward's
+// spread, which is what a learner that sees a couple of seconds ahead
+// sees; link shaping widens that per-step lead by half or more. (Against
+// the transport before Linux 6.18's recovery was modelled the reward at
+// 0.02 preferred the teacher's 4 to 6 BDPs, and 3 BDPs per step.)
 func TestCompactRewardRanksUHFWindows(t *testing.T) {
 	const runs = 100
 	s := unseenCondition(t, "switch at 5 s")
@@ -200,12 +220,7 @@ func TestCompactRewardRanksUHFWindows(t *testing.T) {
 		return m
 	}
 	low := stats(0.02, false)
-	for _, k := range ks {
-		if k != 4 && low[k].ret >= low[4].ret {
-			t.Errorf("queueing weight 0.02: %g UHF BDPs return %.2f, not below the teacher's 4 (%.2f)", k, low[k].ret, low[4].ret)
-		}
-	}
-	for i := 1; i < len(ks) && ks[i] <= 4; i++ {
+	for i := 1; i < len(ks); i++ {
 		a, b := low[ks[i-1]], low[ks[i]]
 		if (a.secs > b.secs) != (a.ret < b.ret) {
 			t.Errorf("queueing weight 0.02: %g and %g UHF BDPs ranked by return (%.2f, %.2f) against their times (%.2f, %.2f s)", ks[i-1], ks[i], a.ret, b.ret, a.secs, b.secs)
@@ -218,18 +233,9 @@ func TestCompactRewardRanksUHFWindows(t *testing.T) {
 	if def[3].ret <= def[4].ret || def[3].secs <= def[4].secs {
 		t.Errorf("default queueing weight: 3 UHF BDPs %.2f s, return %.2f; 4 BDPs %.2f s, return %.2f: want 3 slower but preferred", def[3].secs, def[3].ret, def[4].secs, def[4].ret)
 	}
-	// Per step on UHF, the unshaped reward prefers 3 BDPs to the teacher's
-	// 4 (a learner that sees 2 s ahead sees only that); link shaping
-	// widens the per-step lead of 4 BDPs over 2 and closes the gap to 3.
-	if low[3].uhfMean <= low[4].uhfMean {
-		t.Errorf("queueing weight 0.02: UHF step reward of 3 BDPs %.4f, not above 4 BDPs' %.4f", low[3].uhfMean, low[4].uhfMean)
-	}
 	shaped := stats(0.02, true)
-	if d0, d1 := low[4].uhfMean-low[2].uhfMean, shaped[4].uhfMean-shaped[2].uhfMean; d1 < 2*d0 {
-		t.Errorf("link shaping: UHF step reward of 4 BDPs over 2 %.4f, want at least twice the unshaped %.4f", d1, d0)
-	}
-	if d0, d1 := low[3].uhfMean-low[4].uhfMean, shaped[3].uhfMean-shaped[4].uhfMean; d1 >= d0/2 {
-		t.Errorf("link shaping: UHF step reward of 3 BDPs over 4 %.4f, want under half the unshaped %.4f", d1, d0)
+	if d0, d1 := low[4].uhfMean-low[2].uhfMean, shaped[4].uhfMean-shaped[2].uhfMean; d1 < 1.5*d0 {
+		t.Errorf("link shaping: UHF step reward of 4 BDPs over 2 %.4f, want at least 1.5 times the unshaped %.4f", d1, d0)
 	}
 }
 
@@ -287,15 +293,18 @@ func delayWindow(sat, low units.Bytes, th time.Duration, k float64) windowRule {
 	}}
 }
 
-// TestBackgroundGoalsNeedForeknowledge checks what docs/marlin.md says
-// of the paper's agent's two goals with the background x1.5: they are
-// reachable by a sender that backs off while the UDP elephants overload
-// the link, if it is told when that is (the background's schedule, or
-// the queue's occupancy at each step), but not by one that learns it from
-// its own RTT samples, which on the 1-s SATCOM path report a full queue
-// one to two seconds late, when the 2-s UDP phase is ending: every such
-// rule fast enough retransmits more than twice the allowance.
-func TestBackgroundGoalsNeedForeknowledge(t *testing.T) {
+// TestBackgroundGoalsBeyondWindowRules checks what docs/marlin.md says
+// of the paper's agent's two goals with the background x1.5: no window
+// rule tried meets both, not even one told when the UDP elephants
+// overload the link (the background's schedule, or the queue's occupancy
+// at each step). Against the transport before Linux 6.18's recovery was
+// modelled such rules met both; CUBIC now retransmits less (77.7 against
+// 102.6), the allowance fell to 17.9, and of 360 told rules searched the
+// closest are the three below, each missing one goal. Rules that learn
+// the overload from their own RTT samples, which on the 1-s SATCOM path
+// report a full queue one to two seconds late, do worse: every such rule
+// fast enough retransmits more than twice the allowance.
+func TestBackgroundGoalsBeyondWindowRules(t *testing.T) {
 	const runs = 100
 	s := unseenCondition(t, "background x1.5")
 	c := cubicRow(t, s, runs)
@@ -306,11 +315,12 @@ func TestBackgroundGoalsNeedForeknowledge(t *testing.T) {
 		return secs <= gs && retx <= gr, secs, retx
 	}
 	for _, r := range []windowRule{
-		scheduledWindow(95_000, 10_000, 1125*time.Millisecond, 2500*time.Millisecond, 1.5),
-		queueWindow(110_000, 1500, 95, 1.25),
+		queueWindow(95_000, 1500, 95, 2),
+		queueWindow(95_000, 1500, 90, 2),
+		scheduledWindow(95_000, 10_000, 1250*time.Millisecond, 2500*time.Millisecond, 1.5),
 	} {
-		if ok, _, _ := outcome(r); !ok {
-			t.Errorf("%s misses a goal the docs say it meets", r.name)
+		if ok, _, _ := outcome(r); ok {
+			t.Errorf("%s meets both goals, which the docs say no rule tried does", r.name)
 		}
 	}
 	for _, sat := range []units.Bytes{95_000, 110_000, 130_000} {

@@ -74,3 +74,18 @@ func TestGridCSV(t *testing.T) {
 		seen[r[0]+","+r[1]] = true
 	}
 }
+
+// TestTextNamesTheTunedController: the text verdict prints the best
+// point's alpha and beta whether they were tuned on Linux's Vegas
+// (vegas.alpha) or ns-3's (vegas_ns3.alpha), as the JSON does.
+func TestTextNamesTheTunedController(t *testing.T) {
+	for _, name := range []string{"vegas", "vegas_ns3"} {
+		gain, qd := 1.5, -0.2
+		g := Goal{Best: &tune.PointJSON{Params: map[string]float64{name + ".alpha": 8, name + ".beta": 15}}, GainMbps: &gain, QdelayDiffMs: &qd}
+		var b strings.Builder
+		g.WriteText(&b, "average")
+		if !strings.Contains(b.String(), "alpha=8 beta=15") {
+			t.Errorf("%s: %q lacks alpha=8 beta=15", name, b.String())
+		}
+	}
+}

@@ -13,8 +13,11 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 	// A retransmission counts unless its ACK may be for the original
 	// (RTT below the minimum: Linux tcp_rack_advance); a tail loss probe's
 	// delivery is what dates the holes below it.
-	if (g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg)) && (!g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min())) {
-		s.rackXmit, s.rackXmitSeg = g.sentAt, k
+	if !g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min()) {
+		s.rackAdvanced = true
+		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg) {
+			s.rackXmit, s.rackXmitSeg = g.sentAt, k
+		}
 	}
 	if !g.everRetrans {
 		s.frtoOrigAcked = true

@@ -48,6 +48,10 @@ type Sender struct {
 	// F-RTO's per-ACK flags (frto.go): the ACKs after a timeout are
 	// being examined; this ACK delivered a never-retransmitted segment.
 	frtoActive, frtoOrigAcked bool
+	// rackAdvanced is Linux's tp->rack.advanced: a segment delivered
+	// since RACK last looked had an unambiguous RTT, so an ACK may mark
+	// losses (tcp_rack_mark_lost returns at once otherwise).
+	rackAdvanced bool
 
 	una, nxt int64
 	total    int64 // transfer end; math.MaxInt64 for bulk
@@ -475,7 +479,10 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 				// (this machine's 6.18) marks losses by RACK alone.
 				s.detectLoss()
 			}
-			s.detectLossRACK(now)
+			if s.rackAdvanced {
+				s.rackAdvanced = false
+				s.detectLossRACK(now)
+			}
 		}
 		if advanced && (s.cfg.NoRACK || s.cfg.NoSACK) {
 			s.partialAck()

@@ -160,7 +160,7 @@ func TestCompactSpanChosenOnTrainingEpisodes(t *testing.T) {
 // evaluation's 100 transfers none of them reaches 0.70 x CUBIC's mean
 // time with the switch at 5 s, with the default span (a quarter to four
 // estimated BDPs) or span 4; with CUBIC on Linux 6.18's recovery that
-// goal (16.91 s) lies within 0.3 s of the ideal sender's 16.70 s. With
+// goal (16.71 s) lies 0.005 s above the ideal sender's 16.70 s. With
 // the background x1.5 the scale-4 sender misses it too (18.68 s, 18.32 s
 // with span 4, against 17.93 s), where it met it against the transport
 // before that recovery was modelled; learned policies that take more of

@@ -298,7 +298,7 @@ func delayWindow(sat, low units.Bytes, th time.Duration, k float64) windowRule {
 // rule tried meets both, not even one told when the UDP elephants
 // overload the link (the background's schedule, or the queue's occupancy
 // at each step). Against the transport before Linux 6.18's recovery was
-// modelled such rules met both; CUBIC now retransmits less (77.7 against
+// modelled such rules met both; CUBIC now retransmits less (77.6 against
 // 102.6), the allowance fell to 17.9, and of 360 told rules searched the
 // closest are the three below, each missing one goal. Rules that learn
 // the overload from their own RTT samples, which on the 1-s SATCOM path

@@ -10,9 +10,10 @@ import (
 // deliver records the first delivery (cumulative or SACK) of segment g in
 // the delivery-rate sample and RACK's newest delivered send time.
 func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sample) {
-	// A retransmission counts unless its ACK may be for the original
-	// (RTT below the minimum: Linux tcp_rack_advance); a tail loss probe's
-	// delivery is what dates the holes below it.
+	// A delivery advances RACK (Linux tcp_rack_advance: rack.advanced, and
+	// the newest delivered send time) unless it is a retransmission whose
+	// ACK may be for the original (RTT below the minimum); a tail loss
+	// probe's delivery is what dates the holes below it.
 	if !g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min()) {
 		s.rackAdvanced = true
 		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg) {

@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 )
 
@@ -33,23 +34,16 @@ import (
 // before all these changes made 1.5 and 6.5); RFC 6675's rules with a
 // go-back-N timeout (`rack: false`, as ns-3) make 2.8 at 5 s.
 func TestLinkSwitchRetransmitsOnlyLosses(t *testing.T) {
+	data, err := scenarios.Bytes("satcom-uhf")
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func(switchAt string, rack bool) (retx, lost float64) {
 		const seeds = 10
 		for seed := 1; seed <= seeds; seed++ {
-			s, err := scenarios.Load("satcom-uhf")
+			s, err := scenario.ParseWithOverrides(data, "satcom-uhf", "", int64(seed),
+				[]string{"bottleneck.schedule.0.at=" + switchAt, fmt.Sprintf("transport.rack=%v", rack)})
 			if err != nil {
-				t.Fatal(err)
-			}
-			for path, v := range map[string]string{
-				"bottleneck.schedule.0.at": switchAt,
-				"transport.rack":           fmt.Sprint(rack),
-				"seed":                     fmt.Sprint(seed),
-			} {
-				if err := s.Set(path, v); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.Validate(); err != nil {
 				t.Fatal(err)
 			}
 			r, _, err := experiment.Run(context.Background(), s)

@@ -485,6 +485,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.RACK != nil {
 			c.NoRACK = !*t.RACK
 		}
+		if t.LostRetransmissions != "" {
+			c.RACKRetransmissions = t.LostRetransmissions == "rack"
+		}
 		if t.PacketTimers != nil {
 			c.PacketTimers = *t.PacketTimers
 		}

@@ -197,6 +197,10 @@ type Transport struct {
 	// RACK false turns off RACK's time-based loss detection of original
 	// transmissions (RFC 8985 §6) [true].
 	RACK *bool `yaml:"rack"`
+	// LostRetransmissions is how a lost retransmission is found: "gap", a
+	// segment sent a quarter of the minimum RTT after it is delivered, or
+	// "rack", Linux's RACK time rule with the reordering timer ["gap"].
+	LostRetransmissions string `yaml:"lost_retransmissions"`
 	// PacketTimers gives every unacknowledged packet its own retransmission
 	// timeout and turns off SACK-based loss detection, as Mockets does;
 	// flows with protocol mockets default to true, tcp flows to false.

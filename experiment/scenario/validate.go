@@ -399,6 +399,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.RTO != "" && t.RTO != "linux" && t.RTO != "rfc6298" {
 		return errf(p+".rto", "must be linux or rfc6298, got %q", t.RTO)
 	}
+	if t.LostRetransmissions != "" && t.LostRetransmissions != "gap" && t.LostRetransmissions != "rack" {
+		return errf(p+".lost_retransmissions", "must be gap or rack, got %q", t.LostRetransmissions)
+	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}

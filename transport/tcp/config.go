@@ -102,6 +102,17 @@ type Config struct {
 	// 6675]; with RACK, the SACKed segments after which RACK's reordering
 	// window closes until reordering is seen (Linux's tp->reordering).
 	DupThresh int
+	// RACKRetransmissions judges retransmissions by RACK's time rule, as
+	// Linux does (one send-ordered list for originals and retransmissions,
+	// tcp_rack_detect_loss): lost once a segment sent after it has been
+	// delivered and the latest RTT plus the reordering window has passed,
+	// with the reordering timer armed while one waits. By default a
+	// retransmission is lost once a segment sent a quarter of the minimum
+	// RTT after it has been delivered, which finds no loss when only
+	// segments sent just after it arrive, so a timeout repairs it. Needs
+	// RACK and SACK; rack.go. Read only while retransmissions are out,
+	// so it is not among the hot fields.
+	RACKRetransmissions bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

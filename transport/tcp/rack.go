@@ -1,6 +1,10 @@
 package tcp
 
-import "github.com/cclab/cclab/core/clock"
+import (
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+)
 
 // rackList holds the outstanding retransmissions in the order they were
 // sent, as Linux's RACK keeps its tcp_tsorted_sent_queue: a retransmission
@@ -38,12 +42,24 @@ func (l *rackList) pop() {
 
 func (l *rackList) clear() { l.head, l.n = 0, 0 }
 
-// detectLostRetransmissions marks a retransmission lost again once a segment
-// sent at least a quarter of the minimum RTT after it has been delivered:
-// the time-ordering idea of RACK (RFC 8985 §6.2), restricted to
-// retransmissions, which the SACK rule cannot judge.
-func (s *Sender) detectLostRetransmissions() {
-	reo := s.rtt.Min() / 4
+// detectLostRetransmissions marks lost the retransmissions that
+// Config.RACKRetransmissions' rule or, by default, the send-time gap rule
+// judges lost. The gap rule: lost once a segment sent a quarter of the
+// minimum RTT after it has been delivered (RFC 8985 §6.2's time ordering,
+// restricted to retransmissions, which the SACK rule cannot judge). The
+// time rule is Linux's (tcp_rack_detect_loss walks one send-ordered list
+// of originals and retransmissions): lost once a segment sent after it
+// has been delivered and the latest RTT plus the reordering window has
+// passed since it was sent; one not yet due arms the reordering timer, so
+// a lost retransmission followed only by segments sent just after it is
+// found without a timeout.
+func (s *Sender) detectLostRetransmissions(now clock.Time) {
+	timeRule := s.cfg.RACKRetransmissions && !s.cfg.NoRACK && !s.cfg.NoSACK
+	var wait time.Duration
+	gap := s.rtt.Min() / 4
+	if timeRule {
+		wait = s.rtt.Latest() + s.rackReoWnd()
+	}
 	for s.rack.n > 0 {
 		e := s.rack.buf[s.rack.head]
 		if e.k < s.unaSeg {
@@ -55,8 +71,18 @@ func (s *Sender) detectLostRetransmissions() {
 			s.rack.pop() // SACKed, or superseded by a later retransmission
 			continue
 		}
-		if !(e.sentAt.Add(reo) < s.rackXmit) {
+		if timeRule {
 			// Every later entry was sent no earlier: none is lost yet.
+			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && e.k < s.rackXmitSeg)) {
+				return
+			}
+			if d := e.sentAt.Add(wait); d > now {
+				if !s.rackT.Armed() || d < s.rackT.Deadline() {
+					s.rackT.Reset(d)
+				}
+				return
+			}
+		} else if !(e.sentAt.Add(gap) < s.rackXmit) {
 			return
 		}
 		s.rack.pop()

@@ -1,6 +1,8 @@
 package tcp
 
 import (
+	"time"
+
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
@@ -23,13 +25,7 @@ func (s *Sender) detectLossRACK(now clock.Time) {
 	if rtt == 0 {
 		return
 	}
-	// Linux tcp_rack_reo_wnd: until the path has been seen to reorder,
-	// the window is zero once DupThresh segments are SACKed or recovery
-	// has begun; otherwise a quarter of the minimum RTT (at most SRTT).
-	reo := min(s.rtt.Min()/4, s.rtt.SRTT())
-	if !s.reordSeen && (s.phase == recovery || s.sacked >= s.cfg.MSS*units.Bytes(s.cfg.DupThresh)) {
-		reo = 0
-	}
+	reo := s.rackReoWnd()
 	// rackFront: every segment below it is SACKed, marked lost or was
 	// retransmitted, which no later ACK undoes, so each ACK looks at the
 	// new candidates only.
@@ -55,14 +51,33 @@ func (s *Sender) detectLossRACK(now clock.Time) {
 	s.rackFront = s.nxtSeg()
 }
 
+// rackReoWnd is RACK's reordering window (Linux tcp_rack_reo_wnd): until
+// the path has been seen to reorder, zero once DupThresh segments are
+// SACKed or recovery has begun; otherwise a quarter of the minimum RTT (at
+// most SRTT).
+func (s *Sender) rackReoWnd() time.Duration {
+	if !s.reordSeen && (s.phase == recovery || s.sacked >= s.cfg.MSS*units.Bytes(s.cfg.DupThresh)) {
+		return 0
+	}
+	return min(s.rtt.Min()/4, s.rtt.SRTT())
+}
+
 // onRACKTimer marks the holes whose deadline passed without an ACK, and
 // starts recovery and retransmits as an ACK would.
 func (s *Sender) onRACKTimer(now clock.Time) {
-	if s.done || s.n == 0 || s.sacked == 0 {
+	// With Config.RACKRetransmissions the timer also waits for
+	// retransmissions (rack.go).
+	retx := s.cfg.RACKRetransmissions && s.retransOut > 0 && s.rackXmit > 0
+	if s.done || s.n == 0 || s.sacked == 0 && !retx {
 		return
 	}
 	prior, priorLost := s.InFlight(), s.stats.MarkedLost
-	s.detectLossRACK(now)
+	if s.sacked > 0 {
+		s.detectLossRACK(now)
+	}
+	if retx {
+		s.detectLostRetransmissions(now)
+	}
 	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
 		s.updateRecovery(now, prior, newly, 0)
 		s.trySend(now)

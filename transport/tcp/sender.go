@@ -488,7 +488,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 			s.partialAck()
 		}
 		if s.retransOut > 0 && s.rackXmit > 0 {
-			s.detectLostRetransmissions()
+			s.detectLostRetransmissions(now)
 		}
 	}
 	s.sampleRTT(now, echo, ackDelay, advanced, &rs)

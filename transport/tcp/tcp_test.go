@@ -26,7 +26,10 @@ type wire struct {
 	delay time.Duration
 	free  clock.Time // when the serialiser is next idle
 	drop  func(p *packet.Packet) bool
-	n     int
+	// hold, if set, adds a packet's extra delay after serialisation (it
+	// may then arrive after later packets: reordering).
+	hold func(p *packet.Packet) time.Duration
+	n    int
 }
 
 type arrival struct {
@@ -47,6 +50,9 @@ func (w *wire) Receive(now clock.Time, p *packet.Packet) {
 		done = start.Add(w.rate.TxTime(p.Size))
 	}
 	w.free = done
+	if w.hold != nil {
+		done = done.Add(w.hold(p))
+	}
 	w.s.At(done.Add(w.delay), arrival{w}, p)
 }
 
@@ -389,6 +395,80 @@ func TestFirstEnd(t *testing.T) {
 			if got := firstEnd(b, x); got != want {
 				t.Fatalf("blocks %v, x %d: firstEnd %d, sort.Search %d", b, x, got, want)
 			}
+		}
+	}
+}
+
+// TestLostRetransmissionFoundByRACKTimeRule loses segment 30 and its first
+// retransmission, with the transfer ending two segments after that
+// retransmission, sent within a quarter of the minimum RTT of it; segment
+// 5 arrives after segment 6, so the path is known to reorder and RACK's
+// reordering window is a quarter of the minimum RTT. The default gap rule
+// then has no later delivery to judge the retransmission by and waits for
+// the timeout; Linux's time rule (Config.RACKRetransmissions) marks it an
+// RTT plus the reordering window after it was sent, on the reordering
+// timer, since the last ACK comes before that.
+func TestLostRetransmissionFoundByRACKTimeRule(t *testing.T) {
+	for _, rackRule := range []bool{false, true} {
+		cfg := Config{Bytes: 104 * 1448, RACKRetransmissions: rackRule}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		h.fwd.hold = func(p *packet.Packet) time.Duration {
+			if p.Seq == 5*1448 && !p.Retransmission {
+				return 2 * time.Millisecond
+			}
+			return 0
+		}
+		var retx []clock.Time
+		var lastOriginal, lastAck clock.Time
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Retransmission {
+				retx = append(retx, h.s.Now())
+			} else {
+				lastOriginal = h.s.Now()
+			}
+			return p.Seq == 30*1448 && len(retx) <= 1
+		}
+		h.rev.drop = func(p *packet.Packet) bool {
+			if len(retx) == 1 {
+				lastAck = h.s.Now() + clock.Time(h.rev.delay)
+			}
+			return false
+		}
+		h.run(t, 20*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("rack rule %v: delivered %d, want %d", rackRule, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if len(retx) != 2 || st.Retransmissions != 2 {
+			t.Fatalf("rack rule %v: %d retransmissions (%v), want 2", rackRule, st.Retransmissions, retx)
+		}
+		minRTT := h.snd.rtt.Min()
+		reo := minRTT / 4
+		if !h.snd.reordSeen {
+			t.Fatalf("rack rule %v: no reordering seen; the case needs it", rackRule)
+		}
+		if gap := lastOriginal.Sub(retx[0]); gap <= 0 || gap >= reo {
+			t.Fatalf("rack rule %v: the last original went %v after the first retransmission; the case needs (0, %v)", rackRule, gap, reo)
+		}
+		if !rackRule {
+			if st.RTOs != 1 {
+				t.Errorf("gap rule: %d timeouts, want 1 (no later delivery to judge the retransmission by)", st.RTOs)
+			}
+			continue
+		}
+		if st.RTOs != 0 {
+			t.Errorf("rack rule: %d timeouts, want 0", st.RTOs)
+		}
+		// Judged neither before an RTT plus the reordering window has
+		// passed since it was sent, nor by an ACK (the last came before
+		// that): by the reordering timer, before the 200 ms minimum RTO
+		// could have fired.
+		d := retx[1].Sub(retx[0])
+		if d < minRTT+reo || d >= 200*time.Millisecond {
+			t.Errorf("rack rule: second retransmission %v after the first, want within [%v, 200ms)", d, minRTT+reo)
+		}
+		if !(lastAck < retx[1]) {
+			t.Errorf("rack rule: the last ACK arrived at %v, not before the second retransmission at %v: the timer was not needed", lastAck, retx[1])
 		}
 	}
 }

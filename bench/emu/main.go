@@ -4,13 +4,19 @@
 //
 //	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
+//	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-sim] SCENARIO
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
 // row per flow with the relative differences (sim - emu) / emu; -json
 // writes every pair of results as JSON lines to a file too. ceiling runs
 // one kernel CUBIC flow over a rate-limited link at increasing rates and
-// reports the delivered rate and the forwarder's lateness.
+// reports the delivered rate and the forwarder's lateness. seeds runs one
+// scenario over seeds 1..N on the kernel and in the simulator (and in the
+// simulator with each -variant's overrides) and prints, per controller,
+// the distribution of the first flow's completion time, its tail and its
+// retransmissions against what the bottleneck discarded: the kernel
+// comparison of docs/fidelity.md's "Tail timeouts".
 package main
 
 import (
@@ -35,7 +41,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling [flags]")
+		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling|seeds [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -46,6 +52,8 @@ func main() {
 		err = fidelity(ctx, os.Args[2:])
 	case "ceiling":
 		err = ceiling(ctx, os.Args[2:])
+	case "seeds":
+		err = seeds(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/scenarios"
+)
+
+// overrides is a repeatable flag of path=value scenario overrides.
+type overrides []string
+
+func (o *overrides) String() string { return strings.Join(*o, " ") }
+
+func (o *overrides) Set(v string) error {
+	for _, kv := range strings.Split(v, ",") {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("%q: want path=value", kv)
+		}
+	}
+	*o = append(*o, v)
+	return nil
+}
+
+// apply sets every path=value of sets, each a comma-separated list, on s.
+func apply(s *scenario.Scenario, sets []string) error {
+	for _, list := range sets {
+		for _, kv := range strings.Split(list, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+				return fmt.Errorf("-set/-variant %s: %w", kv, err)
+			}
+		}
+	}
+	return nil
+}
+
+// runStats is one row: the first flow's results over the seeds.
+type runStats struct {
+	fct                   []float64 // finished transfers
+	unfinished, above     int
+	retx, discarded, rtos int64
+	runs                  int
+}
+
+func (r *runStats) add(f experiment.FlowResult, tail time.Duration) {
+	r.runs++
+	r.retx += f.Retransmissions
+	r.discarded += f.Drops + f.Losses
+	r.rtos += f.RTOs
+	if f.FCT == nil {
+		r.unfinished++
+		return
+	}
+	r.fct = append(r.fct, *f.FCT)
+	if *f.FCT > tail.Seconds() {
+		r.above++
+	}
+}
+
+func (r *runStats) row(cc, label string) string {
+	if r.runs == 0 {
+		return fmt.Sprintf("| %s | %s | 0 |||||||", cc, label)
+	}
+	mean, median, sd := "-", "-", "-"
+	if len(r.fct) > 0 {
+		x := slices.Clone(r.fct)
+		slices.Sort(x)
+		mean = fmt.Sprintf("%.2f", stat.Mean(x, nil))
+		// The midpoint of the middle two for an even count (gonum's
+		// Empirical quantile takes the lower one).
+		m := x[len(x)/2]
+		if len(x)%2 == 0 {
+			m = (x[len(x)/2-1] + m) / 2
+		}
+		median = fmt.Sprintf("%.2f", m)
+		if len(x) > 1 {
+			sd = fmt.Sprintf("%.2f", stat.StdDev(x, nil))
+		}
+	}
+	n := float64(r.runs)
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %d | %d | %.1f for %.1f | %.2f |", cc, label, r.runs, mean, median, sd,
+		r.above, r.unfinished, float64(r.retx)/n, float64(r.discarded)/n, float64(r.rtos)/n)
+}
+
+func seeds(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("seeds", flag.ExitOnError)
+	n := fs.Int("seeds", 40, "run seeds 1..N")
+	ccs := fs.String("cc", "cubic", "controllers, comma-separated")
+	tail := fs.Duration("tail", 20*time.Second, "count the transfers that take longer than this")
+	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
+	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
+	var sets, variants overrides
+	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
+	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		return fmt.Errorf("seeds: want one scenario (a built-in name or a file), got %d", fs.NArg())
+	}
+	if *n < 1 {
+		return fmt.Errorf("seeds: -seeds must be at least 1, got %d", *n)
+	}
+	var jl *os.File
+	if *jsonOut != "" {
+		var err error
+		if jl, err = os.OpenFile(*jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+			return err
+		}
+		defer jl.Close()
+	}
+	load := func(cc string, seed int, extra string) (*scenario.Scenario, error) {
+		s, err := scenarios.Load(fs.Arg(0))
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Set("cc", cc); err != nil {
+			return nil, err
+		}
+		all := append(slices.Clone([]string(sets)), "seed="+strconv.Itoa(seed))
+		if extra != "" {
+			all = append(all, extra)
+		}
+		if err := apply(s, all); err != nil {
+			return nil, err
+		}
+		return s, s.Validate()
+	}
+	// Every override is checked before the first (perhaps minutes-long)
+	// run, so a typo fails at once.
+	for _, cc := range strings.Split(*ccs, ",") {
+		for _, v := range append([]string{""}, variants...) {
+			if _, err := load(cc, 1, v); err != nil {
+				return fmt.Errorf("%s: %w", cc, err)
+			}
+		}
+	}
+	fmt.Printf("%s, seeds 1-%d, the first flow; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, *tail)
+	fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	type run struct {
+		label  string
+		kernel bool
+		extra  string // overrides on top of -set
+	}
+	runs := []run{{label: "simulator"}}
+	for _, v := range variants {
+		runs = append(runs, run{label: "simulator, " + v, extra: v})
+	}
+	if !*simOnly {
+		runs = append([]run{{label: "kernel (emu)", kernel: true}}, runs...)
+	}
+	for _, cc := range strings.Split(*ccs, ",") {
+		for _, r := range runs {
+			var st runStats
+			for seed := 1; seed <= *n; seed++ {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				s, err := load(cc, seed, r.extra)
+				if err != nil {
+					return fmt.Errorf("%s seed %d: %w", cc, seed, err)
+				}
+				var res *experiment.Result
+				if r.kernel {
+					var em *emu.Result
+					if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
+						res = &em.Result
+					}
+				} else {
+					res, _, err = experiment.Run(ctx, s)
+				}
+				if err != nil {
+					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
+				}
+				if len(res.Flows) == 0 {
+					return fmt.Errorf("%s: the scenario measures no flow", fs.Arg(0))
+				}
+				st.add(res.Flows[0], *tail)
+				if jl != nil {
+					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": res})
+					jl.Write(append(b, '\n'))
+				}
+			}
+			fmt.Println(st.row(cc, r.label))
+			os.Stdout.Sync()
+		}
+	}
+	return nil
+}

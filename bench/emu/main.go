@@ -87,6 +87,15 @@ func load(name, cc string, dur time.Duration) (*scenario.Scenario, error) {
 	return s, s.Validate()
 }
 
+// openJSONLines opens path for appending one JSON value per line, or
+// returns nil for an empty path.
+func openJSONLines(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+}
+
 func rel(a, b float64) string {
 	if b == 0 {
 		if a == 0 {
@@ -108,12 +117,11 @@ func fidelity(ctx context.Context, args []string) error {
 	if len(names) == 0 {
 		names = scenarios.Names()
 	}
-	var jl *os.File
-	if *jsonOut != "" {
-		var err error
-		if jl, err = os.OpenFile(*jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
-			return err
-		}
+	jl, err := openJSONLines(*jsonOut)
+	if err != nil {
+		return err
+	}
+	if jl != nil {
 		defer jl.Close()
 	}
 	if *simOnly {

@@ -112,12 +112,11 @@ func seeds(ctx context.Context, args []string) error {
 	if *n < 1 {
 		return fmt.Errorf("seeds: -seeds must be at least 1, got %d", *n)
 	}
-	var jl *os.File
-	if *jsonOut != "" {
-		var err error
-		if jl, err = os.OpenFile(*jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
-			return err
-		}
+	jl, err := openJSONLines(*jsonOut)
+	if err != nil {
+		return err
+	}
+	if jl != nil {
 		defer jl.Close()
 	}
 	load := func(cc string, seed int, extra string) (*scenario.Scenario, error) {

@@ -18,6 +18,10 @@
 #   --ns3     also run ns-3's dumbbell on the multi-flow scenarios (slow:
 #             tens of CPU seconds per run at N = 100)
 #
+# The last lines give issue 19's two ratios that no host changes: cost per
+# event at N = 1000 over N = 100, and one flow's events per CPU-second at
+# 10 Mbit/s over 10 Gbit/s, from the median runs.
+#
 # CPU = user + system seconds of the whole process and max RSS, from GNU
 # time; events from cclab's JSON (ns-3: Simulator::GetEventCount). On a
 # shared machine, CPU seconds inflate with contention: compare the rows of
@@ -37,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--only) only="$2"; shift ;;
 	--ns3) ns3=1 ;;
 	--sim) sim=1 ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -79,6 +83,7 @@ measure() {
 	local lo hi
 	lo=$(head -1 "$tmp/$name.sorted" | cut -d' ' -f1)
 	hi=$(tail -1 "$tmp/$name.sorted" | cut -d' ' -f1)
+	echo "$name $cpu $ev" >> "$tmp/summary"
 	awk -v n="$name" -v c="$cpu" -v e="$ev" -v r="$rss" -v lo="$lo" -v hi="$hi" 'BEGIN {
 		eps = (c > 0) ? e / c / 1e6 : 0
 		printf "%-34s %7.2f [%5.2f-%5.2f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
@@ -108,3 +113,21 @@ for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10M
 			--queue=$q --duration=10s --stagger="$((1000000 / n))us" --flowName=bulk --rttTrace=false || true
 	fi
 done
+
+# Issue 19's two host-independent ratios, from the rows above (median runs).
+if [ -f "$tmp/summary" ]; then
+	awk '
+	{ cpu[$1 " " $2] = $3; ev[$1 " " $2] = $4 }
+	END {
+		split("cclab cclab-sim", names, " ")
+		for (i = 1; i <= 2; i++) {
+			n = names[i]
+			a = n " newreno-100flows"; c = n " newreno-1000flows"
+			if (cpu[a] > 0 && cpu[c] > 0 && ev[a] > 0 && ev[c] > 0)
+				printf "# %s: cost per event at N = 1000 over N = 100: %.0f / %.0f ns = %.2fx (goal: at most 1.3x)\n", n, 1e9 * cpu[c] / ev[c], 1e9 * cpu[a] / ev[a], (cpu[c] / ev[c]) / (cpu[a] / ev[a])
+			s = n " newreno-1flow-10Mbps"; g = n " newreno-1flow-10Gbps"
+			if (cpu[s] > 0 && cpu[g] > 0 && ev[s] > 0 && ev[g] > 0)
+				printf "# %s: events per CPU-second at 10 Mbit/s over 10 Gbit/s, one flow: %.2fx (goal: within 1.5x)\n", n, (ev[s] / cpu[s]) / (ev[g] / cpu[g])
+		}
+	}' "$tmp/summary"
+fi

@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--only) only="$2"; shift ;;
 	--ns3) ns3=1 ;;
 	--sim) sim=1 ;;
-	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift

@@ -15,11 +15,18 @@ var fixed12 = Link{Name: "fixed12", Rate: 12 * units.Mbps, Delay: 30 * time.Mill
 
 // TestRunSharedFairAndConserving runs two DeepCC flows with the same goal
 // and a late CUBIC flow: every flow gets a share, the series integrate to
-// each flow's goodput, and two identical agents share fairly.
+// each flow's goodput, and two identical agents share fairly. Fairly over
+// three minutes: the two hand-made agents' shares swing slowly (in 10-s
+// windows one may get three times the other's rate for a while, then the
+// order reverses), so a reading after 20 s, 10.9% apart, fell wherever
+// the swing happened to be and moved to 16.5% with a transport change
+// that touches only lost retransmissions (docs/deepcc.md, "With Linux's
+// rule for lost retransmissions"); over 180 s they are 3.8% apart.
 func TestRunSharedFairAndConserving(t *testing.T) {
 	p := goalPolicy(t)
 	g := Goal{0.6, 0.35, 0.05}
-	r, err := RunShared(p, SharedRun{Link: fixed12, Duration: 20 * time.Second, Seed: 1, Flows: []FlowSpec{
+	const dur = 180 * time.Second
+	r, err := RunShared(p, SharedRun{Link: fixed12, Duration: dur, Seed: 1, Flows: []FlowSpec{
 		{Label: "a", Scheme: SchemeDeepCC, Goal: g},
 		{Label: "b", Scheme: SchemeDeepCC, Goal: g},
 	}})
@@ -39,7 +46,7 @@ func TestRunSharedFairAndConserving(t *testing.T) {
 		for _, x := range f.Mbps {
 			sum += x * 0.5
 		}
-		if got := sum / 20; math.Abs(got-f.ThroughputMbps) > 0.02*f.ThroughputMbps+0.05 {
+		if got := sum / dur.Seconds(); math.Abs(got-f.ThroughputMbps) > 0.02*f.ThroughputMbps+0.05 {
 			t.Errorf("%s: series mean %.3f Mbit/s, goodput %.3f", f.Label, got, f.ThroughputMbps)
 		}
 		if f.FinalGoal == nil || *f.FinalGoal != g {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/boundedio"
 	"github.com/cclab/cclab/scenarios"
 )
 
@@ -34,17 +34,31 @@ func (o *overrides) Set(v string) error {
 	return nil
 }
 
-// apply sets every path=value of sets, each a comma-separated list, on s.
-func apply(s *scenario.Scenario, sets []string) error {
-	for _, list := range sets {
-		for _, kv := range strings.Split(list, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-				return fmt.Errorf("-set/-variant %s: %w", kv, err)
-			}
+// split flattens comma-separated override lists into single path=value
+// overrides.
+func split(lists ...string) []string {
+	var out []string
+	for _, l := range lists {
+		if l == "" {
+			continue
+		}
+		for _, kv := range strings.Split(l, ",") {
+			out = append(out, strings.TrimSpace(kv))
 		}
 	}
-	return nil
+	return out
+}
+
+// readScenario returns a scenario file's bytes, or a built-in scenario's.
+func readScenario(path string) ([]byte, error) {
+	if _, err := os.Stat(path); err == nil {
+		return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
+	}
+	b, err := scenarios.Bytes(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: neither a file nor a built-in scenario (built-in: %s)", path, strings.Join(scenarios.Names(), ", "))
+	}
+	return b, nil
 }
 
 // runStats is one row: the first flow's results over the seeds.
@@ -119,22 +133,14 @@ func seeds(ctx context.Context, args []string) error {
 	if jl != nil {
 		defer jl.Close()
 	}
+	data, err := readScenario(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	// The same path as `cclab run SCENARIO --cc CC --seed N --set ...`, so
+	// each row's runs are that command's.
 	load := func(cc string, seed int, extra string) (*scenario.Scenario, error) {
-		s, err := scenarios.Load(fs.Arg(0))
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Set("cc", cc); err != nil {
-			return nil, err
-		}
-		all := append(slices.Clone([]string(sets)), "seed="+strconv.Itoa(seed))
-		if extra != "" {
-			all = append(all, extra)
-		}
-		if err := apply(s, all); err != nil {
-			return nil, err
-		}
-		return s, s.Validate()
+		return scenario.ParseWithOverrides(data, fs.Arg(0), cc, int64(seed), split(append(slices.Clone([]string(sets)), extra)...))
 	}
 	// Every override is checked before the first (perhaps minutes-long)
 	// run, so a typo fails at once.

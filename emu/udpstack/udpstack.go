@@ -19,6 +19,8 @@ import (
 	"github.com/cclab/cclab/emu/link"
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/transport/tcp"
 	"github.com/cclab/cclab/transport/udp"
 )
 
@@ -63,12 +65,7 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 	if f.Transport != nil {
 		// The flow's own transport settings (the scenario-wide section
 		// is not carried to stacks).
-		t := f.Transport
-		o.TCP.MSS = t.MSS.V
-		o.TCP.AckInterval = t.SACKTimeout.V
-		o.TCP.NoDelayedAck = t.DelayedAck != nil && !*t.DelayedAck
-		o.TCP.MinRTO, o.TCP.InitialRTO, o.TCP.MaxRTO = t.MinRTO.V, t.InitialRTO.V, t.MaxRTO.V
-		o.TCP.RecvWindow = t.RecvWindow.V
+		applyTransport(&o.TCP, f.Transport)
 	}
 	if f.Protocol == "mockets" && o.TCP.AckInterval == 0 {
 		o.TCP.AckInterval = network.DefaultSACKTimeout
@@ -100,6 +97,24 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 	e.opts = o
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e, nil
+}
+
+// applyTransport sets the sender's configuration from a flow's transport
+// section: the acknowledgement and timer settings, and the loss-recovery
+// choices the sender makes alone (rack, tlp, frto, rto,
+// lost_retransmissions), which the same tcp.Sender honours on UDP as in
+// the simulator. sack is not carried: both ends would have to agree on it.
+func applyTransport(c *tcp.Config, t *scenario.Transport) {
+	c.MSS = t.MSS.V
+	c.AckInterval = t.SACKTimeout.V
+	c.NoDelayedAck = t.DelayedAck != nil && !*t.DelayedAck
+	c.MinRTO, c.InitialRTO, c.MaxRTO = t.MinRTO.V, t.InitialRTO.V, t.MaxRTO.V
+	c.RecvWindow = t.RecvWindow.V
+	c.NoRACK = t.RACK != nil && !*t.RACK
+	c.NoTLP = t.TLP != nil && !*t.TLP
+	c.NoFRTO = t.FRTO != nil && !*t.FRTO
+	c.RFC6298RTO = t.RTO == "rfc6298"
+	c.RACKRetransmissions = t.LostRetransmissions == "rack"
 }
 
 // Proto implements emu.Endpoints: the bottleneck recognises the flow by

@@ -4,12 +4,15 @@ package scenarios
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/internal/boundedio"
 )
 
 //go:embed *.yaml
@@ -33,6 +36,24 @@ func Bytes(name string) ([]byte, error) {
 		return nil, fmt.Errorf("no built-in scenario %q (built-in: %s)", name, strings.Join(Names(), ", "))
 	}
 	return b, nil
+}
+
+// Read returns a scenario file's bytes (at most scenario.MaxFileSize), or,
+// when no file has that path, the built-in scenario of that name ("cclab
+// run satcom-uhf"). If neither exists the error wraps fs.ErrNotExist and
+// lists the built-in scenarios.
+func Read(path string) ([]byte, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if b, berr := Bytes(path); berr == nil {
+			return b, nil
+		}
+		return nil, fmt.Errorf("%w (built-in scenarios: %s)", err, strings.Join(Names(), ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
 }
 
 // Load parses and validates a built-in scenario. Relative paths in it (trace

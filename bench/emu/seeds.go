@@ -15,7 +15,6 @@ import (
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/internal/boundedio"
 	"github.com/cclab/cclab/scenarios"
 )
 
@@ -47,18 +46,6 @@ func split(lists ...string) []string {
 		}
 	}
 	return out
-}
-
-// readScenario returns a scenario file's bytes, or a built-in scenario's.
-func readScenario(path string) ([]byte, error) {
-	if _, err := os.Stat(path); err == nil {
-		return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
-	}
-	b, err := scenarios.Bytes(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: neither a file nor a built-in scenario (built-in: %s)", path, strings.Join(scenarios.Names(), ", "))
-	}
-	return b, nil
 }
 
 // runStats is one row: the first flow's results over the seeds.
@@ -133,7 +120,7 @@ func seeds(ctx context.Context, args []string) error {
 	if jl != nil {
 		defer jl.Close()
 	}
-	data, err := readScenario(fs.Arg(0))
+	data, err := scenarios.Read(fs.Arg(0))
 	if err != nil {
 		return err
 	}

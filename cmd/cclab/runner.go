@@ -5,36 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/internal/boundedio"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
 	"github.com/cclab/cclab/scenarios"
 )
 
-// readFile reads a file with a clear error.
+// readFile reads a scenario file, a built-in scenario, or a scenario file
+// of the repository built into cclab, with a clear error.
 func readFile(path string) ([]byte, error) {
-	_, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		// Not a file: maybe a built-in scenario ("cclab run satcom-uhf"),
-		// or a scenario file of the repository built into cclab.
-		if b, berr := scenarios.Bytes(path); berr == nil {
-			return b, nil
-		}
-		if filepath.Clean(path) == vegasstudy.ScenarioPath {
-			return vegasstudy.Scenario, nil
-		}
-		return nil, fmt.Errorf("%w (built-in scenarios: %s)", err, strings.Join(scenarios.Names(), ", "))
+	b, err := scenarios.Read(path)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Clean(path) == vegasstudy.ScenarioPath {
+		return vegasstudy.Scenario, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return boundedio.ReadFile(path, scenario.MaxFileSize, "scenario file")
+	return b, err
 }
 
 // runScenario builds, optionally captures, and runs one scenario.

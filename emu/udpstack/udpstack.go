@@ -110,11 +110,7 @@ func applyTransport(c *tcp.Config, t *scenario.Transport) {
 	c.NoDelayedAck = t.DelayedAck != nil && !*t.DelayedAck
 	c.MinRTO, c.InitialRTO, c.MaxRTO = t.MinRTO.V, t.InitialRTO.V, t.MaxRTO.V
 	c.RecvWindow = t.RecvWindow.V
-	c.NoRACK = t.RACK != nil && !*t.RACK
-	c.NoTLP = t.TLP != nil && !*t.TLP
-	c.NoFRTO = t.FRTO != nil && !*t.FRTO
-	c.RFC6298RTO = t.RTO == "rfc6298"
-	c.RACKRetransmissions = t.LostRetransmissions == "rack"
+	network.ApplyLossRecovery(c, t)
 }
 
 // Proto implements emu.Endpoints: the bottleneck recognises the flow by

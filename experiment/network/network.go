@@ -422,6 +422,28 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 	return def.PacketTimers != nil || (over != nil && over.PacketTimers != nil)
 }
 
+// ApplyLossRecovery sets the loss-recovery choices a sender makes alone
+// (tlp, rto, frto, rack, lost_retransmissions) that t sets on c; what t
+// leaves unset keeps c's value. The simulator's flows and the emulator's
+// cclab-stack flows (emu/udpstack) read them through it.
+func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
+	if t.TLP != nil {
+		c.NoTLP = !*t.TLP
+	}
+	if t.RTO == "rfc6298" {
+		c.RFC6298RTO = true
+	}
+	if t.FRTO != nil {
+		c.NoFRTO = !*t.FRTO
+	}
+	if t.RACK != nil {
+		c.NoRACK = !*t.RACK
+	}
+	if t.LostRetransmissions != "" {
+		c.RACKRetransmissions = t.LostRetransmissions == "rack"
+	}
+}
+
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {
 	var c tcp.Config
 	apply := func(t scenario.Transport) {
@@ -473,21 +495,7 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.HandshakeAck != nil {
 			c.HandshakeAck = *t.HandshakeAck
 		}
-		if t.TLP != nil {
-			c.NoTLP = !*t.TLP
-		}
-		if t.RTO == "rfc6298" {
-			c.RFC6298RTO = true
-		}
-		if t.FRTO != nil {
-			c.NoFRTO = !*t.FRTO
-		}
-		if t.RACK != nil {
-			c.NoRACK = !*t.RACK
-		}
-		if t.LostRetransmissions != "" {
-			c.RACKRetransmissions = t.LostRetransmissions == "rack"
-		}
+		ApplyLossRecovery(&c, &t)
 		if t.PacketTimers != nil {
 			c.PacketTimers = *t.PacketTimers
 		}

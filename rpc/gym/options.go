@@ -3,7 +3,6 @@ package gym
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,23 +167,9 @@ func (o *options) Done() error {
 // loadScenario reads a scenario file, or a built-in scenario by name when
 // no such file exists.
 func loadScenario(path string) (*scenario.Scenario, error) {
-	var data []byte
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		b, berr := scenarios.Bytes(path)
-		if berr != nil {
-			return nil, fmt.Errorf("%w (built-in scenarios: %s)", err, strings.Join(scenarios.Names(), ", "))
-		}
-		data = b
-	case st.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a scenario file", path)
-	case st.Size() > maxScenarioBytes:
-		return nil, fmt.Errorf("%s: %d bytes is too large for a scenario file", path, st.Size())
-	default:
-		if data, err = os.ReadFile(path); err != nil {
-			return nil, err
-		}
+	data, err := scenarios.Read(path)
+	if err != nil {
+		return nil, err
 	}
 	return decodeScenario(data, path)
 }

@@ -4,7 +4,7 @@
 //
 //	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
-//	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-sim] SCENARIO
+//	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
@@ -14,7 +14,8 @@
 // reports the delivered rate and the forwarder's lateness. seeds runs one
 // scenario over seeds 1..N on the kernel and in the simulator (and in the
 // simulator with each -variant's overrides) and prints, per controller,
-// the distribution of the first flow's completion time, its tail and its
+// the distribution of one flow's (-flow; the first by default) completion
+// time, its tail and its
 // retransmissions against what the bottleneck discarded: the kernel
 // comparison of docs/fidelity.md's "Tail timeouts".
 package main

@@ -48,7 +48,44 @@ func split(lists ...string) []string {
 	return out
 }
 
-// runStats is one row: the first flow's results over the seeds.
+// flowNames lists the measured flows' result names, as the simulator and
+// the emulator name them (name-1, name-2, ... for a flow with count > 1).
+func flowNames(s *scenario.Scenario) []string {
+	var names []string
+	for _, f := range s.Flows {
+		if f.Count > 1 {
+			for k := range f.Count {
+				names = append(names, fmt.Sprintf("%s-%d", f.Name, k+1))
+			}
+			continue
+		}
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// pick returns the result of the flow named name, or the first flow's
+// when name is empty.
+func pick(res *experiment.Result, name string) (experiment.FlowResult, error) {
+	if len(res.Flows) == 0 {
+		return experiment.FlowResult{}, fmt.Errorf("the scenario measures no flow")
+	}
+	if name == "" {
+		return res.Flows[0], nil
+	}
+	for _, f := range res.Flows {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	names := make([]string, len(res.Flows))
+	for i, f := range res.Flows {
+		names[i] = f.Name
+	}
+	return experiment.FlowResult{}, fmt.Errorf("no flow named %q (flows: %s)", name, strings.Join(names, ", "))
+}
+
+// runStats is one row: one flow's results over the seeds.
 type runStats struct {
 	fct                   []float64 // finished transfers
 	unfinished, above     int
@@ -103,6 +140,7 @@ func seeds(ctx context.Context, args []string) error {
 	tail := fs.Duration("tail", 20*time.Second, "count the transfers that take longer than this")
 	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
 	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
+	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -133,12 +171,20 @@ func seeds(ctx context.Context, args []string) error {
 	// run, so a typo fails at once.
 	for _, cc := range strings.Split(*ccs, ",") {
 		for _, v := range append([]string{""}, variants...) {
-			if _, err := load(cc, 1, v); err != nil {
+			s, err := load(cc, 1, v)
+			if err != nil {
 				return fmt.Errorf("%s: %w", cc, err)
+			}
+			if names := flowNames(s); *flowName != "" && !slices.Contains(names, *flowName) {
+				return fmt.Errorf("seeds: -flow %q: no such flow in %s (flows: %s)", *flowName, fs.Arg(0), strings.Join(names, ", "))
 			}
 		}
 	}
-	fmt.Printf("%s, seeds 1-%d, the first flow; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, *tail)
+	which := "the first flow"
+	if *flowName != "" {
+		which = "flow " + *flowName
+	}
+	fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 	fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	type run struct {
@@ -176,10 +222,11 @@ func seeds(ctx context.Context, args []string) error {
 				if err != nil {
 					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
 				}
-				if len(res.Flows) == 0 {
-					return fmt.Errorf("%s: the scenario measures no flow", fs.Arg(0))
+				f, err := pick(res, *flowName)
+				if err != nil {
+					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
 				}
-				st.add(res.Flows[0], *tail)
+				st.add(f, *tail)
 				if jl != nil {
 					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": res})
 					jl.Write(append(b, '\n'))

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/scenarios"
 )
 
 func TestRunStatsRow(t *testing.T) {
@@ -37,5 +39,35 @@ func TestOverridesNameTheBadOne(t *testing.T) {
 	}
 	if len(o) != 1 {
 		t.Errorf("%d overrides kept, want only the good one", len(o))
+	}
+}
+
+// TestFlowSelection: -flow picks a flow by its result name, replicated
+// flows are named name-K as the simulator names them, and an unknown name
+// is refused with the names there are.
+func TestFlowSelection(t *testing.T) {
+	s, err := scenarios.Load("dc-paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := flowNames(s)
+	res, _, err := experiment.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(res.Flows) {
+		t.Fatalf("flowNames gives %d names, the run %d flows", len(names), len(res.Flows))
+	}
+	for i, name := range names {
+		f, err := pick(res, name)
+		if err != nil || f.Name != res.Flows[i].Name {
+			t.Errorf("pick(%q) = %q, %v; want flow %d, %q", name, f.Name, err, i, res.Flows[i].Name)
+		}
+	}
+	if f, err := pick(res, ""); err != nil || f.Name != res.Flows[0].Name {
+		t.Errorf("pick(\"\") = %q, %v; want the first flow", f.Name, err)
+	}
+	if _, err := pick(res, "nope"); err == nil || !strings.Contains(err.Error(), names[0]) {
+		t.Errorf("pick(nope) = %v, want an error listing the flows", err)
 	}
 }

@@ -15,9 +15,8 @@
 // scenario over seeds 1..N on the kernel and in the simulator (and in the
 // simulator with each -variant's overrides) and prints, per controller,
 // the distribution of one flow's (-flow; the first by default) completion
-// time, its tail and its
-// retransmissions against what the bottleneck discarded: the kernel
-// comparison of docs/fidelity.md's "Tail timeouts".
+// time, its tail and its retransmissions against what the bottleneck
+// discarded: the kernel comparison of docs/fidelity.md's "Tail timeouts".
 package main
 
 import (

@@ -330,3 +330,51 @@ background:
 }
 
 func clockOf(d time.Duration) clock.Time { return clock.Time(d) }
+
+// TestKernelBBRModelSampled: a kernel BBR flow's samples carry its model
+// (TCP_CC_INFO): after 3 s alone on a 10 Mbit/s, 40 ms path its RTprop is
+// the path's RTT and its BtlBw the link's payload rate; a CUBIC flow's
+// samples carry none.
+func TestKernelBBRModelSampled(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: bbr-model
+duration: 3s
+sample: 100ms
+bottleneck: {rate: 10Mbps, delay: 20ms, queue: {limit: 100}}
+flows:
+  - {name: bbr, cc: bbr}
+  - {name: cubic, cc: cubic, start: 2s}
+`)
+	_, det, err := emu.Run(context.Background(), s, emu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := det.Samples["bbr"]
+	if len(bs) < 20 {
+		t.Fatalf("%d samples of the BBR flow, want about 30", len(bs))
+	}
+	for _, smp := range bs {
+		if !smp.HasBBR {
+			t.Fatalf("BBR sample at %v has no model", smp.At)
+		}
+	}
+	last := bs[len(bs)-1].BBR
+	// 40 ms of propagation plus a 1500-byte packet's 1.2 ms at 10 Mbit/s
+	// each way at most; the payload rate is 1448/1500 of the link's (10%
+	// either way for the max filter's ACK-clock noise).
+	if last.RTprop < 40*time.Millisecond || last.RTprop > 45*time.Millisecond {
+		t.Errorf("RTprop %v, want the path's 40-45 ms", last.RTprop)
+	}
+	if last.BtlBw < 8.7e6 || last.BtlBw > 10.6e6 {
+		t.Errorf("BtlBw %.2f Mbit/s, want about 9.65", last.BtlBw/1e6)
+	}
+	if last.PacingGain <= 0 || last.CwndGain < 2 {
+		t.Errorf("gains %+v", last)
+	}
+	for _, smp := range det.Samples["cubic"] {
+		if smp.HasBBR {
+			t.Fatalf("CUBIC sample at %v carries a BBR model", smp.At)
+		}
+	}
+}

@@ -71,8 +71,16 @@ func writeBBROutputs(dir string, n *network.Network) error {
 	for _, seg := range n.Segments[1:] {
 		events = append(events, plot.Event{X: seg.Start.Seconds(), Label: fmt.Sprintf("link change at %.3g s", seg.Start.Seconds())})
 	}
+	return PlotBBR(dir, n.Scenario().Name+": BBR's model estimates", rtt, bw, events)
+}
+
+// PlotBBR draws bbr_estimates.png/svg in dir: RTT series (measured and
+// RTprop) over rate series (throughput and BtlBw), with events marked. The
+// simulator's runs and the emulator's kernel BBR (cclab emu --out) draw the
+// same figure.
+func PlotBBR(dir, title string, rtt, bw []plot.Series, events []plot.Event) error {
 	fig := plot.Stacked{
-		Title: n.Scenario().Name + ": BBR's model estimates",
+		Title: title,
 		X:     plot.Axis{Label: "time (s)"},
 		Panels: []plot.Panel{
 			{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/netns"
@@ -26,7 +27,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var sets stringList
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	out := fs.String("out", "", "write summary.json and tcp_info.csv (per-flow TCP_INFO samples) to this directory")
+	out := fs.String("out", "", "write summary.json and tcp_info.csv (per-flow TCP_INFO samples) to this directory, and for kernel BBR flows bbr.csv and bbr_estimates.png/svg (its model from TCP_CC_INFO)")
 	pcap := fs.String("pcap", "", "write the bottleneck's packets (headers) to this pcap file")
 	netgenAddr := fs.String("netgen", "", "serve the network-generator RPC for the bottleneck on ADDR (loopback host:port or unix:PATH)")
 	sample := fs.Duration("sample", 0, "TCP_INFO sampling interval (default 100ms with --out, or the scenario's sample)")
@@ -86,7 +87,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("interrupted after %.1f s of emulation", res.SimSeconds)
 	}
 	if *out != "" {
-		if err := writeEmuOutputs(*out, res, det); err != nil {
+		if err := writeEmuOutputs(*out, s, res, det); err != nil {
 			return err
 		}
 	}
@@ -109,22 +110,105 @@ func printEmuResult(w io.Writer, r *emu.Result) {
 	}
 }
 
-// writeEmuOutputs writes summary.json and the TCP_INFO samples.
-func writeEmuOutputs(dir string, r *emu.Result, d *emu.Details) error {
+// writeEmuOutputs writes summary.json and the TCP_INFO samples, and for
+// kernel BBR flows their model over time (writeEmuBBR).
+func writeEmuOutputs(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Details) error {
 	if err := report.WriteJSON(filepath.Join(dir, "summary.json"), r); err != nil {
 		return err
 	}
-	return report.WriteCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s"}, func(cw *csv.Writer) error {
+	opt := func(ok bool, v float64) string {
+		if !ok {
+			return ""
+		}
+		return report.Ftoa(v)
+	}
+	err := report.WriteCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s",
+		"bbr_btlbw_mbps", "bbr_rtprop_ms", "bbr_pacing_gain", "bbr_cwnd_gain"}, func(cw *csv.Writer) error {
 		for _, f := range r.Flows {
-			for _, s := range d.Samples[f.Name] {
-				if err := cw.Write([]string{f.Name, report.Ftoa(s.At.Seconds()), report.Ftoa(float64(s.RTT) / 1e6), report.Ftoa(float64(s.MinRTT) / 1e6),
-					strconv.FormatUint(uint64(s.Cwnd), 10), report.Ftoa(s.DeliveryRate / 1e6), strconv.FormatUint(uint64(s.Retrans), 10),
-					strconv.FormatUint(uint64(s.RTOs), 10), strconv.FormatUint(s.BytesAcked, 10),
-					strconv.FormatUint(uint64(s.Ssthresh), 10), report.Ftoa(s.RwndLimited.Seconds()), report.Ftoa(s.SndbufLimited.Seconds())}); err != nil {
+			for _, smp := range d.Samples[f.Name] {
+				if err := cw.Write([]string{f.Name, report.Ftoa(smp.At.Seconds()), report.Ftoa(float64(smp.RTT) / 1e6), report.Ftoa(float64(smp.MinRTT) / 1e6),
+					strconv.FormatUint(uint64(smp.Cwnd), 10), report.Ftoa(smp.DeliveryRate / 1e6), strconv.FormatUint(uint64(smp.Retrans), 10),
+					strconv.FormatUint(uint64(smp.RTOs), 10), strconv.FormatUint(smp.BytesAcked, 10),
+					strconv.FormatUint(uint64(smp.Ssthresh), 10), report.Ftoa(smp.RwndLimited.Seconds()), report.Ftoa(smp.SndbufLimited.Seconds()),
+					opt(smp.HasBBR, smp.BBR.BtlBw/1e6), opt(smp.HasBBR, float64(smp.BBR.RTprop)/1e6), opt(smp.HasBBR, smp.BBR.PacingGain), opt(smp.HasBBR, smp.BBR.CwndGain)}); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return writeEmuBBR(dir, s, r, d)
+}
+
+// writeEmuBBR writes the kernel BBR flows' model estimates as the
+// simulator's runs write their BBR's (bbr.csv and bbr_estimates.png/svg,
+// the data-centre paper's Figure 2), from TCP_CC_INFO. Two columns differ:
+// the kernel reports its smoothed RTT (srtt_ms, where the simulator gives
+// the latest sample), and the throughput is what was acknowledged over
+// each interval (tcpi_bytes_acked). Runs without kernel BBR flows write
+// nothing.
+func writeEmuBBR(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Details) error {
+	type flow struct {
+		name               string
+		t, bw, rtprop, rtt []float64
+		mbps, pg, cg       []float64
+	}
+	var flows []flow
+	for _, f := range r.Flows {
+		var fl flow
+		var lastAt float64
+		var lastAcked uint64
+		for _, smp := range d.Samples[f.Name] {
+			if !smp.HasBBR {
+				continue
+			}
+			at := smp.At.Seconds()
+			mbps := 0.0
+			if len(fl.t) > 0 && at > lastAt {
+				mbps = float64(smp.BytesAcked-lastAcked) * 8 / (at - lastAt) / 1e6
+			}
+			lastAt, lastAcked = at, smp.BytesAcked
+			fl.t = append(fl.t, at)
+			fl.bw = append(fl.bw, smp.BBR.BtlBw/1e6)
+			fl.rtprop = append(fl.rtprop, float64(smp.BBR.RTprop)/1e6)
+			fl.rtt = append(fl.rtt, float64(smp.RTT)/1e6)
+			fl.mbps = append(fl.mbps, mbps)
+			fl.pg = append(fl.pg, smp.BBR.PacingGain)
+			fl.cg = append(fl.cg, smp.BBR.CwndGain)
+		}
+		if len(fl.t) > 0 {
+			fl.name = f.Name
+			flows = append(flows, fl)
+		}
+	}
+	if len(flows) == 0 {
+		return nil
+	}
+	err := report.WriteCSV(filepath.Join(dir, "bbr.csv"), []string{"t_s", "flow", "btlbw_mbps", "rtprop_ms", "srtt_ms", "throughput_mbps", "pacing_gain", "cwnd_gain"}, func(w *csv.Writer) error {
+		for _, f := range flows {
+			for k := range f.t {
+				if err := w.Write([]string{report.Ftoa(f.t[k]), f.name, report.Ftoa(f.bw[k]), report.Ftoa(f.rtprop[k]), report.Ftoa(f.rtt[k]), report.Ftoa(f.mbps[k]), report.Ftoa(f.pg[k]), report.Ftoa(f.cg[k])}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var rtt, bw []plot.Series
+	for _, f := range flows {
+		rtt = append(rtt, plot.Series{Name: f.name + " smoothed RTT", X: f.t, Y: f.rtt}, plot.Series{Name: f.name + " RTprop estimate", X: f.t, Y: f.rtprop})
+		bw = append(bw, plot.Series{Name: f.name + " throughput", X: f.t, Y: f.mbps}, plot.Series{Name: f.name + " BtlBw estimate", X: f.t, Y: f.bw})
+	}
+	var events []plot.Event
+	for _, c := range s.Bottleneck.Schedule {
+		at := c.At.V.Seconds()
+		events = append(events, plot.Event{X: at, Label: fmt.Sprintf("link change at %.3g s", at)})
+	}
+	return report.PlotBBR(dir, s.Name+": Linux BBR's model estimates (emulator)", rtt, bw, events)
 }

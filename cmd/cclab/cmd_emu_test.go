@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/netns"
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/scenarios"
 )
 
 // TestEmuRefusesLikeRun: malformed scenarios get exactly the simulator's
@@ -106,5 +110,53 @@ func TestCompareDiffs(t *testing.T) {
 	printComparison(&out, c)
 	if !strings.Contains(out.String(), "+10.0%") || !strings.Contains(out.String(), "-25.0%") {
 		t.Errorf("table:\n%s", out.String())
+	}
+}
+
+// TestEmuBBROutputs: kernel BBR samples become bbr.csv (the simulator's
+// columns, with the smoothed RTT named as such, and the gains) and the
+// Figure 2 plot; the throughput column is what was acknowledged over each
+// interval; flows without BBR samples write nothing.
+func TestEmuBBROutputs(t *testing.T) {
+	s, err := scenarios.Load("bbr-bw-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp := func(at time.Duration, acked uint64, bw float64, bbr bool) endpoint.Sample {
+		return endpoint.Sample{At: clock.Time(at), RTT: 41 * time.Millisecond, BytesAcked: acked, HasBBR: bbr,
+			BBR: endpoint.BBRModel{BtlBw: bw, RTprop: 40 * time.Millisecond, PacingGain: 1.25, CwndGain: 2}}
+	}
+	res := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "bbr"}, {Name: "cubic"}}}}
+	det := &emu.Details{Samples: map[string][]endpoint.Sample{
+		"bbr":   {smp(100*time.Millisecond, 0, 19e6, true), smp(200*time.Millisecond, 250_000, 19.5e6, true)},
+		"cubic": {smp(100*time.Millisecond, 100, 0, false)},
+	}}
+	dir := t.TempDir()
+	if err := writeEmuOutputs(dir, s, res, det); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "bbr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "t_s,flow,btlbw_mbps,rtprop_ms,srtt_ms,throughput_mbps,pacing_gain,cwnd_gain\n" +
+		"0.1,bbr,19,40,41,0,1.25,2\n" +
+		"0.2,bbr,19.5,40,41,20,1.25,2\n"
+	if string(b) != want {
+		t.Errorf("bbr.csv:\n%s\nwant:\n%s", b, want)
+	}
+	for _, f := range []string{"bbr_estimates.png", "bbr_estimates.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	ti, err := os.ReadFile(filepath.Join(dir, "tcp_info.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ti)), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], ",bbr_btlbw_mbps,bbr_rtprop_ms,bbr_pacing_gain,bbr_cwnd_gain") ||
+		!strings.HasSuffix(lines[1], ",19,40,1.25,2") || !strings.HasSuffix(lines[3], ",,,,") {
+		t.Errorf("tcp_info.csv:\n%s", ti)
 	}
 }

@@ -81,6 +81,36 @@ type Sample struct {
 	RwndLimited, SndbufLimited time.Duration
 	// Ssthresh is the slow-start threshold in segments.
 	Ssthresh uint32
+	// BBR is the kernel BBR's model when the flow runs BBR (HasBBR).
+	BBR    BBRModel
+	HasBBR bool
+}
+
+// BBRModel is Linux BBR's model as TCP_CC_INFO reports it (struct
+// tcp_bbr_info, filled by tcp_bbr.c's bbr_get_info): what the simulator's
+// BBR series (network.FlowSeries.BtlBwMbps, .RTpropMs) show for its own.
+type BBRModel struct {
+	// BtlBw is the bandwidth estimate in bit/s of payload: bbr_bw(), the
+	// windowed max of delivery-rate samples, or the long-term rate while
+	// the policer detector uses it, scaled by the MSS.
+	BtlBw float64
+	// RTprop is bbr->min_rtt_us, the windowed min RTT.
+	RTprop time.Duration
+	// PacingGain and CwndGain are the current gains (BBR_UNIT = 256 is
+	// 1.0 in the kernel).
+	PacingGain, CwndGain float64
+}
+
+// bbrModelOf converts the kernel's tcp_bbr_info: the bandwidth in bytes
+// per second split over two 32-bit words, the gains in 1/256ths.
+func bbrModelOf(bi *unix.TCPBBRInfo) BBRModel {
+	bw := uint64(bi.Bw_hi)<<32 | uint64(bi.Bw_lo)
+	return BBRModel{
+		BtlBw:      float64(bw) * 8,
+		RTprop:     time.Duration(bi.Min_rtt) * time.Microsecond,
+		PacingGain: float64(bi.Pacing_gain) / 256,
+		CwndGain:   float64(bi.Cwnd_gain) / 256,
+	}
 }
 
 func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
@@ -303,13 +333,20 @@ func (s *TCPSender) info() (Sample, bool) {
 		return Sample{}, false
 	}
 	var ti *unix.TCPInfo
-	var gerr error
+	var bi *unix.TCPBBRInfo
+	var gerr, berr error
 	if err := raw.Control(func(fd uintptr) {
 		ti, gerr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		if s.cfg.CC == "bbr" {
+			bi, berr = unix.GetsockoptTCPCCBBRInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_CC_INFO)
+		}
 	}); err != nil || gerr != nil {
 		return Sample{}, false
 	}
 	smp := sampleOf(s.clk.Now(), ti)
+	if bi != nil && berr == nil {
+		smp.BBR, smp.HasBBR = bbrModelOf(bi), true
+	}
 	s.mu.Lock()
 	s.last = smp
 	s.mu.Unlock()

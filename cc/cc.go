@@ -150,6 +150,16 @@ type Tunable interface {
 	SetParam(name string, value float64) error
 }
 
+// Establisher is implemented by controllers that take the handshake's
+// measurements when the connection is established, as Linux initialises a
+// controller (tcp_init_transfer -> tcp_init_congestion_control, the ca's
+// init) once the SYN-ACK has given the socket its first RTT sample: BBR
+// starts its min-RTT filter and its pacing rate from it. srtt and minRTT
+// are 0 when the handshake gave no sample.
+type Establisher interface {
+	OnEstablished(now clock.Time, srtt, minRTT time.Duration)
+}
+
 // WindowSetter is implemented by controllers whose window can be set from
 // outside at any time (the fixed window and the external controller).
 type WindowSetter interface {

@@ -48,6 +48,7 @@ var Spec = cc.Spec{
 		{Name: "cwnd_gain", Default: 2, Min: 1, Max: 10, Doc: "PROBE_BW cwnd gain (Linux bbr_cwnd_gain: 2)"},
 		{Name: "lt_bw", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1 = long-term bandwidth (policer) estimation, as Linux"},
 		{Name: "extra_acked_gain", Default: 1, Min: 0, Max: 10, Doc: "gain on the ACK-aggregation cwnd allowance (Linux bbr_extra_acked_gain: 1; 0 = none, as before Linux 4.20)"},
+		{Name: "linux", Default: 0, Min: 0, Max: 1, Integer: true, Doc: "1 = Linux tcp_bbr.c's filters and start: an RTT sample equal to RTprop does not renew it (Linux 5.10+), BtlBw is lib/win_minmax.c's three-sample windowed max, and bbr_init's handshake RTT starts RTprop and the pacing rate; 0 = the BBR draft's <=, an exact windowed max, and both from the first data ACK"},
 		{Name: "seed", Default: 0, Min: 0, Max: 1 << 53, Integer: true, Doc: "seed of the random PROBE_BW start phase; 0 = the simulator's per-flow seed (no randomness where there is none: always phase 0, gain 1.25)"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) {
@@ -66,9 +67,10 @@ var Spec = cc.Spec{
 func init() { cc.Register(Spec) }
 
 var (
-	_ cc.Algorithm = (*BBR)(nil)
-	_ cc.Inspector = (*BBR)(nil)
-	_ cc.Tunable   = (*BBR)(nil)
+	_ cc.Algorithm   = (*BBR)(nil)
+	_ cc.Inspector   = (*BBR)(nil)
+	_ cc.Tunable     = (*BBR)(nil)
+	_ cc.Establisher = (*BBR)(nil)
 )
 
 // HighGain is 2/ln 2, "the smallest pacing gain that will allow a smoothly
@@ -154,6 +156,9 @@ type Config struct {
 	// ExtraAckedGain scales the ACK-aggregation allowance added to the
 	// cwnd target (Linux bbr_extra_acked_gain, 1.0); 0 disables it.
 	ExtraAckedGain float64
+	// Linux selects tcp_bbr.c's filters (the "linux" parameter): a min
+	// RTT renewed only by a smaller sample, and win_minmax's windowed max.
+	Linux bool
 }
 
 // ConfigFromParams converts resolved Spec parameters.
@@ -168,6 +173,7 @@ func ConfigFromParams(mss units.Bytes, p map[string]float64) Config {
 		CwndGain:         p["cwnd_gain"],
 		LongTermBw:       p["lt_bw"] != 0,
 		ExtraAckedGain:   p["extra_acked_gain"],
+		Linux:            p["linux"] != 0,
 	}
 }
 
@@ -251,6 +257,7 @@ func newBBR(cfg Config) *BBR {
 	b := &BBR{cfg: cfg, mss: cfg.MSS}
 	b.cwnd = units.Bytes(cfg.InitialWindow) * cfg.MSS
 	b.bw = NewMaxFilter(cfg.BwWindowRounds)
+	b.bw.SetLinux(cfg.Linux)
 	b.mode = Startup
 	b.updateGains()
 	b.initPacingRate(0)
@@ -450,7 +457,16 @@ func (b *BBR) updateMinRTT(now clock.Time, a *cc.Ack) {
 		rtt = a.RTT
 	}
 	expired := now > b.minRTTStamp.Add(b.cfg.MinRTTWindow)
-	if rtt > 0 && (b.minRTT == 0 || rtt <= b.minRTT || expired) {
+	// The BBR draft renews the estimate with an equal sample, which keeps
+	// a sender whose queue drains now and then out of PROBE_RTT; Linux
+	// since 5.10 wants a smaller one (Netflix found flows in persistent
+	// loss, whose timestamp RTTs tie at millisecond granularity, never
+	// probing). In a simulation without jitter equal samples are common.
+	renew := rtt <= b.minRTT
+	if b.cfg.Linux {
+		renew = rtt < b.minRTT
+	}
+	if rtt > 0 && (b.minRTT == 0 || renew || expired) {
 		b.minRTT = rtt
 		b.minRTTStamp = now
 	}
@@ -529,6 +545,25 @@ func (b *BBR) saveCwnd() {
 // queue on average ("an important aspect of the design").
 func pacingRateFor(bw units.Bandwidth, gain float64) units.Bandwidth {
 	return units.Bandwidth(float64(bw) * gain * (1 - pacingMargin))
+}
+
+// OnEstablished implements cc.Establisher. With linux = 1 it is bbr_init's
+// use of the handshake: min_rtt_us = tcp_min_rtt(tp), stamped now, and the
+// pacing rate from the SYN's SRTT (bbr_init_pacing_rate_from_rtt), so a
+// long path's first flight is paced over the RTT and the min-RTT window
+// runs from the handshake. Otherwise (the default so far) BBR waits for the
+// first data ACK for both, as it always did here.
+func (b *BBR) OnEstablished(now clock.Time, srtt, minRTT time.Duration) {
+	if !b.cfg.Linux || b.delivered > 0 {
+		return
+	}
+	b.start(now)
+	if minRTT > 0 {
+		b.minRTT, b.minRTTStamp = minRTT, now
+	}
+	if srtt > 0 {
+		b.initPacingRate(srtt)
+	}
 }
 
 // initPacingRate is bbr_init_pacing_rate_from_rtt: high_gain * cwnd / RTT,
@@ -778,6 +813,11 @@ func (b *BBR) State() cc.State {
 //     last MaxWindowRounds rounds, so the estimate becomes at once the
 //     maximum over the new window of the samples already taken; growing the
 //     window brings back older samples still held, shrinking it drops them.
+//     With linux = 1 (Linux's filter) the new window applies from the next
+//     sample, as when Linux's bbr_bw_rtts changes.
+//   - linux: both bandwidth filters are fed with every sample, so the
+//     estimate switches at once to the other filter's; the min-RTT rule
+//     applies from the next ACK.
 //   - min_rtt_window: the current min RTT sample is kept with its time
 //     stamp; only its expiry moves. If it is now older than the new window,
 //     the next ACK replaces it with that ACK's RTT sample and enters
@@ -816,6 +856,9 @@ func (b *BBR) SetParam(name string, v float64) error {
 			if v == 0 {
 				b.lt = ltBw{}
 			}
+		case "linux":
+			b.cfg.Linux = v != 0
+			b.bw.SetLinux(b.cfg.Linux)
 		case "seed":
 			b.seed(uint64(v))
 		}

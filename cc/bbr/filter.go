@@ -26,6 +26,10 @@ type MaxFilter struct {
 	cur    uint64          // latest round seen
 	best   units.Bandwidth // max over the window, kept up to date
 	slots  [MaxWindowRounds + 1]filterSlot
+	// With linux, Get returns Linux's approximation instead (mm, fed
+	// with every sample either way, so the mode can change at any time).
+	linux bool
+	mm    [3]filterSlot
 }
 
 type filterSlot struct {
@@ -60,6 +64,7 @@ func (f *MaxFilter) Update(round uint64, v units.Bandwidth) {
 	} else if v > s.v {
 		s.v = v
 	}
+	f.runningMax(round, v)
 	if round != f.cur {
 		f.cur = round
 		f.recompute()
@@ -69,13 +74,56 @@ func (f *MaxFilter) Update(round uint64, v units.Bandwidth) {
 }
 
 // Get returns the windowed maximum, or 0 if there is no sample in the
-// window.
-func (f *MaxFilter) Get() units.Bandwidth { return f.best }
+// window; with SetLinux(true), Linux's estimate of it.
+func (f *MaxFilter) Get() units.Bandwidth {
+	if f.linux {
+		return f.mm[0].v
+	}
+	return f.best
+}
+
+// SetLinux chooses what Get returns: Linux's windowed maximum
+// (lib/win_minmax.c, Kathleen Nichols' algorithm: the best, second and
+// third best samples, kept apart in time, which can lag the exact maximum
+// as samples age out: a falling rate is followed in steps) or the exact one.
+// Both are fed with every sample, so the choice can change at any time.
+func (f *MaxFilter) SetLinux(on bool) { f.linux = on }
 
 // Reset forgets every sample.
 func (f *MaxFilter) Reset() {
 	f.slots = [MaxWindowRounds + 1]filterSlot{}
 	f.best = 0
+	f.mm = [3]filterSlot{}
+}
+
+// runningMax is Linux's minmax_running_max with the window in rounds, as
+// tcp_bbr.c's bbr_update_bw calls it (rtt_cnt as the time). An empty
+// filter holds 0, so its first sample starts it over, as in Linux.
+func (f *MaxFilter) runningMax(round uint64, v units.Bandwidth) {
+	m := &f.mm
+	val := filterSlot{round: round, v: v, set: true}
+	if v >= m[0].v || round-m[2].round > f.window {
+		m[0], m[1], m[2] = val, val, val // minmax_reset
+		return
+	}
+	if v >= m[1].v {
+		m[1], m[2] = val, val
+	} else if v >= m[2].v {
+		m[2] = val
+	}
+	// minmax_subwin_update: as rounds pass, move the choices along.
+	dt := round - m[0].round
+	switch {
+	case dt > f.window:
+		m[0], m[1], m[2] = m[1], m[2], val
+		if round-m[0].round > f.window {
+			m[0], m[1], m[2] = m[1], m[2], val
+		}
+	case m[1].round == m[0].round && dt > f.window/4:
+		m[1], m[2] = val, val
+	case m[2].round == m[1].round && dt > f.window/2:
+		m[2] = val
+	}
 }
 
 func (f *MaxFilter) recompute() {

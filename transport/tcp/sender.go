@@ -291,6 +291,9 @@ func (s *Sender) onSynAck(now, echo clock.Time) {
 	s.backoff = 0
 	s.rtoT.Stop()
 	s.rate.Start(now)
+	if e, ok := s.cc.(cc.Establisher); ok {
+		e.OnEstablished(now, s.rtt.SRTT(), s.rtt.Min())
+	}
 	if s.cfg.HandshakeAck {
 		p := s.pool.Get()
 		p.Flow = s.flow

@@ -2,7 +2,7 @@
 // it (docs/emulator.md, docs/fidelity.md). It needs root and runs for
 // minutes; it is not part of `go test`.
 //
-//	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [scenario ...]
+//	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [-set path=value] [-cc-param name=value] [-sim] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
 //	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
 //
@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
@@ -87,6 +88,60 @@ func load(name, cc string, dur time.Duration) (*scenario.Scenario, error) {
 	return s, s.Validate()
 }
 
+// sides holds fidelity's overrides: sets for both the simulator and the
+// emulator, controller parameters for the simulator's flows only.
+type sides struct{ sets, params []string }
+
+// check refuses a -cc-param that no controller has: a typo would
+// otherwise change nothing and say nothing.
+func (d sides) check() error {
+	for _, kv := range d.params {
+		k, _, _ := strings.Cut(kv, "=")
+		var has []string
+		for _, n := range cc.Names() {
+			if spec, err := cc.Lookup(n); err == nil {
+				if _, ok := spec.Param(k); ok {
+					has = append(has, n)
+				}
+			}
+		}
+		if len(has) == 0 {
+			return fmt.Errorf("-cc-param %s: no controller has a parameter %q (see cclab list)", kv, k)
+		}
+	}
+	return nil
+}
+
+// both applies the -set overrides and validates.
+func (d sides) both(s *scenario.Scenario) error {
+	if _, err := s.ApplySets("-set", d.sets); err != nil {
+		return err
+	}
+	return s.Validate()
+}
+
+// sim sets each -cc-param on every measured flow whose controller has the
+// parameter (CUBIC's and BBR's linux, say, and not NewReno's), and
+// validates.
+func (d sides) sim(s *scenario.Scenario) error {
+	for _, kv := range d.params {
+		k, v, _ := strings.Cut(kv, "=")
+		for i, f := range s.Flows {
+			spec, err := cc.Lookup(f.CC.Name)
+			if err != nil {
+				return err
+			}
+			if _, ok := spec.Param(k); !ok {
+				continue
+			}
+			if err := s.Set(fmt.Sprintf("flows.%d.cc.%s", i, k), v); err != nil {
+				return fmt.Errorf("-cc-param %s: %w", kv, err)
+			}
+		}
+	}
+	return s.Validate()
+}
+
 // openJSONLines opens path for appending one JSON value per line, or
 // returns nil for an empty path.
 func openJSONLines(path string) (*os.File, error) {
@@ -112,7 +167,14 @@ func fidelity(ctx context.Context, args []string) error {
 	ccs := fs.String("cc", "cubic,bbr,newreno", "controllers")
 	jsonOut := fs.String("json", "", "append every result pair to this file as JSON lines")
 	simOnly := fs.Bool("sim", false, "run the simulator side only (no root needed): goodput, qdelay p95, retransmissions / drops+losses / RTOs, RTT mean, FCT")
+	var sets, params overrides
+	fs.Var(&sets, "set", "override a scenario field on both sides: path=value[,path=value] (repeatable)")
+	fs.Var(&params, "cc-param", "set a controller parameter on every flow whose controller has it, in the simulator only (the kernel's take none): name=value[,name=value] (repeatable), e.g. linux=1")
 	fs.Parse(args)
+	side := sides{sets: split(sets...), params: split(params...)}
+	if err := side.check(); err != nil {
+		return err
+	}
 	names := fs.Args()
 	if len(names) == 0 {
 		names = scenarios.Names()
@@ -125,7 +187,7 @@ func fidelity(ctx context.Context, args []string) error {
 		defer jl.Close()
 	}
 	if *simOnly {
-		return fidelitySim(names, *ccs, *dur)
+		return fidelitySim(names, *ccs, *dur, side)
 	}
 	fmt.Println("| scenario | cc | flow | goodput sim / emu Mbit/s | Δ | qdelay p95 sim / emu ms | Δ | retx sim / emu | Δ | RTT mean sim / emu ms | Δ | FCT sim / emu s | Δ |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -139,10 +201,17 @@ func fidelity(ctx context.Context, args []string) error {
 				return ctx.Err()
 			}
 			s, err := load(name, cc, *dur)
+			if err == nil {
+				err = side.both(s)
+			}
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", name, cc, err)
 			}
-			sim, _, err := experiment.Run(ctx, s.Clone())
+			ss := s.Clone()
+			if err := side.sim(ss); err != nil {
+				return fmt.Errorf("%s/%s: %w", name, cc, err)
+			}
+			sim, _, err := experiment.Run(ctx, ss)
 			if err != nil {
 				return fmt.Errorf("%s/%s sim: %w", name, cc, err)
 			}
@@ -177,7 +246,7 @@ func fidelity(ctx context.Context, args []string) error {
 
 // fidelitySim prints the simulator's side of the fidelity table, with the
 // counts that tell spurious retransmissions apart (docs/fidelity.md).
-func fidelitySim(names []string, ccs string, dur time.Duration) error {
+func fidelitySim(names []string, ccs string, dur time.Duration, side sides) error {
 	fmt.Println("| scenario | cc | flow | goodput Mbit/s | qdelay p95 ms | retx / drops+losses / RTOs | RTT mean ms | FCT s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
@@ -186,6 +255,12 @@ func fidelitySim(names []string, ccs string, dur time.Duration) error {
 		}
 		for _, cc := range strings.Split(ccs, ",") {
 			s, err := load(name, cc, dur)
+			if err == nil {
+				err = side.both(s)
+			}
+			if err == nil {
+				err = side.sim(s)
+			}
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", name, cc, err)
 			}

@@ -71,3 +71,38 @@ func TestFlowSelection(t *testing.T) {
 		t.Errorf("pick(nope) = %v, want an error listing the flows", err)
 	}
 }
+
+// TestFidelitySides: -cc-param reaches the simulator's flows whose
+// controller has the parameter and no other; -set reaches every flow; an
+// unknown parameter is refused before any run.
+func TestFidelitySides(t *testing.T) {
+	d := sides{sets: []string{"transport.lost_retransmissions=rack"}, params: []string{"linux=1"}}
+	if err := d.check(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := load("lossy", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("flows.1.cc", "newreno"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.both(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.sim(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Transport.LostRetransmissions != "rack" {
+		t.Errorf("-set did not reach the transport: %q", s.Transport.LostRetransmissions)
+	}
+	if s.Flows[0].CC.Params["linux"] != 1 {
+		t.Errorf("flow 0 (%s): params %v, want linux=1", s.Flows[0].CC.Name, s.Flows[0].CC.Params)
+	}
+	if _, ok := s.Flows[1].CC.Params["linux"]; ok {
+		t.Errorf("flow 1 (newreno, no such parameter) got linux: %v", s.Flows[1].CC.Params)
+	}
+	if err := (sides{params: []string{"lnux=1"}}).check(); err == nil || !strings.Contains(err.Error(), `"lnux"`) {
+		t.Errorf("a typo: %v, want an error naming it", err)
+	}
+}

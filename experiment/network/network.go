@@ -495,6 +495,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.HandshakeAck != nil {
 			c.HandshakeAck = *t.HandshakeAck
 		}
+		if t.ReceiveWindow != "" {
+			c.LinuxReceiveWindow = t.ReceiveWindow == "linux"
+		}
 		ApplyLossRecovery(&c, &t)
 		if t.PacketTimers != nil {
 			c.PacketTimers = *t.PacketTimers

@@ -187,6 +187,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"header 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {header: 0B}\nflows: [{cc: newreno}]\n", "transport.header: must be in [1B, 1024B], got \"0B\""},
 		{"syn_options 41B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {syn_options: 41B}\nflows: [{cc: newreno}]\n", "transport.syn_options: must be in [1B, 40B] (TCP's option space), got \"41B\""},
 		{"lost_retransmissions time", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {lost_retransmissions: time}\nflows: [{cc: newreno}]\n", "transport.lost_retransmissions: must be gap or rack, got \"time\""},
+		{"receive_window auto", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {receive_window: auto}\nflows: [{cc: newreno}]\n", "transport.receive_window: must be none or linux, got \"auto\""},
+		{"flow receive_window", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {receive_window: Linux}}]\n", "receive_window: must be none or linux"},
 		{"flow lost_retransmissions", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {lost_retransmissions: RACK}}]\n", "lost_retransmissions: must be gap or rack"},
 	}
 	for _, tt := range tests {

@@ -201,6 +201,12 @@ type Transport struct {
 	// segment sent a quarter of the minimum RTT after it is delivered, or
 	// "rack", Linux's RACK time rule with the reordering timer ["gap"].
 	LostRetransmissions string `yaml:"lost_retransmissions"`
+	// ReceiveWindow "linux" models Linux 6.18's receive window on the
+	// receiver: autotuning raises the window clamp once per RTT, the window
+	// grows by two segments per segment up to it, and every segment that
+	// grows it is acknowledged at once (tcp.Config.LinuxReceiveWindow)
+	// ["none": no receive-window model].
+	ReceiveWindow string `yaml:"receive_window"`
 	// PacketTimers gives every unacknowledged packet its own retransmission
 	// timeout and turns off SACK-based loss detection, as Mockets does;
 	// flows with protocol mockets default to true, tcp flows to false.

@@ -402,6 +402,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.LostRetransmissions != "" && t.LostRetransmissions != "gap" && t.LostRetransmissions != "rack" {
 		return errf(p+".lost_retransmissions", "must be gap or rack, got %q", t.LostRetransmissions)
 	}
+	if t.ReceiveWindow != "" && t.ReceiveWindow != "none" && t.ReceiveWindow != "linux" {
+		return errf(p+".receive_window", "must be none or linux, got %q", t.ReceiveWindow)
+	}
 	if t.DupThresh < 0 {
 		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
 	}

@@ -1,6 +1,7 @@
 // Package tcp is cclab's reliable transport: a TCP-like sender and receiver
 // with MSS segments, cumulative ACKs with SACK blocks (or without, NewReno
-// style), optional delayed ACKs with Linux's quick-ACK mode, loss detection
+// style), optional delayed ACKs with Linux's quick-ACK mode (and, as an
+// option, the immediate ACKs of Linux's receive-window growth), loss detection
 // by RACK-TLP (RFC 8985) alone as Linux 6.18 does it, or by RFC 6675's
 // DupThresh rule with NewReno's partial ACKs (Config.NoRACK), RFC 6675
 // recovery with PRR, F-RTO (RFC 5682), retransmission timeouts with
@@ -89,11 +90,20 @@ type Config struct {
 	// ns-3, and gives the first RTT sample, without which a path whose RTT
 	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
 	NoHandshake bool
-	// HandshakeAck sends the handshake's final ACK, a header-only packet
-	// the receiver discards, before the first data segment, as TCP (and
-	// ns-3) does; it delays that segment by its transmission time. By
-	// default the first data segment completes the handshake.
-	HandshakeAck bool
+	// LinuxReceiveWindow models Linux 6.18's receive window on the
+	// receiver (rcvbuf.go): receive-buffer autotuning raises the window
+	// clamp once per receiver RTT (tcp_rcv_space_adjust, tcp_rcvbuf_grow),
+	// rcv_ssthresh grows by two segments per data segment up to it
+	// (tcp_grow_window), and each segment that grows it is acknowledged
+	// at once (icsk_ack.quick |= 1), so the receiver acknowledges every
+	// segment through most of slow start. The sender then echoes the
+	// latest ACK's timestamp on its data segments (TSecr), from which the
+	// receiver takes its RTT. The window is not advertised: the sender
+	// has no receive-window limit beyond RecvWindow. Ignored with
+	// AckInterval. Off by default: the receiver models no receive buffer.
+	// Among the hot fields because the sender reads it on every ACK (to
+	// keep the timestamp it echoes).
+	LinuxReceiveWindow bool
 	// (The fields above are the ones a sender reads on every ACK, kept
 	// within its hot cache lines: configHotBytes.)
 
@@ -102,6 +112,12 @@ type Config struct {
 	// 6675]; with RACK, the SACKed segments after which RACK's reordering
 	// window closes until reordering is seen (Linux's tp->reordering).
 	DupThresh int
+	// HandshakeAck sends the handshake's final ACK, a header-only packet
+	// the receiver discards, before the first data segment, as TCP (and
+	// ns-3) does; it delays that segment by its transmission time. By
+	// default the first data segment completes the handshake. Read only
+	// at the handshake, so not among the hot fields.
+	HandshakeAck bool
 	// RACKRetransmissions judges retransmissions by RACK's time rule, as
 	// Linux does (one send-ordered list for originals and retransmissions,
 	// tcp_rack_detect_loss): lost once a segment sent after it has been

@@ -26,6 +26,7 @@ type Receiver struct {
 	noDelayedAck bool  // Config.NoDelayedAck
 	ackFirst     bool  // Config.AckFirst
 	noSACK       bool  // Config.NoSACK
+	linuxWnd     bool  // Config.LinuxReceiveWindow (rcvbuf.go)
 	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
 
 	rcvNxt int64
@@ -69,6 +70,7 @@ type Receiver struct {
 	minRTO     time.Duration
 	quickAcks  int // quick ACKs one entry grants (quickack.go)
 	noQuickAck bool
+	rw         *rcvWindow // Config.LinuxReceiveWindow (rcvbuf.go), else nil
 }
 
 // ReceiverHotLines is the number of 64-byte lines from the start of a
@@ -93,6 +95,10 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 		header: cfg.Header, bytes: cfg.Bytes, delAckTimeout: cfg.DelAckTimeout, ackInterval: cfg.AckInterval,
 		synOptions: cfg.SynOptions, initialRTO: cfg.InitialRTO, minRTO: cfg.MinRTO,
 		quickAcks: quickAcks(cfg), noQuickAck: cfg.NoQuickAck,
+		linuxWnd: cfg.LinuxReceiveWindow,
+	}
+	if r.linuxWnd {
+		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
 	}
 	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
@@ -120,6 +126,9 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	if p.Kind == packet.Ack {
 		// The handshake's final ACK (Config.HandshakeAck): no data.
 		r.pool.Put(p)
+		if r.linuxWnd && !r.rw.established {
+			r.rcvWindowEstablish(now)
+		}
 		return
 	}
 	if p.Kind == packet.Syn {
@@ -135,11 +144,15 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	seq, end := p.Seq, p.Seq+int64(p.Len)
 	r.lastEcho = p.SentAt
 	r.lastArrival = now
+	tsecr := p.EchoAt
 	r.pool.Put(p)
 	r.Segments++
 	if r.ackInterval > 0 {
 		r.receiveTimed(now, seq, end)
 		return
+	}
+	if r.linuxWnd {
+		r.rcvWindowOnData(now, end-seq, tsecr)
 	}
 	r.quickAckOnData(now)
 	switch {
@@ -152,21 +165,42 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
 		r.advance(now, end)
-		if hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow() {
-			r.sendAck(now)
-			return
+		if r.linuxWnd {
+			// tcp_event_data_recv -> tcp_grow_window, before the ACK
+			// decision (__tcp_ack_snd_check).
+			r.growWindow(end - seq)
 		}
-		r.pending++
-		if r.pending >= 2 {
+		switch {
+		case hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow():
 			r.sendAck(now)
-		} else if !r.delackT.Armed() {
-			r.delackT.Reset(now.Add(r.delAckTimeout))
+		default:
+			r.pending++
+			if r.pending >= 2 {
+				r.sendAck(now)
+			} else if !r.delackT.Armed() {
+				r.delackT.Reset(now.Add(r.delAckTimeout))
+			}
+		}
+		if r.linuxWnd {
+			// The application reads what arrived (tcp_recvmsg ->
+			// tcp_rcv_space_adjust), after the ACK went or was deferred.
+			r.rcvSpaceAdjust(now)
 		}
 	default:
-		if !r.insert(seq, end) {
+		fresh := r.insert(seq, end)
+		if !fresh {
 			r.Duplicates++
 		}
 		r.noteRecent(seq)
+		if r.linuxWnd {
+			// tcp_data_queue_ofo: tcp_grow_window for a segment that
+			// brought new data (SACK flows only), then tcp_rcvbuf_grow
+			// with the out-of-order span.
+			if fresh && !r.noSACK {
+				r.growWindow(end - seq)
+			}
+			r.rcvbufGrow(r.rw.space)
+		}
 		r.sendAck(now)
 	}
 }

@@ -119,6 +119,10 @@ type Sender struct {
 
 	// Cold: the handshake and the end.
 	synRetries int
+	// tsRecent is the timestamp (SentAt) of the latest ACK or SYN-ACK,
+	// echoed on data segments (TSecr, Linux's ts_recent) with
+	// Config.LinuxReceiveWindow, whose receiver times its RTT by it.
+	tsRecent clock.Time
 	// OnDone, if set, is called when a finite transfer is fully
 	// acknowledged.
 	OnDone func(now clock.Time)
@@ -399,6 +403,9 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	p.Size = g.len + s.cfg.Header
 	p.SentAt = now
 	p.Retransmission = retx
+	if s.cfg.LinuxReceiveWindow {
+		p.EchoAt = s.tsRecent
+	}
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
 	if s.cfg.PacketTimers {
@@ -428,6 +435,9 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	kind := p.Kind
 	echo := p.EchoAt
 	ackDelay := p.AckDelay
+	if s.cfg.LinuxReceiveWindow {
+		s.tsRecent = p.SentAt
+	}
 	var blocks [packet.MaxSACK]packet.Block
 	nb := copy(blocks[:], p.SACK[:p.NSACK])
 	s.pool.Put(p)

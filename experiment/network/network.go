@@ -430,8 +430,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	if t.TLP != nil {
 		c.NoTLP = !*t.TLP
 	}
-	if t.RTO == "rfc6298" {
-		c.RFC6298RTO = true
+	if t.RTO != "" {
+		// Both ways: a flow's rto: linux undoes a scenario-wide rfc6298.
+		c.RFC6298RTO = t.RTO == "rfc6298"
 	}
 	if t.FRTO != nil {
 		c.NoFRTO = !*t.FRTO

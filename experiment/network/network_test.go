@@ -312,6 +312,29 @@ flows:
 	if _, err := parseScenario(base + "transport: {rto: bsd}\n"); err == nil || !strings.Contains(err.Error(), "transport.rto") {
 		t.Errorf("rto: bsd gave %v, want an error naming transport.rto", err)
 	}
+	// A flow's setting overrides the scenario's either way.
+	s, err = parseScenario(`
+name: keys
+duration: 1s
+bottleneck: {rate: 10Mbps, delay: 10ms}
+transport: {rto: rfc6298, lost_retransmissions: rack}
+flows:
+  - {name: inherits, cc: cubic}
+  - {name: linux, cc: cubic, transport: {rto: linux, lost_retransmissions: gap}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err = Build(s); err != nil {
+		t.Fatal(err)
+	}
+	inh, lx := n.Flows[0].Sender.Config(), n.Flows[1].Sender.Config()
+	if !inh.RFC6298RTO || !inh.RACKRetransmissions {
+		t.Errorf("the scenario's rto and lost_retransmissions did not reach a flow without its own: %+v", inh)
+	}
+	if lx.RFC6298RTO || lx.RACKRetransmissions {
+		t.Errorf("a flow's rto: linux and lost_retransmissions: gap did not undo the scenario's: %+v", lx)
+	}
 }
 
 // TestNS3WireTiming: with ns-3's wire settings (a 2-byte PPP header on

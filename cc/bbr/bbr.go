@@ -156,8 +156,10 @@ type Config struct {
 	// ExtraAckedGain scales the ACK-aggregation allowance added to the
 	// cwnd target (Linux bbr_extra_acked_gain, 1.0); 0 disables it.
 	ExtraAckedGain float64
-	// Linux selects tcp_bbr.c's filters (the "linux" parameter): a min
-	// RTT renewed only by a smaller sample, and win_minmax's windowed max.
+	// Linux selects tcp_bbr.c's filters and start (the "linux"
+	// parameter): a min RTT renewed only by a smaller sample, win_minmax's
+	// windowed max, and RTprop and the pacing rate from the handshake
+	// (OnEstablished).
 	Linux bool
 }
 

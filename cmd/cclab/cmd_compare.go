@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
 )
 
 func init() {
@@ -80,6 +85,9 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var sets stringList
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	var simSets stringList
+	fs.Var(&simSets, "sim-set", "override a field in the simulator's run only: dotted.path=value (repeatable), e.g. flows.0.cc.linux=1, a controller parameter the kernel's controllers do not take")
+	out := fs.String("out", "", "write comparison.json, each side's outputs (DIR/sim as cclab run --out, DIR/emu as cclab emu --out) and, with BBR flows, bbr_estimates.png/svg: both sides' BtlBw and RTprop over time")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -94,11 +102,24 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := emu.Supported(s, false); err != nil {
 		return err
 	}
-	simRes, _, err := runScenario(ctx, s.Clone(), "")
+	if *out != "" && s.Sample.V == 0 {
+		s.Sample = scenario.Dur(report.SeriesSample)
+	}
+	ss := s.Clone()
+	if len(simSets) > 0 {
+		ovs, err := ss.ApplySets("--sim-set", simSets)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := ss.Validate(); err != nil {
+			return scenario.LocateOverrides(err, nil, pos[0], ovs)
+		}
+	}
+	simRes, n, err := runScenario(ctx, ss, "")
 	if err != nil {
 		return err
 	}
-	emuRes, _, err := emu.Run(ctx, s, emu.Options{})
+	emuRes, det, err := emu.Run(ctx, s, emu.Options{})
 	if err != nil {
 		return err
 	}
@@ -106,7 +127,77 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("interrupted after %.1f s of emulation", emuRes.SimSeconds)
 	}
 	c := compareResults(simRes, emuRes)
+	if *out != "" {
+		if err := writeCompareOutputs(*out, ss, s, c, n, det); err != nil {
+			return err
+		}
+	}
 	return emit(stdout, *asJSON, c, func(w io.Writer) { printComparison(w, c) })
+}
+
+// maxComparedFlows bounds the flows drawn in compare's BBR figure (four
+// lines each).
+const maxComparedFlows = 6
+
+// writeCompareOutputs writes comparison.json, each side's run directory
+// and, for the flows that run BBR on both sides, one figure of both
+// sides' model estimates: the simulator's BtlBw and RTprop against the
+// kernel BBR's (TCP_CC_INFO), the data-centre paper's Figure 2 with Linux
+// beside the simulator.
+func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n *network.Network, det *emu.Details) error {
+	if err := report.WriteJSON(filepath.Join(dir, "comparison.json"), c); err != nil {
+		return err
+	}
+	if err := report.WriteRunDir(filepath.Join(dir, "sim"), ss, c.Sim, n); err != nil {
+		return err
+	}
+	if err := writeEmuOutputs(filepath.Join(dir, "emu"), s, c.Emu, det); err != nil {
+		return err
+	}
+	if n.Series == nil {
+		return nil
+	}
+	var rtt, bw []plot.Series
+	for i, f := range n.Flows {
+		if i >= len(c.Emu.Flows) || i >= len(n.Series.Flows) {
+			break
+		}
+		fs := n.Series.Flows[i]
+		var kt, kbw, krt []float64
+		for _, smp := range det.Samples[c.Emu.Flows[i].Name] {
+			if smp.HasBBR {
+				kt = append(kt, smp.At.Seconds())
+				kbw = append(kbw, smp.BBR.BtlBw/1e6)
+				krt = append(krt, float64(smp.BBR.RTprop)/1e6)
+			}
+		}
+		if len(fs.BtlBwMbps) == 0 || len(kt) == 0 {
+			continue
+		}
+		var st, sbw, srt []float64
+		for k := range fs.BtlBwMbps {
+			if fs.BtlBwMbps[k] == 0 && fs.RTpropMs[k] == 0 {
+				continue // no sample yet
+			}
+			st = append(st, n.Series.T[fs.Offset+k].Seconds())
+			sbw = append(sbw, fs.BtlBwMbps[k])
+			srt = append(srt, fs.RTpropMs[k])
+		}
+		rtt = append(rtt, plot.Series{Name: f.Name + " RTprop, simulator", X: st, Y: srt}, plot.Series{Name: f.Name + " RTprop, Linux", X: kt, Y: krt})
+		bw = append(bw, plot.Series{Name: f.Name + " BtlBw, simulator", X: st, Y: sbw}, plot.Series{Name: f.Name + " BtlBw, Linux", X: kt, Y: kbw})
+		if len(rtt) >= 2*maxComparedFlows {
+			break
+		}
+	}
+	if len(rtt) == 0 {
+		return nil
+	}
+	var events []plot.Event
+	for _, ch := range s.Bottleneck.Schedule {
+		at := ch.At.V.Seconds()
+		events = append(events, plot.Event{X: at, Label: fmt.Sprintf("link change at %.3g s", at)})
+	}
+	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, events)
 }
 
 func compareResults(sim *experiment.Result, em *emu.Result) *comparison {

@@ -160,3 +160,49 @@ func TestEmuBBROutputs(t *testing.T) {
 		t.Errorf("tcp_info.csv:\n%s", ti)
 	}
 }
+
+// TestCompareOutputs: compare --out writes comparison.json, each side's
+// directory and, for a flow with BBR on both sides, one figure of both
+// sides' estimates; without kernel BBR samples there is no such figure.
+func TestCompareOutputs(t *testing.T) {
+	s, err := scenarios.Load("bbr-bw-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("duration", "1s"); err != nil {
+		t.Fatal(err)
+	}
+	ss := s.Clone()
+	simRes, n, err := runScenario(context.Background(), ss, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "bbr"}}}, Kernel: "6.18"}
+	bbr := func(on bool) *emu.Details {
+		d := &emu.Details{Samples: map[string][]endpoint.Sample{}}
+		for k := 1; k <= 9; k++ {
+			d.Samples["bbr"] = append(d.Samples["bbr"], endpoint.Sample{At: clock.Time(time.Duration(k) * 100 * time.Millisecond), HasBBR: on,
+				BBR: endpoint.BBRModel{BtlBw: 19e6, RTprop: 40 * time.Millisecond, PacingGain: 1, CwndGain: 2}})
+		}
+		return d
+	}
+	for _, on := range []bool{true, false} {
+		dir := t.TempDir()
+		c := compareResults(simRes, em)
+		if err := writeCompareOutputs(dir, ss, s, c, n, bbr(on)); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"comparison.json", "sim/summary.json", "sim/bbr.csv", "emu/tcp_info.csv"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("kernel BBR %v: %s: %v", on, f, err)
+			}
+		}
+		_, err := os.Stat(filepath.Join(dir, "bbr_estimates.svg"))
+		if on && err != nil {
+			t.Errorf("no side-by-side BBR figure: %v", err)
+		}
+		if !on && err == nil {
+			t.Errorf("a BBR figure without the kernel's BBR samples")
+		}
+	}
+}

@@ -206,3 +206,20 @@ func TestCompareOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSimSetRefused: a bad --sim-set is refused with the override
+// named, before anything runs.
+func TestCompareSimSetRefused(t *testing.T) {
+	for _, c := range []struct{ set, want string }{
+		{"flows.0.cc.linux=7", "--sim-set flows.0.cc.linux=7: flows[0].cc: bbr: parameter linux = 7 is out of range [0, 1]"},
+		{"nonsense", `--sim-set "nonsense": want dotted.path=value`},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), []string{"compare", "bbr-rtt-probe", "--sim-set", c.set}, &out, &errb); code == 0 {
+			t.Errorf("--sim-set %s: accepted", c.set)
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("--sim-set %s: %q, want %q", c.set, errb.String(), c.want)
+		}
+	}
+}

@@ -47,18 +47,28 @@ func (r *Receiver) enterQuickAck() {
 }
 
 // quickAckOnData applies tcp_event_data_recv's rules to a data segment
-// arriving at now.
-func (r *Receiver) quickAckOnData(now clock.Time) {
+// arriving at now; tsecr is the timestamp it echoes (0 when the sender
+// echoes none).
+func (r *Receiver) quickAckOnData(now, tsecr clock.Time) {
 	q := &r.qa
 	switch {
 	case !q.seen:
 		q.seen = true
 		// The receiver's RTO comes from its one RTT sample, SYN-ACK to
 		// first data (Linux tcp_synack_rtt_meas, then tcp_set_rto:
-		// srtt + max(4 * rttvar, 200ms) with rttvar = rtt/2).
+		// srtt + max(4 * rttvar, 200ms) with rttvar = rtt/2). It starts
+		// at the latest SYN's arrival, which a resent SYN arriving after
+		// the SYN-ACK the sender answered makes far too short; with
+		// Config.LinuxReceiveWindow the segment echoes the timestamp of
+		// the SYN-ACK it answers, which Linux uses when it has resent
+		// its SYN-ACK (tcp_ack_update_rtt's TSecr sample).
 		q.rto = r.initialRTO
-		if q.synAt != clock.Never && now > q.synAt {
-			m := now.Sub(q.synAt)
+		start := q.synAt
+		if r.linuxWnd && tsecr > 0 && tsecr <= now {
+			start = tsecr
+		}
+		if start != clock.Never && now > start {
+			m := now.Sub(start)
 			q.rto = m + max(2*m, r.minRTO)
 		}
 		r.enterQuickAck()

@@ -177,3 +177,30 @@ func TestReceiveWindowClampGrowsPerRTT(t *testing.T) {
 		t.Errorf("%d of %d ACKs cover one segment, want 85%% or more", single, n)
 	}
 }
+
+// TestReceiverRTTFromEchoAfterResentSYN: on a path whose RTT meets the
+// initial RTO (1 s: a satellite hop) the SYN is resent just before the
+// SYN-ACK arrives, and the resent SYN reaches the receiver just before
+// the first data. Timed from the latest SYN, the receiver's one RTT
+// sample is a millisecond and its RTO the 200-ms floor; with the receive
+// window's timestamp echo it is timed from the SYN-ACK the data answers,
+// as Linux does, and the RTO follows the path's 1-s RTT.
+func TestReceiverRTTFromEchoAfterResentSYN(t *testing.T) {
+	for _, linux := range []bool{false, true} {
+		h := newHarness(t, Config{Bytes: 20 * 1448, LinuxReceiveWindow: linux}, reno(1448), 10*units.Mbps, 500*time.Millisecond)
+		h.run(t, 5*time.Second)
+		if h.rcv.DeliveredBytes != 20*1448 {
+			t.Fatalf("linux %v: delivered %d", linux, h.rcv.DeliveredBytes)
+		}
+		if rtos := h.snd.Stats().RTOs; rtos != 1 {
+			t.Fatalf("linux %v: %d timeouts, want the SYN's one", linux, rtos)
+		}
+		rto := h.rcv.qa.rto
+		switch {
+		case linux && (rto < 2900*time.Millisecond || rto > 3100*time.Millisecond):
+			t.Errorf("with the echo: receiver RTO %v, want about 3 s (1 s RTT + 2 x 1 s)", rto)
+		case !linux && rto > 300*time.Millisecond:
+			t.Errorf("without it: receiver RTO %v; the resent SYN should have made it the 200-ms floor (the known distortion)", rto)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	if r.linuxWnd {
 		r.rcvWindowOnData(now, end-seq, tsecr)
 	}
-	r.quickAckOnData(now)
+	r.quickAckOnData(now, tsecr)
 	switch {
 	case end <= r.rcvNxt:
 		// Duplicate: ACK at once so the sender learns its state (RFC 5681

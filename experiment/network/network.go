@@ -262,6 +262,9 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	if err := s.CheckBudget(); err != nil {
 		return nil, err
 	}
+	// profile: linux fills in Linux's choices on a copy; other profiles
+	// build s itself.
+	s = s.WithProfile()
 	n := &Network{
 		Sched:   sim.New(),
 		Pool:    &packet.Pool{},

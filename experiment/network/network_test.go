@@ -412,3 +412,39 @@ flows:
 		t.Errorf("average mode with outages: %d bytes delivered, max RTT %v; want data through and no RTT above 1 s", avg.Receiver.DeliveredBytes, avg.RTT.Max())
 	}
 }
+
+// TestLinuxProfileReachesTheTransport: a scenario with profile: linux
+// builds senders with Linux's rule for lost retransmissions and receivers
+// with Linux's receive window, and CUBIC with Linux's arithmetic, where the
+// scenario leaves them unset; a flow's own setting still wins.
+func TestLinuxProfileReachesTheTransport(t *testing.T) {
+	s, err := parseScenario(`
+name: p
+profile: linux
+duration: 1s
+bottleneck: {rate: 10Mbps, delay: 10ms}
+flows:
+  - {name: a, cc: cubic}
+  - {name: b, cc: cubic, transport: {lost_retransmissions: gap, receive_window: none}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := n.Flows[0].Sender.Config(), n.Flows[1].Sender.Config()
+	if !a.RACKRetransmissions || !a.LinuxReceiveWindow {
+		t.Errorf("profile linux did not reach flow a's transport: %+v", a)
+	}
+	if b.RACKRetransmissions || b.LinuxReceiveWindow {
+		t.Errorf("flow b's own settings lost to the profile: %+v", b)
+	}
+	if got := n.Flows[0].CC.Params["linux"]; got != 1 {
+		t.Errorf("flow a's CUBIC: linux = %v, want 1", got)
+	}
+	if s.Flows[0].CC.Params != nil {
+		t.Errorf("Build changed the caller's scenario: %v", s.Flows[0].CC.Params)
+	}
+}

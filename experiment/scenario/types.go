@@ -37,6 +37,10 @@ type Scenario struct {
 	Flows []Flow `yaml:"flows"`
 	// Background are competing traffic sources (issue: background traffic).
 	Background []Background `yaml:"background"`
+	// Profile "linux" turns on, wherever the scenario leaves them unset,
+	// the Linux 6.18 behaviours that the simulator offers as options
+	// rather than defaults (WithProfile); "" or "default" changes nothing.
+	Profile string `yaml:"profile"`
 
 	// dir is the directory of the scenario file, for relative paths.
 	dir string

@@ -1,0 +1,64 @@
+package scenario_test
+
+import (
+	"strings"
+	"testing"
+
+	_ "github.com/cclab/cclab/cc/all"
+	"github.com/cclab/cclab/experiment/scenario"
+)
+
+// TestLinuxProfile: profile linux fills in Linux's choices where the
+// scenario leaves them unset (the scenario-wide transport, CUBIC's and
+// BBR's linux parameter on measured and background flows), keeps what it
+// sets, leaves other controllers and the original scenario alone, and the
+// default profile changes nothing.
+func TestLinuxProfile(t *testing.T) {
+	const body = `
+name: p
+bottleneck: {rate: 10Mbps, delay: 10ms}
+transport: {receive_window: none}
+flows:
+  - {name: a, cc: cubic}
+  - {name: b, cc: {name: bbr, linux: 0}}
+  - {name: c, cc: newreno}
+background:
+  - {name: web, type: tcp, cc: bbr}
+`
+	s, err := scenario.Parse([]byte("profile: linux\n"+body), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.WithProfile()
+	if p == s {
+		t.Fatal("profile linux returned the scenario itself, not a copy")
+	}
+	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" {
+		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow)
+	}
+	if got := p.Flows[0].CC.Params["linux"]; got != 1 {
+		t.Errorf("cubic: linux = %v, want 1", got)
+	}
+	if got := p.Flows[1].CC.Params["linux"]; got != 0 {
+		t.Errorf("bbr with linux: 0 set: got %v, want the scenario's 0", got)
+	}
+	if _, ok := p.Flows[2].CC.Params["linux"]; ok {
+		t.Errorf("newreno got a linux parameter: %v", p.Flows[2].CC.Params)
+	}
+	if got := p.Background[0].CC.Params["linux"]; got != 1 {
+		t.Errorf("background bbr: linux = %v, want 1", got)
+	}
+	if s.Transport.LostRetransmissions != "" || s.Flows[0].CC.Params != nil {
+		t.Errorf("the original scenario was changed: %+v, %v", s.Transport, s.Flows[0].CC.Params)
+	}
+	d, err := scenario.Parse([]byte(body), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.WithProfile() != d {
+		t.Error("the default profile made a copy")
+	}
+	if _, err := scenario.Parse([]byte("profile: kernel\n"+body), "p.yaml"); err == nil || !strings.Contains(err.Error(), "profile") || !strings.Contains(err.Error(), "default or linux") {
+		t.Errorf("profile: kernel gave %v, want an error naming profile and what is accepted", err)
+	}
+}

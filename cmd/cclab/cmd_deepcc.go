@@ -12,6 +12,7 @@ import (
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/policy"
 
+	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/papers/deepcc"
 	"github.com/cclab/cclab/papers/deepcc/tuner"
 )
@@ -126,6 +127,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the shipped policy was trained at 1)")
 	tune := fs.Float64("tune-rtts", deepcc.TuneEvery, "tuning interval, RTTs (rounded to whole decision intervals)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
+	profile := fs.String("profile", "", "scenario profile of every run: linux turns on Linux's optional behaviours for the classic controllers' and the agent's transport (docs/fidelity.md); default none")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write deepcc.json, plots and report.html to this directory")
 	pos, err := parseFlags(fs, args)
@@ -137,6 +139,9 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *runs < 1 || *duration <= 0 || *queue < 1 || *delay < 0 {
 		return usagef("--runs, --duration and --queue must be positive and --delay non-negative")
+	}
+	if *profile != "" && *profile != "default" && *profile != scenario.ProfileLinux {
+		return usagef("--profile must be default or linux, got %q", *profile)
 	}
 	names := splitList(*evalTraces)
 	if len(names) == 0 {
@@ -184,7 +189,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		Policy: pols[0], Traces: deepcc.TracePaths(*traceDir, names), Classic: splitList(*classic),
 		Duration: *duration, Runs: *runs, Delay: *delay, Queue: *queue, NoTargets: *noTargets,
 		TunerStart: &start, Tuner: tuner.Config{K: *tk, LearningRate: *tlr, RawSlopes: *traw}, DelayWindow: *tdw, TunerMargin: *tm,
-		Seed: *seed, Jobs: *jobs, DecisionRTTs: *decision, TuneRTTs: *tune,
+		Seed: *seed, Jobs: *jobs, DecisionRTTs: *decision, TuneRTTs: *tune, Profile: *profile,
 	}
 	if len(pols) > 1 {
 		seen := map[uint64]string{}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -159,5 +161,13 @@ func TestDeepCCEvalSeeds(t *testing.T) {
 	code, out, errs = runCmd(t, append(eval, "--validation-traces", "TMobile-LTE-driving.down.gz", "--validation-runs", "1", "--no-targets")...)
 	if code != 0 || !strings.Contains(out, "over 2 independently trained policies") || !strings.Contains(out, "shipped-policy rule") {
 		t.Errorf("text eval exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestDeepCCEvalProfileRefused: --profile takes default or linux.
+func TestDeepCCEvalProfileRefused(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"deepcc", "eval", "--profile", "kernel"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--profile must be default or linux") {
+		t.Errorf("exit %d, %q", code, errb.String())
 	}
 }

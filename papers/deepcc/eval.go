@@ -78,6 +78,9 @@ type EvalConfig struct {
 	// Jobs is the number of parallel runs [GOMAXPROCS]; results do not
 	// depend on it.
 	Jobs int
+	// Profile is the scenario profile of every run ("linux": Linux's
+	// optional behaviours, docs/fidelity.md) [the default].
+	Profile string
 	// Progress, if set, is called after each finished run.
 	Progress func(done, total int)
 	// DecisionRTTs [1] and TuneRTTs [4] are DeepCC's decision and tuning
@@ -340,6 +343,7 @@ func runJobs(ctx context.Context, cfg EvalConfig, rep *Report, targets [][]tuner
 		j := jobs[i]
 		r := Run{Link: rep.Traces[j.trace].Windows[j.window], Duration: cfg.Duration, Seed: cfg.Seed + uint64(j.window) + 1, Goal: j.goal, Tuner: cfg.Tuner, DelayWindow: cfg.DelayWindow, Margin: cfg.TunerMargin, Trajectory: j.trajectory,
 			DecisionRTTs: cfg.DecisionRTTs, TuneRTTs: cfg.TuneRTTs}
+		r.Link.Profile = cfg.Profile
 		switch {
 		case j.scheme == TunedScheme:
 			tg := targets[j.trace][j.target]

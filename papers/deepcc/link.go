@@ -43,6 +43,10 @@ type Link struct {
 	// measurement: the link's mean rate over the run (for traces, the
 	// trace's mean over [TraceStart, TraceStart + run length)), bits/s.
 	Capacity units.Bandwidth `json:"capacity_bps"`
+	// Profile is the scenario profile of the link's runs (scenario.Scenario
+	// Profile: "linux" turns on Linux's optional behaviours); empty for the
+	// default.
+	Profile string `json:"profile,omitempty"`
 }
 
 // Validate reports a link that cannot be simulated.
@@ -80,7 +84,8 @@ func (l Link) Scenario(seed uint64, duration time.Duration, c scenario.CC) (*sce
 			Delay: scenario.Dur(l.Delay),
 			Queue: scenario.Queue{Discipline: "droptail", Limit: scenario.Size{Raw: strconv.Itoa(l.Queue)}},
 		},
-		Flows: []scenario.Flow{{Name: "flow", CC: c}},
+		Flows:   []scenario.Flow{{Name: "flow", CC: c}},
+		Profile: l.Profile,
 	}
 	if l.Trace != "" {
 		s.Bottleneck.Trace = l.Trace

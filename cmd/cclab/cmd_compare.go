@@ -163,15 +163,8 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 			break
 		}
 		fs := n.Series.Flows[i]
-		var kt, kbw, krt []float64
-		for _, smp := range det.Samples[c.Emu.Flows[i].Name] {
-			if smp.HasBBR {
-				kt = append(kt, smp.At.Seconds())
-				kbw = append(kbw, smp.BBR.BtlBw/1e6)
-				krt = append(krt, float64(smp.BBR.RTprop)/1e6)
-			}
-		}
-		if len(fs.BtlBwMbps) == 0 || len(kt) == 0 {
+		kb := kernelBBRSeries(f.Name, det.Samples[c.Emu.Flows[i].Name])
+		if len(fs.BtlBwMbps) == 0 || len(kb.t) == 0 {
 			continue
 		}
 		var st, sbw, srt []float64
@@ -183,8 +176,8 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 			sbw = append(sbw, fs.BtlBwMbps[k])
 			srt = append(srt, fs.RTpropMs[k])
 		}
-		rtt = append(rtt, plot.Series{Name: f.Name + " RTprop, simulator", X: st, Y: srt}, plot.Series{Name: f.Name + " RTprop, Linux", X: kt, Y: krt})
-		bw = append(bw, plot.Series{Name: f.Name + " BtlBw, simulator", X: st, Y: sbw}, plot.Series{Name: f.Name + " BtlBw, Linux", X: kt, Y: kbw})
+		rtt = append(rtt, plot.Series{Name: f.Name + " RTprop, simulator", X: st, Y: srt}, plot.Series{Name: f.Name + " RTprop, Linux", X: kb.t, Y: kb.rtprop})
+		bw = append(bw, plot.Series{Name: f.Name + " BtlBw, simulator", X: st, Y: sbw}, plot.Series{Name: f.Name + " BtlBw, Linux", X: kb.t, Y: kb.bw})
 		if len(rtt) >= 2*maxComparedFlows {
 			break
 		}
@@ -192,12 +185,7 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 	if len(rtt) == 0 {
 		return nil
 	}
-	var events []plot.Event
-	for _, ch := range s.Bottleneck.Schedule {
-		at := ch.At.V.Seconds()
-		events = append(events, plot.Event{X: at, Label: fmt.Sprintf("link change at %.3g s", at)})
-	}
-	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, events)
+	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, scheduleEvents(s))
 }
 
 func compareResults(sim *experiment.Result, em *emu.Result) *comparison {

@@ -12,6 +12,7 @@ import (
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/netns"
 	"github.com/cclab/cclab/experiment/scenario"
 )
@@ -151,36 +152,9 @@ func writeEmuOutputs(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Det
 // each interval (tcpi_bytes_acked). Runs without kernel BBR flows write
 // nothing.
 func writeEmuBBR(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Details) error {
-	type flow struct {
-		name               string
-		t, bw, rtprop, rtt []float64
-		mbps, pg, cg       []float64
-	}
-	var flows []flow
+	var flows []kernelBBR
 	for _, f := range r.Flows {
-		var fl flow
-		var lastAt float64
-		var lastAcked uint64
-		for _, smp := range d.Samples[f.Name] {
-			if !smp.HasBBR {
-				continue
-			}
-			at := smp.At.Seconds()
-			mbps := 0.0
-			if len(fl.t) > 0 && at > lastAt {
-				mbps = float64(smp.BytesAcked-lastAcked) * 8 / (at - lastAt) / 1e6
-			}
-			lastAt, lastAcked = at, smp.BytesAcked
-			fl.t = append(fl.t, at)
-			fl.bw = append(fl.bw, smp.BBR.BtlBw/1e6)
-			fl.rtprop = append(fl.rtprop, float64(smp.BBR.RTprop)/1e6)
-			fl.rtt = append(fl.rtt, float64(smp.RTT)/1e6)
-			fl.mbps = append(fl.mbps, mbps)
-			fl.pg = append(fl.pg, smp.BBR.PacingGain)
-			fl.cg = append(fl.cg, smp.BBR.CwndGain)
-		}
-		if len(fl.t) > 0 {
-			fl.name = f.Name
+		if fl := kernelBBRSeries(f.Name, d.Samples[f.Name]); len(fl.t) > 0 {
 			flows = append(flows, fl)
 		}
 	}
@@ -205,10 +179,51 @@ func writeEmuBBR(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Details
 		rtt = append(rtt, plot.Series{Name: f.name + " smoothed RTT", X: f.t, Y: f.rtt}, plot.Series{Name: f.name + " RTprop estimate", X: f.t, Y: f.rtprop})
 		bw = append(bw, plot.Series{Name: f.name + " throughput", X: f.t, Y: f.mbps}, plot.Series{Name: f.name + " BtlBw estimate", X: f.t, Y: f.bw})
 	}
+	return report.PlotBBR(dir, s.Name+": Linux BBR's model estimates (emulator)", rtt, bw, scheduleEvents(s))
+}
+
+// kernelBBR is one kernel BBR flow's model over time, from its samples
+// that carry it: seconds, BtlBw in Mbit/s, RTprop and smoothed RTT in ms,
+// acknowledged throughput in Mbit/s (0 for the first sample) and gains.
+type kernelBBR struct {
+	name               string
+	t, bw, rtprop, rtt []float64
+	mbps, pg, cg       []float64
+}
+
+// kernelBBRSeries collects a flow's samples that carry the kernel BBR's
+// model (none for other controllers).
+func kernelBBRSeries(name string, samples []endpoint.Sample) kernelBBR {
+	fl := kernelBBR{name: name}
+	var lastAt float64
+	var lastAcked uint64
+	for _, smp := range samples {
+		if !smp.HasBBR {
+			continue
+		}
+		at := smp.At.Seconds()
+		mbps := 0.0
+		if len(fl.t) > 0 && at > lastAt {
+			mbps = float64(smp.BytesAcked-lastAcked) * 8 / (at - lastAt) / 1e6
+		}
+		lastAt, lastAcked = at, smp.BytesAcked
+		fl.t = append(fl.t, at)
+		fl.bw = append(fl.bw, smp.BBR.BtlBw/1e6)
+		fl.rtprop = append(fl.rtprop, float64(smp.BBR.RTprop)/1e6)
+		fl.rtt = append(fl.rtt, float64(smp.RTT)/1e6)
+		fl.mbps = append(fl.mbps, mbps)
+		fl.pg = append(fl.pg, smp.BBR.PacingGain)
+		fl.cg = append(fl.cg, smp.BBR.CwndGain)
+	}
+	return fl
+}
+
+// scheduleEvents marks the scenario's link changes on a figure.
+func scheduleEvents(s *scenario.Scenario) []plot.Event {
 	var events []plot.Event
 	for _, c := range s.Bottleneck.Schedule {
 		at := c.At.V.Seconds()
 		events = append(events, plot.Event{X: at, Label: fmt.Sprintf("link change at %.3g s", at)})
 	}
-	return report.PlotBBR(dir, s.Name+": Linux BBR's model estimates (emulator)", rtt, bw, events)
+	return events
 }

@@ -1,13 +1,11 @@
 package scenario
 
+import "github.com/cclab/cclab/cc"
+
 // ProfileLinux is the profile that selects every Linux 6.18 behaviour the
 // simulator offers as an option (docs/fidelity.md, "Linux's behaviours
 // that are options").
 const ProfileLinux = "linux"
-
-// linuxControllers are the controllers with a "linux" parameter (Linux's
-// arithmetic and filters: cc/cubic, cc/bbr).
-var linuxControllers = map[string]bool{"cubic": true, "bbr": true}
 
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
@@ -37,15 +35,22 @@ func (s *Scenario) WithProfile() *Scenario {
 	return c
 }
 
-func linuxParam(cc *CC) {
-	if !linuxControllers[cc.Name] {
+// linuxParam sets the "linux" parameter to 1 for a controller that has one
+// (in the registry: CUBIC's arithmetic, BBR's filters) and leaves it
+// unset.
+func linuxParam(c *CC) {
+	spec, err := cc.Lookup(c.Name)
+	if err != nil {
 		return
 	}
-	if _, set := cc.Params["linux"]; set {
+	if _, ok := spec.Param("linux"); !ok {
 		return
 	}
-	if cc.Params == nil {
-		cc.Params = map[string]float64{}
+	if _, set := c.Params["linux"]; set {
+		return
 	}
-	cc.Params["linux"] = 1
+	if c.Params == nil {
+		c.Params = map[string]float64{}
+	}
+	c.Params["linux"] = 1
 }

@@ -26,7 +26,7 @@ type Receiver struct {
 	noDelayedAck bool  // Config.NoDelayedAck
 	ackFirst     bool  // Config.AckFirst
 	noSACK       bool  // Config.NoSACK
-	linuxWnd     bool  // Config.LinuxReceiveWindow (rcvbuf.go)
+	linuxWnd     bool  // Config.LinuxReceiveWindow: rw != nil, kept here in the hot line
 	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
 
 	rcvNxt int64

@@ -155,6 +155,12 @@ flows:
 	if f.Retransmissions != 0 || p.Dropped != 0 {
 		t.Skipf("the kernel retransmitted %d segments (%d drops); exactness needs none", f.Retransmissions, p.Dropped)
 	}
+	// Kernel TCP reports its receive-window-limited time
+	// (tcpi_rwnd_limited); a 2 MB transfer cannot have waited longer
+	// than the run.
+	if r := f.RwndLimitedS; r == nil || *r < 0 || *r > 5 {
+		t.Errorf("rwnd_limited_s %v, want the kernel's reading, between 0 and the run's 5 s", r)
+	}
 	if det.Received[0] != 2_000_000 || p.DeliveredPayload != det.Received[0] {
 		t.Errorf("application got %d bytes, emulator delivered %d payload bytes, want 2000000 both", det.Received[0], p.DeliveredPayload)
 	}

@@ -56,6 +56,9 @@ type FlowStats struct {
 	Received int64
 	// Retransmissions and RTOs are the sender's counts.
 	Retransmissions, RTOs int64
+	// RwndLimited is how long the sender waited for the receiver's
+	// window (kernel TCP's tcpi_rwnd_limited), if the transport reports it.
+	RwndLimited *time.Duration
 	// Samples are the sender's periodic readings (may be empty).
 	Samples []endpoint.Sample
 	// Agent holds what the flow's agent reported (steps, misses, a
@@ -126,6 +129,9 @@ func (k *kernelTCP) Stop() (FlowStats, error) {
 		var final endpoint.Sample
 		final, err = k.snd.Stop()
 		st.Retransmissions, st.RTOs = int64(final.Retrans), int64(final.RTOs)
+		if err == nil {
+			st.RwndLimited = &final.RwndLimited
+		}
 		if k.ch != nil {
 			close(k.ch)
 			for s := range k.ch {

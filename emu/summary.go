@@ -104,6 +104,10 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
 	}
+	if st.RwndLimited != nil {
+		s := round(st.RwndLimited.Seconds(), 6)
+		fr.RwndLimitedS = &s
+	}
 	if fl.bytes > 0 {
 		fr.BytesDelivered = min(fr.BytesDelivered, fl.bytes)
 	}

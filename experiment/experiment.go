@@ -56,6 +56,11 @@ type FlowResult struct {
 	QdelayMeanMs    float64  `json:"qdelay_mean_ms"`
 	QdelayP95Ms     float64  `json:"qdelay_p95_ms"`
 	RTI             *float64 `json:"rti,omitempty"`
+	// RwndLimitedS is how long the sender waited for the receiver's
+	// advertised window (Linux's tcpi_rwnd_limited): kernel TCP's in the
+	// emulator; in the simulator only with transport.receive_window: linux,
+	// since cclab's default receiver advertises no window.
+	RwndLimitedS *float64 `json:"rwnd_limited_s,omitempty"`
 }
 
 // BackgroundResult summarises one background entry (all its sources and
@@ -157,6 +162,10 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 		RTOs:            st.RTOs,
 		Drops:           f.Drops,
 		Losses:          f.Losses + f.LastHopLosses,
+	}
+	if d, ok := f.Sender.RwndLimited(now); ok {
+		s := round(d.Seconds(), 6)
+		fr.RwndLimitedS = &s
 	}
 	end := min(now, f.Stop)
 	if f.Done() {

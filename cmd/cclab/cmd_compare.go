@@ -70,6 +70,12 @@ var compareMetrics = []struct {
 	{"retransmissions", func(f *experiment.FlowResult) (float64, bool) { return float64(f.Retransmissions), true }},
 	{"rtt_mean_ms", func(f *experiment.FlowResult) (float64, bool) { return f.RTTMeanMs, true }},
 	{"qdelay_p95_ms", func(f *experiment.FlowResult) (float64, bool) { return f.QdelayP95Ms, true }},
+	{"rwnd_limited_s", func(f *experiment.FlowResult) (float64, bool) {
+		if f.RwndLimitedS == nil {
+			return 0, false
+		}
+		return *f.RwndLimitedS, true
+	}},
 	{"rti", func(f *experiment.FlowResult) (float64, bool) {
 		if f.RTI == nil {
 			return 0, false

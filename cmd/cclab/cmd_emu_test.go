@@ -111,6 +111,16 @@ func TestCompareDiffs(t *testing.T) {
 	if !strings.Contains(out.String(), "+10.0%") || !strings.Contains(out.String(), "-25.0%") {
 		t.Errorf("table:\n%s", out.String())
 	}
+	if _, ok := m["rwnd_limited_s"]; ok {
+		t.Error("rwnd_limited_s compared though the simulator's flow has none (no receive_window: linux)")
+	}
+	// With Linux's receive window the simulator reports the time the
+	// window held its sender back, beside the kernel's tcpi_rwnd_limited.
+	rs, re := 0.03, 0.12
+	sim.Flows[0].RwndLimitedS, em.Flows[0].RwndLimitedS = &rs, &re
+	if d := compareResults(sim, em).Diff[0].Metrics["rwnd_limited_s"]; d == nil || *d != -0.75 {
+		t.Errorf("rwnd_limited_s diff %v, want -0.75", d)
+	}
 }
 
 // TestEmuBBROutputs: kernel BBR samples become bbr.csv (the simulator's

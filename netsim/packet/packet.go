@@ -53,7 +53,9 @@ type Packet struct {
 	// Len is the payload length in bytes.
 	Len units.Bytes
 	// Seq is the first payload byte's offset (Data), or the datagram's
-	// sequence number (Datagram).
+	// sequence number (Datagram). An Ack or SynAck carries no sequence
+	// number of its own: its Seq holds the receive window it advertises,
+	// if any (Window, SetWindow), which keeps a packet at two cache lines.
 	Seq int64
 	// AckNo is the cumulative acknowledgement: the next byte expected.
 	AckNo int64
@@ -99,6 +101,21 @@ func (p *Packet) Body() *Body {
 		p.body = &Body{}
 	}
 	return p.body
+}
+
+// SetWindow makes an Ack or SynAck advertise a receive window of w bytes
+// beyond AckNo (w >= 0).
+func (p *Packet) SetWindow(w units.Bytes) { p.Seq = int64(w) + 1 }
+
+// Window returns the receive window an Ack or SynAck advertises, in bytes
+// beyond AckNo; ok is false when it advertises none (cclab's default
+// receiver), and the sender is then limited only by its configured
+// window.
+func (p *Packet) Window() (w units.Bytes, ok bool) {
+	if (p.Kind == Ack || p.Kind == SynAck) && p.Seq > 0 {
+		return units.Bytes(p.Seq - 1), true
+	}
+	return 0, false
 }
 
 // Pool is a free list of packets for one simulation. It is not safe for

@@ -3,6 +3,8 @@ package packet
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/cclab/cclab/core/units"
 )
 
 // A packet is read on every hop of a many-flow simulation, mostly from
@@ -64,5 +66,38 @@ func TestPoolGetPutDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per Get/Put once warm, want 0", allocs)
+	}
+}
+
+// TestWindow: an Ack or SynAck carries the window it was given, zero
+// included; a data segment and an Ack nobody gave a window report none,
+// and a packet back from the pool reports none (Put clears Seq).
+func TestWindow(t *testing.T) {
+	var pool Pool
+	for _, w := range []units.Bytes{0, 1, 65160, 1 << 40} {
+		for _, k := range []Kind{Ack, SynAck} {
+			p := pool.Get()
+			p.Kind = k
+			if _, ok := p.Window(); ok {
+				t.Fatalf("kind %d: a window before SetWindow", k)
+			}
+			p.SetWindow(w)
+			if got, ok := p.Window(); !ok || got != w {
+				t.Errorf("kind %d: SetWindow(%d) then Window() = %d, %v", k, w, got, ok)
+			}
+			pool.Put(p)
+		}
+	}
+	p := pool.Get()
+	p.Kind, p.Seq = Data, 1448
+	if _, ok := p.Window(); ok {
+		t.Error("a data segment's sequence number read as a window")
+	}
+	p.Kind = Ack
+	pool.Put(p)
+	if q := pool.Get(); q != p {
+		t.Fatal("the pool did not reuse the packet")
+	} else if _, ok := q.Window(); ok {
+		t.Error("a reused packet kept its window")
 	}
 }

@@ -98,9 +98,11 @@ type Config struct {
 	// at once (icsk_ack.quick |= 1), so the receiver acknowledges every
 	// segment through most of slow start. The sender then echoes the
 	// latest ACK's timestamp on its data segments (TSecr), from which the
-	// receiver takes its RTT. The window is not advertised: the sender
-	// has no receive-window limit beyond RecvWindow. Ignored with
-	// AckInterval. Off by default: the receiver models no receive buffer.
+	// receiver takes its RTT. Every ACK advertises the window Linux would
+	// (tcp_select_window, rwnd.go), and the sender keeps new data within
+	// it (tcp_snd_wnd_test), besides RecvWindow. Ignored with
+	// AckInterval. Off by default: the receiver models no receive buffer
+	// and advertises no window.
 	// Among the hot fields because the sender reads it on every ACK (to
 	// keep the timestamp it echoes).
 	LinuxReceiveWindow bool

@@ -10,6 +10,7 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
+	_ "github.com/cclab/cclab/traces" // the cellular scenario's trace
 )
 
 // TestLinkSwitchRetransmitsOnlyLosses runs CUBIC's 600 KB transfer of the
@@ -135,6 +136,44 @@ func TestLostRetransmissionsRuleAgainstKernelTails(t *testing.T) {
 		t.Logf("%s: transfers above 20 s over 40 seeds: gap rule %d, rack rule %d, kernel %d", c.cc, gap, rack, c.kernel)
 		if rack >= gap || rack > c.kernel+3 {
 			t.Errorf("%s: %d transfers above 20 s with the rack rule, %d with the gap rule, kernel %d: want fewer than the gap rule and at most the kernel's + 3", c.cc, rack, gap, c.kernel)
+		}
+	}
+}
+
+// TestRACKRetransmissionsNotSpuriousOnTraceBursts: the cellular scenario's
+// trace link delivers packets in bursts, so several ACKs reach the sender
+// in one instant; one can send new data and the next, in the same
+// instant, a retransmission behind it. Linux orders a retransmission
+// against a segment sent in the same instant by sequence number
+// (tcp_skb_sent_after), which would call that retransmission sent first
+// and judge it lost as soon as the new data is delivered: with
+// lost_retransmissions: rack the simulator then resent 71 segments the
+// receiver already had. The path is a FIFO that loses only to its queue,
+// so every retransmission must be for a drop, with the option as without
+// it, and with the whole Linux profile (which includes it).
+func TestRACKRetransmissionsNotSpuriousOnTraceBursts(t *testing.T) {
+	for _, set := range [][2]string{{"transport.lost_retransmissions", "gap"}, {"transport.lost_retransmissions", "rack"}, {"profile", "linux"}} {
+		s, err := scenarios.Load("cellular")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range [][2]string{{"duration", "20s"}, set} {
+			if err := s.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := experiment.Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Flows[0]
+		t.Logf("%s=%s: %d retransmissions for %d drops and %d losses", set[0], set[1], f.Retransmissions, f.Drops, f.Losses)
+		if f.Retransmissions > f.Drops+f.Losses {
+			t.Errorf("%s=%s: %d retransmissions for %d drops and %d losses: %d spurious on a path that neither reorders nor delays ACKs",
+				set[0], set[1], f.Retransmissions, f.Drops, f.Losses, f.Retransmissions-f.Drops-f.Losses)
 		}
 	}
 }

@@ -21,9 +21,14 @@ type rackList struct {
 type rackEntry struct {
 	k      int64      // segment number
 	sentAt clock.Time // the retransmission's send time
+	// nxt is the first new segment not yet sent when it was sent: the
+	// originals sent after it are those from nxt on, which orders it
+	// against an original sent in the same instant (see
+	// detectLostRetransmissions).
+	nxt int64
 }
 
-func (l *rackList) push(k int64, at clock.Time) {
+func (l *rackList) push(k int64, at clock.Time, nxt int64) {
 	if l.n == len(l.buf) {
 		nb := make([]rackEntry, max(2*len(l.buf), 4))
 		for i := range l.n {
@@ -31,7 +36,7 @@ func (l *rackList) push(k int64, at clock.Time) {
 		}
 		l.buf, l.head = nb, 0
 	}
-	l.buf[(l.head+l.n)&(len(l.buf)-1)] = rackEntry{k, at}
+	l.buf[(l.head+l.n)&(len(l.buf)-1)] = rackEntry{k, at, nxt}
 	l.n++
 }
 
@@ -73,7 +78,16 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) {
 		}
 		if timeRule {
 			// Every later entry was sent no earlier: none is lost yet.
-			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && e.k < s.rackXmitSeg)) {
+			// rackXmitSeg is an original; sent in the same instant, it
+			// came after this retransmission only if it was new then.
+			// (Linux breaks the tie by sequence number, tcp_skb_sent_after,
+			// which orders a burst's retransmissions before its new data
+			// as tcp_xmit_retransmit_queue sends them; in the simulator
+			// two ACKs arriving in one instant, as a trace link delivers
+			// them, can send new data first and a retransmission after,
+			// and the sequence would judge that retransmission lost as
+			// soon as the new data is delivered.)
+			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && s.rackXmitSeg >= e.nxt)) {
 				return
 			}
 			if d := e.sentAt.Add(wait); d > now {

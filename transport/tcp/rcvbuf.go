@@ -28,10 +28,12 @@ import (
 // TCP_DEFAULT_SCALING_RATIO), with Linux's defaults: tcp_rmem[1] 131072
 // bytes, tcp_moderate_rcvbuf 1, tcp_app_win 31, timestamps on.
 //
-// What is left out: the advertised window itself (cclab's sender has no
-// receive-window limit beyond the fixed Config.RecvWindow; at the scales
-// the built-in scenarios reach, 6.18's autotuning keeps the clamp ahead of
-// slow start, doubling per RTT and more), memory pressure, the
+// Every ACK advertises the window Linux would (tcp_select_window), and the
+// sender keeps new data within it (tcp_snd_wnd_test): autotuning is one
+// receiver RTT late, so a window can hold a sender back in slow start, as
+// the kernel's tcpi_rwnd_limited shows on a cellular trace.
+//
+// What is left out: memory pressure, the
 // window-based RTT estimate without timestamps (tcp_rcv_rtt_measure),
 // which only lowers the estimate, and PSH-driven immediate ACKs
 // (ICSK_ACK_PUSHED), which depend on the sender application's writes. An
@@ -75,6 +77,9 @@ type rcvWindow struct {
 	space       int64 // rcvq_space.space: bytes read in the last measured RTT
 	spaceSeq    int64 // rcvq_space.seq
 	spaceTime   clock.Time
+	wnd         int64 // rcv_wnd: the window last advertised, from wup
+	wup         int64 // rcv_wup: rcv_nxt when it was advertised
+	unread      int64 // the segment being received, in the receive queue until read
 	rttUs8      int64 // rcv_rtt_est.rtt_us: the receiver's RTT in µs, times 8
 	lastTsecr   clock.Time
 	// Grows counts the times autotuning raised the window clamp, for tests.
@@ -108,10 +113,66 @@ func (r *Receiver) rcvWindowEstablish(now clock.Time) {
 	}
 	w.ssthresh = min(w.ssthresh, w.clamp)
 	w.space = min(w.ssthresh, w.rcvWnd, linuxInitCwnd*w.advmss)
+	w.wnd, w.wup = w.rcvWnd, r.rcvNxt
 	w.spaceSeq = r.rcvNxt
 	w.spaceTime = now
 	w.lastTsecr = clock.Never
 }
+
+// linuxWscaleUnit is 1 << rcv_wscale, the granularity of a scaled window:
+// tcp_select_initial_window scales for the most the buffer may grow to
+// (tcp_rmem[2], 32 MiB: ilog2(2^25) - 15 = 10).
+const linuxWscaleUnit = 1 << 10
+
+// synAckWindow is the window a SYN-ACK advertises: the initial window of
+// rcvWindowEstablish (the buffer's window at the default scaling ratio,
+// rounded down to whole segments), never scaled on a SYN, so at most 65,535
+// bytes (tcp_make_synack).
+func synAckWindow(advmss int64) int64 {
+	full := winFromSpace(linuxDefaultScalingRatio, linuxRmemDefault)
+	if full > advmss {
+		full = full / advmss * advmss
+	}
+	return min(full, 65535)
+}
+
+// advertise is tcp_select_window for an ACK, with unread bytes of the
+// segment just received still in the receive queue (the application reads
+// after the ACK decision): the free space (tcp_space: the buffer's window
+// less what waits in it), held to rcv_ssthresh, rounded up to the window
+// scale, and never less than what the last advertisement still offers
+// (Linux does not shrink the window). When the free space falls below
+// half the buffer and below a sixteenth of it or a segment, the window
+// would close; an application that reads at once never gets there unless
+// the out-of-order queue fills the buffer.
+func (r *Receiver) advertise(unread int64) int64 {
+	w := r.rw
+	if !w.established {
+		return synAckWindow(w.advmss)
+	}
+	full := winFromSpace(w.ratio, w.rcvbuf) // tcp_full_space
+	free := full - unread
+	if len(r.ooo) > 0 {
+		free -= r.ooo[len(r.ooo)-1].End - r.rcvNxt
+	}
+	fullSpace := min(w.clamp, full)
+	var win int64
+	closed := false
+	if free < fullSpace>>1 {
+		free = max(free, 0) &^ (linuxWscaleUnit - 1)
+		closed = free < full>>4 || free < min(w.rcvMSS, fullSpace)
+	}
+	if !closed {
+		win = alignUp(min(free, w.ssthresh), linuxWscaleUnit)
+	}
+	if cur := w.wup + w.wnd - r.rcvNxt; win < cur {
+		win = alignUp(cur, linuxWscaleUnit)
+	}
+	w.wnd, w.wup = win, r.rcvNxt
+	return win
+}
+
+func alignUp(x, unit int64) int64 { return (x + unit - 1) &^ (unit - 1) }
 
 // rcvWindowOnData runs what Linux does for every data segment before
 // queueing it: tcp_measure_rcv_mss (a full-sized segment of a new size

@@ -95,7 +95,8 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 		header: cfg.Header, bytes: cfg.Bytes, delAckTimeout: cfg.DelAckTimeout, ackInterval: cfg.AckInterval,
 		synOptions: cfg.SynOptions, initialRTO: cfg.InitialRTO, minRTO: cfg.MinRTO,
 		quickAcks: quickAcks(cfg), noQuickAck: cfg.NoQuickAck,
-		linuxWnd: cfg.LinuxReceiveWindow,
+		// The timer-driven policy models no receive buffer.
+		linuxWnd: cfg.LinuxReceiveWindow && cfg.AckInterval == 0,
 	}
 	if r.linuxWnd {
 		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
@@ -138,6 +139,9 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		r.qa.synAt = now
 		p.EchoAt, p.SentAt = p.SentAt, now
 		p.Size = r.header + r.synOptions
+		if r.linuxWnd {
+			p.SetWindow(units.Bytes(synAckWindow(r.rw.advmss)))
+		}
 		r.out.Receive(now, p)
 		return
 	}
@@ -167,8 +171,10 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		r.advance(now, end)
 		if r.linuxWnd {
 			// tcp_event_data_recv -> tcp_grow_window, before the ACK
-			// decision (__tcp_ack_snd_check).
+			// decision (__tcp_ack_snd_check); the segment waits in the
+			// receive queue until then.
 			r.growWindow(end - seq)
+			r.rw.unread = end - seq
 		}
 		switch {
 		case hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow():
@@ -184,6 +190,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		if r.linuxWnd {
 			// The application reads what arrived (tcp_recvmsg ->
 			// tcp_rcv_space_adjust), after the ACK went or was deferred.
+			r.rw.unread = 0
 			r.rcvSpaceAdjust(now)
 		}
 	default:
@@ -326,6 +333,9 @@ func (r *Receiver) sendAck(now clock.Time) {
 	p.AckNo = r.rcvNxt
 	p.EchoAt = r.lastEcho
 	p.SentAt = now
+	if r.linuxWnd {
+		p.SetWindow(units.Bytes(r.advertise(r.rw.unread)))
+	}
 	if r.ackInterval > 0 {
 		p.AckDelay = now.Sub(r.lastArrival)
 	}

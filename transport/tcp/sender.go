@@ -107,6 +107,16 @@ type Sender struct {
 	pacerT    clock.Timer
 	frto      frtoState // frto.go
 
+	// The receive window the peer advertises (Config.LinuxReceiveWindow;
+	// rwnd.go): snd_wnd bytes from una, once an ACK has carried one.
+	sndWnd       int64
+	hasSndWnd    bool
+	rwndLimited  bool       // the last trySend stopped at the window's edge
+	rwndLimSince clock.Time // when it started to
+	// rwndLimitedFor is the time sending has waited for the window, in
+	// the periods ended so far (FlowState.RwndLimited).
+	rwndLimitedFor time.Duration
+
 	// Proportional rate reduction (RFC 6937) during fast recovery, for
 	// controllers that expose a slow-start threshold (the loss-based ones;
 	// BBR runs its own recovery, as in Linux where PRR applies only when
@@ -336,6 +346,7 @@ func (s *Sender) trySend(now clock.Time) {
 		if s.phase == recovery && s.prr != nil {
 			if s.prrAllow <= 0 {
 				s.cwndLimited = true
+				s.rwndEnd(now)
 				return
 			}
 		} else if pipe+mss > cwnd {
@@ -343,6 +354,7 @@ func (s *Sender) trySend(now clock.Time) {
 			// pipe >= 1 SMSS"; Linux counts in packets, the same for full
 			// segments).
 			s.cwndLimited = true
+			s.rwndEnd(now)
 			return
 		}
 		k, retx := s.nextSegment()
@@ -351,10 +363,16 @@ func (s *Sender) trySend(now clock.Time) {
 			// (draft-cheng §3.4).
 			s.cwndLimited = false
 			s.rate.SetAppLimited(pipe)
+			s.rwndEnd(now)
+			return
+		}
+		if s.cfg.LinuxReceiveWindow && !retx && s.beyondWindow() {
+			s.rwndStop(now, cwnd, pipe)
 			return
 		}
 		if rate := s.cc.PacingRate(); rate > 0 && now < s.nextSend {
 			s.pacerT.Reset(s.nextSend)
+			s.rwndEnd(now)
 			return
 		}
 		s.send(now, k, retx)
@@ -385,7 +403,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 		g.retrans, g.everRetrans = true, true
 		s.retransOut += g.len
 		s.stats.Retransmissions++
-		s.rack.push(k, now)
+		s.rack.push(k, now, s.nxtSeg())
 	} else {
 		g = s.addSegment()
 	}
@@ -437,6 +455,9 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	ackDelay := p.AckDelay
 	if s.cfg.LinuxReceiveWindow {
 		s.tsRecent = p.SentAt
+		if w, ok := p.Window(); ok {
+			s.updateWindow(kind, ackNo, int64(w))
+		}
 	}
 	var blocks [packet.MaxSACK]packet.Block
 	nb := copy(blocks[:], p.SACK[:p.NSACK])

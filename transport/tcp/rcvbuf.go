@@ -79,7 +79,9 @@ type rcvWindow struct {
 	spaceTime   clock.Time
 	wnd         int64 // rcv_wnd: the window last advertised, from wup
 	wup         int64 // rcv_wup: rcv_nxt when it was advertised
-	unread      int64 // the segment being received, in the receive queue until read
+	unread      int64 // bytes in the receive queue: in order, not yet read (appRead)
+	firstUnread int64 // of which the first segment's
+	readT       clock.Timer
 	rttUs8      int64 // rcv_rtt_est.rtt_us: the receiver's RTT in µs, times 8
 	lastTsecr   clock.Time
 	// Grows counts the times autotuning raised the window clamp, for tests.
@@ -225,13 +227,13 @@ func (r *Receiver) rcvRTTUpdate(us int64) {
 // rcv_ssthresh is below both the clamp and the free space, raise it by
 // two segments (at least twice the segment) and acknowledge at once.
 // The free space is the buffer's window less the out-of-order data and
-// the segment itself, which sits in the receive queue until read.
+// what waits in the receive queue, the segment included.
 func (r *Receiver) growWindow(n int64) {
 	w := r.rw
 	if n < 128 {
 		return
 	}
-	free := winFromSpace(w.ratio, w.rcvbuf) - n
+	free := winFromSpace(w.ratio, w.rcvbuf) - w.unread
 	if len(r.ooo) > 0 {
 		free -= r.ooo[len(r.ooo)-1].End - r.rcvNxt
 	}
@@ -243,19 +245,47 @@ func (r *Receiver) growWindow(n int64) {
 	r.qa.quick |= 1
 }
 
-// rcvSpaceAdjust is tcp_rcv_space_adjust as the application reads what
-// arrived in order: once a receiver RTT has passed since the last
-// measurement, if more was read in it than in the one before, the buffer
-// grows (tcp_rcvbuf_grow).
-func (r *Receiver) rcvSpaceAdjust(now clock.Time) {
+// queue puts the n bytes that a segment made readable (n > 0; more than
+// the segment when it fills a hole) in the receive queue, first of which
+// the segment's own, and has the application read them at the end of
+// the instant.
+func (r *Receiver) queue(now clock.Time, first, n int64) {
 	w := r.rw
+	if w.unread == 0 {
+		w.firstUnread = first
+	}
+	w.unread += n
+	if !w.readT.Armed() {
+		w.readT.Reset(now)
+	}
+}
+
+// appRead is the application's read of everything queued, once per
+// instant: a trace link delivers several segments in one instant, and an
+// application woken by the first finds the others queued behind it, as
+// the kernel's receiving application in the emulator does. tcp_recvmsg
+// copies the queued segments one by one and runs tcp_rcv_space_adjust
+// after each: once a receiver RTT has passed since the last measurement,
+// if more was read in it than in the one before, less what is still
+// queued (copied -= inq, since 6.16), the buffer grows (tcp_rcvbuf_grow).
+// The time since the measurement is the same for every segment of one
+// read (tcp_mstamp is the last arrival's), so only the first can close
+// it, and the next measurement starts after that first segment.
+func (r *Receiver) appRead(now clock.Time) {
+	w := r.rw
+	if w.unread == 0 {
+		return
+	}
+	copiedSeq := r.rcvNxt - w.unread + w.firstUnread
+	inq := r.rcvNxt - copiedSeq
+	w.unread, w.firstUnread = 0, 0
 	if w.rttUs8 == 0 || now.Sub(w.spaceTime).Microseconds() < w.rttUs8>>3 {
 		return
 	}
-	if copied := r.rcvNxt - w.spaceSeq; copied > w.space {
+	if copied := copiedSeq - w.spaceSeq - inq; copied > w.space {
 		r.rcvbufGrow(copied)
 	}
-	w.spaceSeq = r.rcvNxt
+	w.spaceSeq = copiedSeq
 	w.spaceTime = now
 }
 

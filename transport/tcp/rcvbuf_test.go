@@ -204,3 +204,50 @@ func TestReceiverRTTFromEchoAfterResentSYN(t *testing.T) {
 		}
 	}
 }
+
+// TestAutotuningCountsWhatTheApplicationRead: the application reads
+// what arrived once per instant, and since 6.16 tcp_rcv_space_adjust
+// subtracts what is still queued behind the segment it has just copied
+// (copied -= inq), so a measurement closed by a burst counts the burst's
+// first segment only. With the sender's 30 segments arriving together
+// each round (a link without serialisation delay) every measurement reads
+// about one segment, never more than the 10 of rcvq_space.space, and the
+// buffer never grows; the same window spread out by a 100 Mbit/s link
+// (TestReceiveWindowAcksEachSegmentWhileItGrows) grows it once. The
+// receive queue holds the burst until the read, so the window advertised
+// during a burst shrinks by what has arrived and is unread.
+func TestAutotuningCountsWhatTheApplicationRead(t *testing.T) {
+	// Long enough not to end within the run: the transfer's last segments
+	// would arrive alone.
+	cfg := Config{Bytes: 100000 * 1448, LinuxReceiveWindow: true}
+	h := newHarness(t, cfg, fixedWindow(30*1448), 0, 20*time.Millisecond)
+	var wins []int64
+	h.rev.drop = func(p *packet.Packet) bool {
+		if w, ok := p.Window(); ok && p.Kind == packet.Ack {
+			wins = append(wins, int64(w))
+		}
+		return false
+	}
+	h.run(t, 5*time.Second)
+	if got, want := h.rcv.DeliveredBytes, units.Bytes(120*30*1448); got < want {
+		t.Fatalf("delivered %d bytes, want 120 rounds of 30 segments (%d) or more", got, want)
+	}
+	w := h.rcv.rw
+	if w.grows != 0 || w.space != linuxInitCwnd*1448 {
+		t.Errorf("bursts of 30 segments: buffer grew %d times, last measurement %d bytes; want no growth from the 10-segment start", w.grows, w.space)
+	}
+	if w.unread != 0 || w.readT.Armed() {
+		t.Errorf("%d bytes left unread, read timer armed %v", w.unread, w.readT.Armed())
+	}
+	// Within one burst the window falls as the queue fills: the last
+	// ACK of a round advertises less than the first.
+	fell := false
+	for i := 1; i < len(wins); i++ {
+		if wins[i] < wins[i-1]-1448 {
+			fell = true
+		}
+	}
+	if !fell {
+		t.Error("no ACK advertised less than the one before it: the unread burst does not count against the window")
+	}
+}

@@ -100,6 +100,7 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 	}
 	if r.linuxWnd {
 		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
+		r.rw.readT = clk.NewTimer(r.appRead)
 	}
 	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
@@ -168,13 +169,15 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 		r.sendAck(now)
 	case seq <= r.rcvNxt:
 		hadHoles := len(r.ooo) > 0
+		prev := r.rcvNxt
 		r.advance(now, end)
 		if r.linuxWnd {
-			// tcp_event_data_recv -> tcp_grow_window, before the ACK
-			// decision (__tcp_ack_snd_check); the segment waits in the
-			// receive queue until then.
+			// The segment, and the out-of-order data it joined, wait in
+			// the receive queue for the application; tcp_event_data_recv
+			// -> tcp_grow_window runs before the ACK decision
+			// (__tcp_ack_snd_check).
+			r.queue(now, end-prev, r.rcvNxt-prev)
 			r.growWindow(end - seq)
-			r.rw.unread = end - seq
 		}
 		switch {
 		case hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow():
@@ -186,12 +189,6 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 			} else if !r.delackT.Armed() {
 				r.delackT.Reset(now.Add(r.delAckTimeout))
 			}
-		}
-		if r.linuxWnd {
-			// The application reads what arrived (tcp_recvmsg ->
-			// tcp_rcv_space_adjust), after the ACK went or was deferred.
-			r.rw.unread = 0
-			r.rcvSpaceAdjust(now)
 		}
 	default:
 		fresh := r.insert(seq, end)

@@ -76,8 +76,10 @@ type Sample struct {
 	BytesAcked uint64
 	// RwndLimited and SndbufLimited are the time so far the sender was
 	// held back by the receiver's window or its own send buffer
-	// (tcpi_rwnd_limited, tcpi_sndbuf_limited): a simulated sender has
-	// neither limit, so a large value explains a difference.
+	// (tcpi_rwnd_limited, tcpi_sndbuf_limited). A simulated sender has no
+	// send-buffer limit, and a receive-window limit only with
+	// transport.receive_window: linux (its rwnd_limited_s), so a large
+	// value otherwise explains a difference.
 	RwndLimited, SndbufLimited time.Duration
 	// Ssthresh is the slow-start threshold in segments.
 	Ssthresh uint32

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
@@ -93,7 +94,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	var simSets stringList
 	fs.Var(&simSets, "sim-set", "override a field in the simulator's run only: dotted.path=value (repeatable), e.g. flows.0.cc.linux=1, a controller parameter the kernel's controllers do not take")
-	out := fs.String("out", "", "write comparison.json, each side's outputs (DIR/sim as cclab run --out, DIR/emu as cclab emu --out) and, with BBR flows, bbr_estimates.png/svg: both sides' BtlBw and RTprop over time")
+	out := fs.String("out", "", "write comparison.json, each side's outputs (DIR/sim as cclab run --out, DIR/emu as cclab emu --out), windows.png/svg: both sides' congestion windows and RTT over time, and, with BBR flows, bbr_estimates.png/svg: both sides' BtlBw and RTprop over time")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -163,6 +164,20 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 	if n.Series == nil {
 		return nil
 	}
+	if win, rtt := windowSeries(n, c, det); len(win) > 0 {
+		fig := plot.Stacked{
+			Title: s.Name + ": congestion windows, simulator and Linux",
+			X:     plot.Axis{Label: "time (s)"},
+			Panels: []plot.Panel{
+				{Y: plot.Axis{Label: "window (segments)", IncludeZero: true}, Series: win},
+				{Y: plot.Axis{Label: "RTT (ms)", IncludeZero: true}, Series: rtt},
+			},
+			Events: scheduleEvents(s),
+		}
+		if _, err := plot.SaveAll(fig, filepath.Join(dir, "windows"), "png", "svg"); err != nil {
+			return fmt.Errorf("plotting: %w", err)
+		}
+	}
 	var rtt, bw []plot.Series
 	for i, f := range n.Flows {
 		if i >= len(c.Emu.Flows) || i >= len(n.Series.Flows) {
@@ -192,6 +207,60 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 		return nil
 	}
 	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, scheduleEvents(s))
+}
+
+// windowSeries pairs each compared flow's congestion window on both
+// sides: the simulator's controller window and what it has in flight, in
+// segments, and Linux's snd_cwnd and ssthresh from TCP_INFO (ssthresh
+// left out until the first loss sets it), over each side's RTT (the
+// simulator's latest sample, Linux's smoothed RTT). During a recovery the
+// two windows mean different things (Linux's snd_cwnd is what is in
+// flight plus PRR's allowance, the simulator's the controller's target),
+// so the simulator's in-flight line is the one to compare there. Flows
+// without kernel samples are left out.
+func windowSeries(n *network.Network, c *comparison, det *emu.Details) (win, rtt []plot.Series) {
+	for i, f := range n.Flows {
+		if i >= len(c.Emu.Flows) || i >= len(n.Series.Flows) || len(rtt) >= 2*maxComparedFlows {
+			break
+		}
+		samples := det.Samples[c.Emu.Flows[i].Name]
+		if len(samples) == 0 {
+			continue
+		}
+		fs := n.Series.Flows[i]
+		mss := float64(f.Sender.Config().MSS)
+		var st, scw, sin, srtt []float64
+		for k := range fs.CwndBytes {
+			st = append(st, n.Series.T[fs.Offset+k].Seconds())
+			scw = append(scw, float64(fs.CwndBytes[k])/mss)
+			sin = append(sin, float64(fs.InFlight[k])/mss)
+			r := fs.RTTms[k]
+			if r == 0 {
+				r = math.NaN() // no sample yet
+			}
+			srtt = append(srtt, r)
+		}
+		var kt, kcw, kss, krtt []float64
+		for _, smp := range samples {
+			kt = append(kt, smp.At.Seconds())
+			kcw = append(kcw, float64(smp.Cwnd))
+			ss := float64(smp.Ssthresh)
+			if smp.Ssthresh >= math.MaxInt32 {
+				ss = math.NaN() // TCP_INFTHRESH: no loss yet
+			}
+			kss = append(kss, ss)
+			krtt = append(krtt, float64(smp.RTT)/1e6)
+		}
+		win = append(win,
+			plot.Series{Name: f.Name + " cwnd, simulator", X: st, Y: scw},
+			plot.Series{Name: f.Name + " in flight, simulator", X: st, Y: sin},
+			plot.Series{Name: f.Name + " cwnd, Linux", X: kt, Y: kcw},
+			plot.Series{Name: f.Name + " ssthresh, Linux", X: kt, Y: kss})
+		rtt = append(rtt,
+			plot.Series{Name: f.Name + " RTT, simulator", X: st, Y: srtt},
+			plot.Series{Name: f.Name + " smoothed RTT, Linux", X: kt, Y: krtt})
+	}
+	return win, rtt
 }
 
 func compareResults(sim *experiment.Result, em *emu.Result) *comparison {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,6 +193,7 @@ func TestCompareOutputs(t *testing.T) {
 		d := &emu.Details{Samples: map[string][]endpoint.Sample{}}
 		for k := 1; k <= 9; k++ {
 			d.Samples["bbr"] = append(d.Samples["bbr"], endpoint.Sample{At: clock.Time(time.Duration(k) * 100 * time.Millisecond), HasBBR: on,
+				Cwnd: uint32(10 * k), Ssthresh: math.MaxInt32, RTT: 40 * time.Millisecond,
 				BBR: endpoint.BBRModel{BtlBw: 19e6, RTprop: 40 * time.Millisecond, PacingGain: 1, CwndGain: 2}})
 		}
 		return d
@@ -202,7 +204,7 @@ func TestCompareOutputs(t *testing.T) {
 		if err := writeCompareOutputs(dir, ss, s, c, n, bbr(on)); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"comparison.json", "sim/summary.json", "sim/bbr.csv", "emu/tcp_info.csv"} {
+		for _, f := range []string{"comparison.json", "sim/summary.json", "sim/bbr.csv", "emu/tcp_info.csv", "windows.svg", "windows.png"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Errorf("kernel BBR %v: %s: %v", on, f, err)
 			}
@@ -214,6 +216,56 @@ func TestCompareOutputs(t *testing.T) {
 		if !on && err == nil {
 			t.Errorf("a BBR figure without the kernel's BBR samples")
 		}
+	}
+}
+
+// TestWindowSeries: the windows figure pairs the simulator's window and
+// in-flight data, in segments of its MSS, with the kernel's snd_cwnd and
+// ssthresh, which is left out (NaN) while it is TCP_INFTHRESH, before the
+// first loss; a flow without kernel samples draws nothing.
+func TestWindowSeries(t *testing.T) {
+	s, err := scenarios.Load("dumbbell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kv := range strings.SplitSeq("duration=1s sample=100ms", " ") {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res, n, err := runScenario(context.Background(), s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := res.Flows[0].Name
+	em := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: name}}}}
+	det := &emu.Details{Samples: map[string][]endpoint.Sample{name: {
+		{At: clock.Time(100 * time.Millisecond), Cwnd: 10, Ssthresh: math.MaxInt32, RTT: 50 * time.Millisecond},
+		{At: clock.Time(200 * time.Millisecond), Cwnd: 7, Ssthresh: 7, RTT: 60 * time.Millisecond},
+	}}}
+	win, rtt := windowSeries(n, compareResults(res, em), det)
+	if len(win) != 4 || len(rtt) != 2 {
+		t.Fatalf("%d window and %d RTT series, want 4 and 2", len(win), len(rtt))
+	}
+	fs, mss := n.Series.Flows[0], float64(n.Flows[0].Sender.Config().MSS)
+	for k, y := range win[0].Y {
+		if want := float64(fs.CwndBytes[k]) / mss; y != want {
+			t.Fatalf("simulator cwnd %d: %g segments, want %g", k, y, want)
+		}
+	}
+	if ss := win[3].Y; !math.IsNaN(ss[0]) || ss[1] != 7 {
+		t.Errorf("Linux ssthresh %v, want [NaN 7]", ss)
+	}
+	if got := rtt[1].Y; got[0] != 50 || got[1] != 60 {
+		t.Errorf("Linux RTT %v ms, want [50 60]", got)
+	}
+	det.Samples = map[string][]endpoint.Sample{}
+	if win, _ := windowSeries(n, compareResults(res, em), det); len(win) != 0 {
+		t.Errorf("%d series without kernel samples", len(win))
 	}
 }
 

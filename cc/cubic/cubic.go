@@ -176,23 +176,45 @@ func (cu *Cubic) OnAck(now clock.Time, a *cc.Ack) {
 // HyStart while in slow start.
 func (cu *Cubic) onRTTSample(now clock.Time, a *cc.Ack) {
 	// Linux: "Discard delay samples right after fast recovery" (for 1 s
-	// after the epoch starts).
-	if cu.inEpoch && now.Sub(cu.epochStart) < time.Second {
+	// after the epoch starts; with linux: 1 the epoch is bictcp_update's,
+	// in jiffies).
+	if cu.linux {
+		if l := &cu.lx; l.inEpoch && l.jiffies(now)-l.epochStart < l.hz {
+			return
+		}
+	} else if cu.inEpoch && now.Sub(cu.epochStart) < time.Second {
 		return
 	}
 	if cu.delayMin == 0 || a.RTT < cu.delayMin {
 		cu.delayMin = a.RTT
 	}
-	if !cu.hystartOn || cu.hs.found || !cu.inSlowStart() {
+	if !cu.hystartOn || cu.hs.found {
 		return
 	}
 	cwnd := cu.reno.CongestionWindow()
+	if cu.linux && cu.inRecovery {
+		// Linux's snd_cwnd in fast recovery is PRR's, what is in flight
+		// plus its allowance (tcp_cwnd_reduction), which is what the
+		// transport had in flight before this ACK; mostly below
+		// ssthresh, so tcp_in_slow_start holds and cubictcp_acked runs
+		// HyStart in recovery too. A rise in delay there sets ssthresh
+		// to that reduced window, a second cut within one episode (the
+		// kernel's CUBIC on the cellular trace, docs/fidelity.md).
+		cwnd = min(cwnd, a.PriorInFlight)
+	}
+	if cwnd >= cu.reno.Ssthresh() {
+		return
+	}
 	if cu.hs.update(now, a.RTT, cu.delayMin, cwnd, a.Rate.PriorDelivered, a.TotalDelivered) {
 		// Linux: tp->snd_ssthresh = tcp_snd_cwnd(tp). RFC 9438 §4.10:
 		// leaving slow start without loss sets cwnd_prior = cwnd.
 		cu.reno.SetSsthresh(cwnd)
 		cu.ssthreshSet = true
 		cu.cwndPrior = cu.segments(cwnd)
+		if cu.inRecovery {
+			// Recovery ends at the new threshold (tcp_end_cwnd_reduction).
+			cu.reno.SetCwnd(cwnd)
+		}
 	}
 }
 

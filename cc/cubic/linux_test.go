@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/cc/cctest"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
@@ -179,5 +180,39 @@ func TestLinuxOnAckDoesNotAllocate(t *testing.T) {
 		cu.OnAck(now, &a)
 	}); n != 0 {
 		t.Errorf("OnAck allocates %.1f times per call", n)
+	}
+}
+
+// TestLinuxHystartInRecovery: Linux's snd_cwnd during fast recovery is
+// PRR's (what is in flight plus its allowance), below ssthresh, so
+// tcp_in_slow_start holds and cubictcp_acked runs HyStart there: a round
+// of RTT samples 50 ms above the minimum sets ssthresh, and the window
+// recovery ends at, to that reduced window, a second cut within one loss
+// episode (the kernel's CUBIC did this on the cellular trace: ssthresh 167
+// -> 117 in recovery, with no state change, in a tcp_probe trace; see
+// docs/fidelity.md). With linux: 0 the window during recovery is the
+// controller's, at ssthresh, and HyStart does not run.
+func TestLinuxHystartInRecovery(t *testing.T) {
+	for _, linux := range []float64{1, 0} {
+		cu := newCubic(t, map[string]float64{"iw": 100, "linux": linux})
+		now := clock.Time(time.Second)
+		cu.OnCongestionEvent(now, &cc.LossEvent{PriorInFlight: 100 * mss, LostBytes: mss})
+		ss := cu.Ssthresh()
+		ack := func(rtt time.Duration, prior, total units.Bytes) {
+			now = now.Add(10 * time.Millisecond) // no ACK train
+			cu.OnAck(now, &cc.Ack{AckedBytes: mss, RTT: rtt, PriorInFlight: 40 * mss, InFlight: 40 * mss,
+				InRecovery: true, CwndLimited: true, TotalDelivered: total, Rate: cc.RateSample{PriorDelivered: prior}})
+		}
+		ack(100*time.Millisecond, 0, 10*mss) // the minimum delay, in an earlier round
+		for k := range units.Bytes(10) {
+			ack(150*time.Millisecond, (10+k)*mss, (100+k)*mss)
+		}
+		got, cwnd := cu.Ssthresh(), cu.CongestionWindow()
+		if linux == 1 && (got != 40*mss || cwnd != 40*mss) {
+			t.Errorf("linux: ssthresh %.1f and cwnd %.1f segments after a delay rise in recovery, want both 40 (the window in flight)", segs(got), segs(cwnd))
+		}
+		if linux == 0 && got != ss {
+			t.Errorf("linux: 0: ssthresh %.1f segments, want %.1f unchanged", segs(got), segs(ss))
+		}
 	}
 }

@@ -138,15 +138,15 @@ func synAckWindow(advmss int64) int64 {
 	return min(full, 65535)
 }
 
-// advertise is tcp_select_window for an ACK, with unread bytes of the
-// segment just received still in the receive queue (the application reads
-// after the ACK decision): the free space (tcp_space: the buffer's window
-// less what waits in it), held to rcv_ssthresh, rounded up to the window
-// scale, and never less than what the last advertisement still offers
-// (Linux does not shrink the window). When the free space falls below
-// half the buffer and below a sixteenth of it or a segment, the window
-// would close; an application that reads at once never gets there unless
-// the out-of-order queue fills the buffer.
+// advertise is tcp_select_window for an ACK, with unread bytes in the
+// receive queue (the application reads at the end of the instant,
+// appRead): the free space (tcp_space: the buffer's window less what waits
+// in it and the out-of-order data), held to rcv_ssthresh, rounded up to
+// the window scale, and never less than what the last advertisement still
+// offers (Linux does not shrink the window). When the free space falls
+// below half the buffer and below a sixteenth of it or a segment, the
+// window would close; an application that reads every instant gets there
+// only if the out-of-order queue fills the buffer.
 func (r *Receiver) advertise(unread int64) int64 {
 	w := r.rw
 	if !w.established {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -254,8 +255,12 @@ func windowSeries(n *network.Network, c *comparison, det *emu.Details) (win, rtt
 		win = append(win,
 			plot.Series{Name: f.Name + " cwnd, simulator", X: st, Y: scw},
 			plot.Series{Name: f.Name + " in flight, simulator", X: st, Y: sin},
-			plot.Series{Name: f.Name + " cwnd, Linux", X: kt, Y: kcw},
-			plot.Series{Name: f.Name + " ssthresh, Linux", X: kt, Y: kss})
+			plot.Series{Name: f.Name + " cwnd, Linux", X: kt, Y: kcw})
+		// A flow that never lost (or BBR, which keeps ssthresh at
+		// infinity) has no ssthresh to draw.
+		if slices.ContainsFunc(kss, func(v float64) bool { return !math.IsNaN(v) }) {
+			win = append(win, plot.Series{Name: f.Name + " ssthresh, Linux", X: kt, Y: kss})
+		}
 		rtt = append(rtt,
 			plot.Series{Name: f.Name + " RTT, simulator", X: st, Y: srtt},
 			plot.Series{Name: f.Name + " smoothed RTT, Linux", X: kt, Y: krtt})

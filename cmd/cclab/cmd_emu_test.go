@@ -263,6 +263,12 @@ func TestWindowSeries(t *testing.T) {
 	if got := rtt[1].Y; got[0] != 50 || got[1] != 60 {
 		t.Errorf("Linux RTT %v ms, want [50 60]", got)
 	}
+	// Without a finite ssthresh (no loss yet, or BBR) the series is left
+	// out rather than drawn empty.
+	det.Samples[name][1].Ssthresh = math.MaxInt32
+	if win, _ := windowSeries(n, compareResults(res, em), det); len(win) != 3 {
+		t.Errorf("%d window series when Linux's ssthresh is never set, want 3", len(win))
+	}
 	det.Samples = map[string][]endpoint.Sample{}
 	if win, _ := windowSeries(n, compareResults(res, em), det); len(win) != 0 {
 		t.Errorf("%d series without kernel samples", len(win))

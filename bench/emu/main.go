@@ -2,14 +2,17 @@
 // it (docs/emulator.md, docs/fidelity.md). It needs root and runs for
 // minutes; it is not part of `go test`.
 //
-//	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [-set path=value] [-cc-param name=value] [-sim] [scenario ...]
+//	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [-set path=value] [-cc-param name=value] [-sim [-ref kernel.jsonl,...]] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
 //	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
 // row per flow with the relative differences (sim - emu) / emu; -json
-// writes every pair of results as JSON lines to a file too. ceiling runs
+// writes every pair of results as JSON lines to a file too; -sim runs the
+// simulator's side alone (no root), and -ref scores it against kernel
+// passes written by -json (testdata/ holds two idle ones, 2026-12-03).
+// ceiling runs
 // one kernel CUBIC flow over a rate-limited link at increasing rates and
 // reports the delivered rate and the forwarder's lateness. seeds runs one
 // scenario over seeds 1..N on the kernel and in the simulator (and in the
@@ -167,6 +170,7 @@ func fidelity(ctx context.Context, args []string) error {
 	ccs := fs.String("cc", "cubic,bbr,newreno", "controllers")
 	jsonOut := fs.String("json", "", "append every result pair to this file as JSON lines")
 	simOnly := fs.Bool("sim", false, "run the simulator side only (no root needed): goodput, qdelay p95, retransmissions / drops+losses / RTOs, RTT mean, FCT")
+	refFiles := fs.String("ref", "", "with -sim: score against kernel passes of fidelity -json (comma-separated files, e.g. bench/emu/testdata/kernel-idle-2026-12-03-pass1.jsonl,...pass2.jsonl)")
 	var sets, params overrides
 	fs.Var(&sets, "set", "override a scenario field on both sides: path=value[,path=value] (repeatable)")
 	fs.Var(&params, "cc-param", "set a controller parameter on every flow whose controller has it, in the simulator only (the kernel's take none): name=value[,name=value] (repeatable), e.g. linux=1")
@@ -186,8 +190,17 @@ func fidelity(ctx context.Context, args []string) error {
 	if jl != nil {
 		defer jl.Close()
 	}
+	if *refFiles != "" && !*simOnly {
+		return fmt.Errorf("-ref scores the simulator against stored kernel passes: use it with -sim")
+	}
 	if *simOnly {
-		return fidelitySim(names, *ccs, *dur, side)
+		var ref kernelRef
+		if *refFiles != "" {
+			if ref, err = loadRef(strings.Split(*refFiles, ",")); err != nil {
+				return err
+			}
+		}
+		return fidelitySim(names, *ccs, *dur, side, ref)
 	}
 	fmt.Println("| scenario | cc | flow | goodput sim / emu Mbit/s | Δ | qdelay p95 sim / emu ms | Δ | retx sim / emu | Δ | RTT mean sim / emu ms | Δ | FCT sim / emu s | Δ |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -244,11 +257,16 @@ func fidelity(ctx context.Context, args []string) error {
 	return nil
 }
 
-// fidelitySim prints the simulator's side of the fidelity table, with the
-// counts that tell spurious retransmissions apart (docs/fidelity.md).
-func fidelitySim(names []string, ccs string, dur time.Duration, side sides) error {
-	fmt.Println("| scenario | cc | flow | goodput Mbit/s | qdelay p95 ms | retx / drops+losses / RTOs | RTT mean ms | FCT s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+// simFlow is one simulated flow of fidelity -sim.
+type simFlow struct {
+	scenario, cc string
+	flow         experiment.FlowResult
+}
+
+// simFlows runs the simulator's side of the fidelity table.
+func simFlows(names []string, ccs string, dur time.Duration, side sides) ([]simFlow, map[[2]string]*float64, error) {
+	var out []simFlow
+	rti := map[[2]string]*float64{}
 	for _, name := range names {
 		if _, ok := skip[name]; ok {
 			continue
@@ -262,24 +280,90 @@ func fidelitySim(names []string, ccs string, dur time.Duration, side sides) erro
 				err = side.sim(s)
 			}
 			if err != nil {
-				return fmt.Errorf("%s/%s: %w", name, cc, err)
+				return nil, nil, fmt.Errorf("%s/%s: %w", name, cc, err)
 			}
 			sim, _, err := experiment.Run(context.Background(), s)
 			if err != nil {
-				return fmt.Errorf("%s/%s sim: %w", name, cc, err)
+				return nil, nil, fmt.Errorf("%s/%s sim: %w", name, cc, err)
 			}
 			for _, a := range sim.Flows {
-				fct := "-"
-				if a.FCT != nil {
-					fct = fmt.Sprintf("%.2f", *a.FCT)
-				}
-				fmt.Printf("| %s | %s | %s | %.2f | %.0f | %d / %d / %d | %.0f | %s |\n",
-					name, cc, a.Name, a.GoodputMbps, a.QdelayP95Ms, a.Retransmissions, a.Drops+a.Losses, a.RTOs, a.RTTMeanMs, fct)
+				out = append(out, simFlow{name, cc, a})
 			}
-			if sim.RTI != nil {
-				fmt.Printf("| %s | %s | (RTI) | %.3f |||||\n", name, cc, *sim.RTI)
+			rti[[2]string{name, cc}] = sim.RTI
+		}
+	}
+	return out, rti, nil
+}
+
+// refCounts counts the flows within target of the kernel reference, per
+// metric, and the flows the reference has.
+func refCounts(flows []simFlow, ref kernelRef) (in [3]int, scored int) {
+	for i := range flows {
+		ok3, _, ok := ref.score(flows[i].scenario, flows[i].cc, &flows[i].flow)
+		if !ok {
+			continue
+		}
+		scored++
+		for m := range 3 {
+			if ok3[m] {
+				in[m]++
 			}
 		}
+	}
+	return in, scored
+}
+
+// fidelitySim prints the simulator's side of the fidelity table, with the
+// counts that tell spurious retransmissions apart (docs/fidelity.md), and,
+// given a kernel reference (-ref), the kernel's range beside each metric,
+// ✗ where the simulator is outside its target, and the counts within.
+func fidelitySim(names []string, ccs string, dur time.Duration, side sides, ref kernelRef) error {
+	flows, rti, err := simFlows(names, ccs, dur, side)
+	if err != nil {
+		return err
+	}
+	if ref == nil {
+		fmt.Println("| scenario | cc | flow | goodput Mbit/s | qdelay p95 ms | retx / drops+losses / RTOs | RTT mean ms | FCT s |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Println("| scenario | cc | flow | goodput Mbit/s / kernel | qdelay p95 ms / kernel | retx / kernel (drops+losses, RTOs) | RTT mean ms | FCT s |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
+	}
+	for i, f := range flows {
+		a := &f.flow
+		fct := "-"
+		if a.FCT != nil {
+			fct = fmt.Sprintf("%.2f", *a.FCT)
+		}
+		if ref == nil {
+			fmt.Printf("| %s | %s | %s | %.2f | %.0f | %d / %d / %d | %.0f | %s |\n",
+				f.scenario, f.cc, a.Name, a.GoodputMbps, a.QdelayP95Ms, a.Retransmissions, a.Drops+a.Losses, a.RTOs, a.RTTMeanMs, fct)
+		} else {
+			in, ranges, ok := ref.score(f.scenario, f.cc, a)
+			mark := func(m int) string {
+				switch {
+				case !ok:
+					return " / -"
+				case in[m]:
+					return " / " + ranges[m]
+				}
+				return " ✗ / " + ranges[m]
+			}
+			fmt.Printf("| %s | %s | %s | %.2f%s | %.0f%s | %d%s (%d, %d) | %.0f | %s |\n",
+				f.scenario, f.cc, a.Name, a.GoodputMbps, mark(0), a.QdelayP95Ms, mark(1), a.Retransmissions, mark(2),
+				a.Drops+a.Losses, a.RTOs, a.RTTMeanMs, fct)
+		}
+		if last := i == len(flows)-1 || flows[i+1].scenario != f.scenario || flows[i+1].cc != f.cc; last {
+			if r := rti[[2]string{f.scenario, f.cc}]; r != nil {
+				fmt.Printf("| %s | %s | (RTI) | %.3f |||||\n", f.scenario, f.cc, *r)
+			}
+		}
+	}
+	if ref != nil {
+		in, scored := refCounts(flows, ref)
+		fmt.Printf("\nwithin target of the kernel reference (%d flows it has; goodput %.0f%%, qdelay p95 %.0f%%, retransmissions %.0f%%): %s %d, %s %d, %s %d\n",
+			scored, 100*refTolerance[0], 100*refTolerance[1], 100*refTolerance[2],
+			refMetrics[0], in[0], refMetrics[1], in[1], refMetrics[2], in[2])
 	}
 	return nil
 }

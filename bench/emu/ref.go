@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cclab/cclab/experiment"
+)
+
+// A kernel reference is one or more kernel passes of `fidelity -json`
+// (each line one scenario and controller, with the emulator's result):
+// the range of each flow's goodput, queueing-delay p95 and retransmissions
+// over the passes, against which `fidelity -sim -ref` scores the simulator
+// without root. The idle passes behind docs/fidelity.md's first table ship
+// in testdata/.
+type kernelRef map[refKey][][3]float64
+
+type refKey struct{ scenario, cc, flow string }
+
+// refMetrics names the three scored metrics, in kernelRef's order.
+var refMetrics = [3]string{"goodput", "qdelay p95", "retransmissions"}
+
+// refTolerance is each metric's target (issue 13): goodput within 5%,
+// queueing-delay p95 within 20%, retransmissions within 25% of the nearer
+// end of the kernel's range.
+var refTolerance = [3]float64{0.05, 0.20, 0.25}
+
+func refValues(f *experiment.FlowResult) [3]float64 {
+	return [3]float64{f.GoodputMbps, f.QdelayP95Ms, float64(f.Retransmissions)}
+}
+
+// loadRef reads kernel passes, naming the file and line of a bad one.
+func loadRef(paths []string) (kernelRef, error) {
+	ref := kernelRef{}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		line := 0
+		for sc.Scan() {
+			line++
+			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			var row struct {
+				Scenario string             `json:"scenario"`
+				CC       string             `json:"cc"`
+				Emu      *experiment.Result `json:"emu"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			}
+			if row.Scenario == "" || row.CC == "" || row.Emu == nil || len(row.Emu.Flows) == 0 {
+				f.Close()
+				return nil, fmt.Errorf("%s:%d: want a line of fidelity -json (scenario, cc and the emulator's result with its flows)", path, line)
+			}
+			for i := range row.Emu.Flows {
+				k := refKey{row.Scenario, row.CC, row.Emu.Flows[i].Name}
+				ref[k] = append(ref[k], refValues(&row.Emu.Flows[i]))
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if line == 0 {
+			return nil, fmt.Errorf("%s: empty", path)
+		}
+	}
+	return ref, nil
+}
+
+// within reports whether v is inside the kernel's range vals or within
+// tol of its nearer end.
+func within(v float64, vals []float64, tol float64) bool {
+	lo, hi := vals[0], vals[0]
+	for _, x := range vals[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo <= v && v <= hi {
+		return true
+	}
+	near := hi
+	if v < lo {
+		near = lo
+	}
+	if near == 0 {
+		return v == 0
+	}
+	d := v - near
+	if d < 0 {
+		d = -d
+	}
+	return d <= tol*near
+}
+
+// score compares one simulated flow with the reference: whether each
+// metric is within target, and the kernel's range as text; ok is false
+// when the reference has no such flow.
+func (r kernelRef) score(scenario, cc string, f *experiment.FlowResult) (in [3]bool, ranges [3]string, ok bool) {
+	runs := r[refKey{scenario, cc, f.Name}]
+	if len(runs) == 0 {
+		return in, ranges, false
+	}
+	v := refValues(f)
+	for m := range 3 {
+		vals := make([]float64, len(runs))
+		for i, run := range runs {
+			vals[i] = run[m]
+		}
+		in[m] = within(v[m], vals, refTolerance[m])
+		lo, hi := vals[0], vals[0]
+		for _, x := range vals[1:] {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		ranges[m] = fmt.Sprintf("%.4g-%.4g", lo, hi)
+	}
+	return in, ranges, true
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cclab/cclab/experiment"
 )
 
 var idleKernel = []string{
@@ -93,4 +95,33 @@ func TestLoadRefNamesTheBadLine(t *testing.T) {
 	if _, err := loadRef([]string{filepath.Join(dir, "missing.jsonl")}); err == nil {
 		t.Error("a missing file accepted")
 	}
+}
+
+// FuzzLoadRef: any file content is parsed or refused with an error, never
+// a panic, and a parsed reference scores a flow without one.
+func FuzzLoadRef(f *testing.F) {
+	for _, p := range idleKernel {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b[:min(len(b), 2000)]))
+	}
+	f.Add("{\"scenario\":\"x\",\"cc\":\"cubic\",\"emu\":{\"flows\":[{\"name\":\"a\",\"goodput_mbps\":-1}]}}\n")
+	f.Add("")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, body string) {
+		p := filepath.Join(dir, "ref.jsonl")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := loadRef([]string{p})
+		if err != nil {
+			return
+		}
+		for k := range ref {
+			fl := experiment.FlowResult{Name: k.flow, GoodputMbps: 1}
+			ref.score(k.scenario, k.cc, &fl)
+		}
+	})
 }

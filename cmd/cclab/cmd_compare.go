@@ -143,8 +143,8 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return emit(stdout, *asJSON, c, func(w io.Writer) { printComparison(w, c) })
 }
 
-// maxComparedFlows bounds the flows drawn in compare's BBR figure (four
-// lines each).
+// maxComparedFlows bounds the flows drawn in compare's figures (four
+// lines each in the BBR one, up to four and two in the windows one).
 const maxComparedFlows = 6
 
 // writeCompareOutputs writes comparison.json, each side's run directory
@@ -179,7 +179,17 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 			return fmt.Errorf("plotting: %w", err)
 		}
 	}
-	var rtt, bw []plot.Series
+	rtt, bw := bbrSeries(n, c, det)
+	if len(rtt) == 0 {
+		return nil
+	}
+	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, scheduleEvents(s))
+}
+
+// bbrSeries pairs the model estimates of each flow that runs BBR on both
+// sides: the simulator's BtlBw and RTprop against the kernel BBR's
+// (TCP_CC_INFO).
+func bbrSeries(n *network.Network, c *comparison, det *emu.Details) (rtt, bw []plot.Series) {
 	for i, f := range n.Flows {
 		if i >= len(c.Emu.Flows) || i >= len(n.Series.Flows) {
 			break
@@ -204,10 +214,7 @@ func writeCompareOutputs(dir string, ss, s *scenario.Scenario, c *comparison, n 
 			break
 		}
 	}
-	if len(rtt) == 0 {
-		return nil
-	}
-	return report.PlotBBR(dir, s.Name+": BBR's estimates, simulator and Linux", rtt, bw, scheduleEvents(s))
+	return rtt, bw
 }
 
 // windowSeries pairs each compared flow's congestion window on both

@@ -224,17 +224,8 @@ func TestCompareOutputs(t *testing.T) {
 // ssthresh, which is left out (NaN) while it is TCP_INFTHRESH, before the
 // first loss; a flow without kernel samples draws nothing.
 func TestWindowSeries(t *testing.T) {
-	s, err := scenarios.Load("dumbbell")
+	s, err := loadScenario("dumbbell", "", -1, []string{"duration=1s", "sample=100ms"})
 	if err != nil {
-		t.Fatal(err)
-	}
-	for kv := range strings.SplitSeq("duration=1s sample=100ms", " ") {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := s.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	res, n, err := runScenario(context.Background(), s, "")

@@ -152,17 +152,14 @@ func TestLostRetransmissionsRuleAgainstKernelTails(t *testing.T) {
 // so every retransmission must be for a drop, with the option as without
 // it, and with the whole Linux profile (which includes it).
 func TestRACKRetransmissionsNotSpuriousOnTraceBursts(t *testing.T) {
-	for _, set := range [][2]string{{"transport.lost_retransmissions", "gap"}, {"transport.lost_retransmissions", "rack"}, {"profile", "linux"}} {
-		s, err := scenarios.Load("cellular")
+	data, err := scenarios.Bytes("cellular")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"transport.lost_retransmissions=gap", "transport.lost_retransmissions=rack", "profile=linux"} {
+		// Named as scenarios.Load names it, so that its trace resolves.
+		s, err := scenario.ParseWithOverrides(data, "scenarios/cellular.yaml", "", -1, []string{"duration=20s", set})
 		if err != nil {
-			t.Fatal(err)
-		}
-		for _, kv := range [][2]string{{"duration", "20s"}, set} {
-			if err := s.Set(kv[0], kv[1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.Validate(); err != nil {
 			t.Fatal(err)
 		}
 		r, _, err := experiment.Run(context.Background(), s)
@@ -170,10 +167,10 @@ func TestRACKRetransmissionsNotSpuriousOnTraceBursts(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := r.Flows[0]
-		t.Logf("%s=%s: %d retransmissions for %d drops and %d losses", set[0], set[1], f.Retransmissions, f.Drops, f.Losses)
+		t.Logf("%s: %d retransmissions for %d drops and %d losses", set, f.Retransmissions, f.Drops, f.Losses)
 		if f.Retransmissions > f.Drops+f.Losses {
-			t.Errorf("%s=%s: %d retransmissions for %d drops and %d losses: %d spurious on a path that neither reorders nor delays ACKs",
-				set[0], set[1], f.Retransmissions, f.Drops, f.Losses, f.Retransmissions-f.Drops-f.Losses)
+			t.Errorf("%s: %d retransmissions for %d drops and %d losses: %d spurious on a path that neither reorders nor delays ACKs",
+				set, f.Retransmissions, f.Drops, f.Losses, f.Retransmissions-f.Drops-f.Losses)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func TestSenderStaysWithinAdvertisedWindow(t *testing.T) {
 		if h.rcv.DeliveredBytes != cfg.Bytes {
 			t.Fatalf("on=%v: delivered %d of %d", on, h.rcv.DeliveredBytes, cfg.Bytes)
 		}
-		lim := h.snd.State().RwndLimited
+		lim, _ := h.snd.RwndLimited(h.s.Now())
 		t.Logf("on=%v: %d new segments, %d beyond the window, window-limited for %v, %d windows advertised", on, sent, beyond, lim, windows)
 		if !on {
 			if windows != 0 || lim != 0 {

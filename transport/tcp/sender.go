@@ -114,7 +114,7 @@ type Sender struct {
 	rwndLimited  bool       // the last trySend stopped at the window's edge
 	rwndLimSince clock.Time // when it started to
 	// rwndLimitedFor is the time sending has waited for the window, in
-	// the periods ended so far (FlowState.RwndLimited).
+	// the periods ended so far (RwndLimited adds an open one).
 	rwndLimitedFor time.Duration
 
 	// Proportional rate reduction (RFC 6937) during fast recovery, for

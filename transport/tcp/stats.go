@@ -49,10 +49,6 @@ type FlowState struct {
 	Delivered units.Bytes
 	// InRecovery is true during fast recovery or after a timeout.
 	InRecovery bool
-	// RwndLimited is the time sending has waited for the peer's receive
-	// window (Config.LinuxReceiveWindow; Linux's tcpi_rwnd_limited), up
-	// to the last send attempt.
-	RwndLimited time.Duration
 	// Stats are the counters.
 	Stats Stats
 	// CC is the controller's own snapshot, if it has one.
@@ -71,10 +67,9 @@ func (s *Sender) State() FlowState {
 		SRTT:       s.rtt.SRTT(), RTTVar: s.rtt.RTTVar(), MinRTT: s.rtt.Min(), LatestRTT: s.rtt.Latest(),
 		RTO:    s.currentRTO(),
 		SndUna: s.una, SndNxt: s.nxt,
-		Delivered:   s.rate.Delivered(),
-		InRecovery:  s.phase != open,
-		RwndLimited: s.rwndLimitedFor,
-		Stats:       s.stats,
+		Delivered:  s.rate.Delivered(),
+		InRecovery: s.phase != open,
+		Stats:      s.stats,
 	}
 	if in, ok := s.cc.(cc.Inspector); ok {
 		st.CC = in.State()

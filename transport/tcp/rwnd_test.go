@@ -71,7 +71,7 @@ func TestAdvertisedWindowFollowsLinux(t *testing.T) {
 // past the right edge of the latest window it has received (Linux's
 // tcp_snd_wnd_test), and with a 600-segment congestion window on a
 // 200 ms path the window, which autotuning opens one receiver RTT late,
-// does hold it back (FlowState.RwndLimited > 0); the transfer still
+// does hold it back (Sender.RwndLimited > 0); the transfer still
 // completes. Without the option ACKs carry no window and the sender is
 // never window-limited.
 func TestSenderStaysWithinAdvertisedWindow(t *testing.T) {

@@ -55,10 +55,11 @@ func (l *rackList) clear() { l.head, l.n = 0, 0 }
 // time rule is Linux's (tcp_rack_detect_loss walks one send-ordered list
 // of originals and retransmissions): lost once a segment sent after it
 // has been delivered and the latest RTT plus the reordering window has
-// passed since it was sent; one not yet due arms the reordering timer, so
-// a lost retransmission followed only by segments sent just after it is
-// found without a timeout.
-func (s *Sender) detectLostRetransmissions(now clock.Time) {
+// passed since it was sent; the first one not yet due returns its
+// deadline for the reordering timer (armRACK; clock.Never if none waits),
+// so a lost retransmission followed only by segments sent just after it
+// is found without a timeout.
+func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 	timeRule := s.cfg.RACKRetransmissions && !s.cfg.NoRACK && !s.cfg.NoSACK
 	var wait time.Duration
 	gap := s.rtt.Min() / 4
@@ -88,16 +89,13 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) {
 			// and the sequence would judge that retransmission lost as
 			// soon as the new data is delivered.)
 			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && s.rackXmitSeg >= e.nxt)) {
-				return
+				return clock.Never
 			}
 			if d := e.sentAt.Add(wait); d > now {
-				if !s.rackT.Armed() || d < s.rackT.Deadline() {
-					s.rackT.Reset(d)
-				}
-				return
+				return d
 			}
 		} else if !(e.sentAt.Add(gap) < s.rackXmit) {
-			return
+			return clock.Never
 		}
 		s.rack.pop()
 		g.retrans = false
@@ -107,4 +105,5 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) {
 			s.retxHint = e.k
 		}
 	}
+	return clock.Never
 }

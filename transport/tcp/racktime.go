@@ -16,14 +16,15 @@ import (
 // SACKed segments above a hole only close the reordering window, unless
 // the path has been seen to reorder. A hole is marked by an ACK or by the
 // reordering timer (RFC 8985 §6.3, Linux tcp_rack_reo_timeout) at its
-// deadline. Retransmissions are rack.go's.
-func (s *Sender) detectLossRACK(now clock.Time) {
+// deadline, which it returns for armRACK (clock.Never if no hole waits).
+// Retransmissions are rack.go's.
+func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 	if s.cfg.NoRACK || s.rackXmit == 0 {
-		return
+		return clock.Never
 	}
 	rtt := s.rtt.Latest()
 	if rtt == 0 {
-		return
+		return clock.Never
 	}
 	reo := s.rackReoWnd()
 	// rackFront: every segment below it is SACKed, marked lost or was
@@ -39,16 +40,32 @@ func (s *Sender) detectLossRACK(now clock.Time) {
 		// the rest. Segments sent in the same instant are ordered by
 		// sequence (Linux tcp_rack_sent_after).
 		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg) {
-			return
+			return clock.Never
 		}
 		if d := g.sentAt.Add(rtt + reo); d > now {
-			s.rackT.Reset(d)
-			return
+			return d
 		}
 		s.markLost(k, g)
 		s.lostFront = max(s.lostFront, k+1)
 	}
 	s.rackFront = s.nxtSeg()
+	return clock.Never
+}
+
+// armRACK arms the reordering timer for the deadlines the two rules found
+// in one ACK or timer event (clock.Never: none). An original's deadline
+// replaces whatever the timer held, since the hole it was armed for may
+// have been repaired since; a retransmission's only brings it forward, so
+// that it cannot push back an original's deadline found in the same
+// event. A stale earlier deadline left in place costs one timer event that
+// re-runs both rules and re-arms.
+func (s *Sender) armRACK(orig, retx clock.Time) {
+	if orig != clock.Never {
+		s.rackT.Reset(orig)
+	}
+	if retx != clock.Never && (!s.rackT.Armed() || retx < s.rackT.Deadline()) {
+		s.rackT.Reset(retx)
+	}
 }
 
 // rackReoWnd is RACK's reordering window (Linux tcp_rack_reo_wnd): until
@@ -72,12 +89,14 @@ func (s *Sender) onRACKTimer(now clock.Time) {
 		return
 	}
 	prior, priorLost := s.InFlight(), s.stats.MarkedLost
+	orig, retxAt := clock.Never, clock.Never
 	if s.sacked > 0 {
-		s.detectLossRACK(now)
+		orig = s.detectLossRACK(now)
 	}
 	if retx {
-		s.detectLostRetransmissions(now)
+		retxAt = s.detectLostRetransmissions(now)
 	}
+	s.armRACK(orig, retxAt)
 	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
 		s.updateRecovery(now, prior, newly, 0)
 		s.trySend(now)

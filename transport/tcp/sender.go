@@ -507,6 +507,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	if s.cfg.PacketTimers {
 		// Mockets: only the packets' own timers detect loss (mockets.go).
 	} else {
+		orig, retx := clock.Never, clock.Never
 		if s.sacked > 0 {
 			if s.cfg.NoRACK {
 				// RFC 6675's DupThresh rule; with RACK on, Linux
@@ -515,15 +516,16 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 			}
 			if s.rackAdvanced {
 				s.rackAdvanced = false
-				s.detectLossRACK(now)
+				orig = s.detectLossRACK(now)
 			}
 		}
 		if advanced && (s.cfg.NoRACK || s.cfg.NoSACK) {
 			s.partialAck()
 		}
 		if s.retransOut > 0 && s.rackXmit > 0 {
-			s.detectLostRetransmissions(now)
+			retx = s.detectLostRetransmissions(now)
 		}
+		s.armRACK(orig, retx)
 	}
 	s.sampleRTT(now, echo, ackDelay, advanced, &rs)
 

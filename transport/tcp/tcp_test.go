@@ -472,3 +472,35 @@ func TestLostRetransmissionFoundByRACKTimeRule(t *testing.T) {
 		}
 	}
 }
+
+// TestArmRACK: one ACK's deadlines for an original and a retransmission
+// arm the reordering timer for the earlier, whichever rule found it, and a
+// retransmission's deadline never pushes back the timer, while an
+// original's replaces a stale one (the order the two rules run in does not
+// matter; it once did).
+func TestArmRACK(t *testing.T) {
+	ms := func(n int) clock.Time { return clock.Time(time.Duration(n) * time.Millisecond) }
+	never := clock.Never
+	for _, c := range []struct {
+		name             string
+		armed            clock.Time // the timer's deadline before the ACK
+		orig, retx, want clock.Time
+	}{
+		{"nothing waits", never, never, never, never},
+		{"retransmission earlier than original", never, ms(100), ms(80), ms(80)},
+		{"original earlier than retransmission", never, ms(80), ms(100), ms(80)},
+		{"original replaces a stale deadline", ms(50), ms(100), never, ms(100)},
+		{"retransmission keeps an earlier deadline", ms(50), never, ms(100), ms(50)},
+		{"retransmission brings the timer forward", ms(150), never, ms(100), ms(100)},
+		{"both, after a stale deadline", ms(50), ms(120), ms(90), ms(90)},
+	} {
+		h := newHarness(t, Config{Bytes: 10 * 1448}, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		if c.armed != never {
+			h.snd.rackT.Reset(c.armed)
+		}
+		h.snd.armRACK(c.orig, c.retx)
+		if got := h.snd.rackT.Deadline(); got != c.want {
+			t.Errorf("%s: timer at %v, want %v", c.name, got, c.want)
+		}
+	}
+}

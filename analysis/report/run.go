@@ -203,10 +203,7 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 	for i, v := range s.QueuePackets {
 		q[i] = float64(v)
 	}
-	var events []plot.Event
-	for _, seg := range n.Segments[1:] {
-		events = append(events, plot.Event{X: seg.Start.Seconds(), Label: fmt.Sprintf("link change at %.3g s", seg.Start.Seconds())})
-	}
+	events := linkChanges(n)
 	title := fmt.Sprintf("%s (seed %d)", r.Scenario, r.Seed)
 	if len(n.Flows) > plotted {
 		title += fmt.Sprintf(": first %d of %d flows", plotted, len(n.Flows))
@@ -227,4 +224,17 @@ func writeRunPlots(dir string, r *experiment.Result, n *network.Network) error {
 		return fmt.Errorf("plotting: %w", err)
 	}
 	return nil
+}
+
+// linkChanges marks where the bottleneck's segments begin after the first:
+// the link changes the run went through (the emulator's figures mark its
+// scenario's schedule instead, cmd/cclab's scheduleEvents, as it has no
+// simulated network).
+func linkChanges(n *network.Network) []plot.Event {
+	var events []plot.Event
+	for _, seg := range n.Segments[1:] {
+		at := seg.Start.Seconds()
+		events = append(events, plot.Event{X: at, Label: fmt.Sprintf("link change at %.3g s", at)})
+	}
+	return events
 }

@@ -67,10 +67,7 @@ func writeBBROutputs(dir string, n *network.Network) error {
 		rtt = append(rtt, plot.Series{Name: f.Name + " RTT", X: x, Y: gap(fs.RTTms)}, plot.Series{Name: f.Name + " RTprop estimate", X: x, Y: gap(fs.RTpropMs)})
 		bw = append(bw, plot.Series{Name: f.Name + " throughput", X: x, Y: fs.Mbps}, plot.Series{Name: f.Name + " BtlBw estimate", X: x, Y: fs.BtlBwMbps})
 	}
-	var events []plot.Event
-	for _, seg := range n.Segments[1:] {
-		events = append(events, plot.Event{X: seg.Start.Seconds(), Label: fmt.Sprintf("link change at %.3g s", seg.Start.Seconds())})
-	}
+	events := linkChanges(n)
 	return PlotBBR(dir, n.Scenario().Name+": BBR's model estimates", rtt, bw, events)
 }
 

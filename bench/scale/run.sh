@@ -3,9 +3,10 @@
 # peak memory on N = 100, 1000 and 10,000 long-lived NewReno flows through
 # one bottleneck (bench/scale/newreno-*flows.yaml), and one flow at 10 Mbit/s
 # against one at 10 Gbit/s (newreno-1flow-*.yaml), beside ns-3's when its
-# dumbbell is built (bench/ns3/build.sh).
+# dumbbell is built (bench/ns3/build.sh) and htsim's when its is
+# (bench/htsim/build.sh, from an htsim checkout of your own).
 #
-# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3]
+# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3] [--htsim]
 #   CCLAB     time this cclab binary instead of building the checkout (to
 #             compare two versions in one invocation)
 #   CCLAB_SIM with --sim, time this cclab-sim binary instead of building it
@@ -17,6 +18,9 @@
 #             whose code and initialisation add about 13 MiB of max RSS)
 #   --ns3     also run ns-3's dumbbell on the multi-flow scenarios (slow:
 #             tens of CPU seconds per run at N = 100)
+#   --htsim   also run htsim's dumbbell (bench/htsim/build/dumbbell) on the
+#             multi-flow scenarios: the same workload with htsim's TCP
+#             (no SACK, an ACK per packet), timed in the same invocation
 #
 # The last lines give issue 19's two ratios that no host changes: cost per
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
@@ -34,14 +38,16 @@ repo=$(cd "$here/../.." && pwd)
 runs=3
 only=""
 ns3=0
+htsim=0
 sim=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs="$2"; shift ;;
 	--only) only="$2"; shift ;;
 	--ns3) ns3=1 ;;
+	--htsim) htsim=1 ;;
 	--sim) sim=1 ;;
-	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -63,6 +69,7 @@ if [ "$sim" = 1 ]; then
 	fi
 fi
 ns3bin="$repo/bench/ns3/build/dumbbell"
+htsimbin="$repo/bench/htsim/build/dumbbell"
 
 # measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"
 # of the median-CPU run and the CPU range.
@@ -74,6 +81,8 @@ measure() {
 			{ echo "run.sh: $name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
 		local ev
 		ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+		# htsim's driver reports on stderr (its stdout is htsim's own).
+		[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
 		read -r u s m < <(tail -1 "$tmp/time")
 		echo "$(echo "$u + $s" | bc) ${ev:-0} $m" >> "$tmp/$name.runs"
 	done
@@ -112,6 +121,16 @@ for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10M
 		measure "ns-3 $f" "$ns3bin" --cc=TcpLinuxReno --flows="$n" --rate=$rate --delay=10ms \
 			--queue=$q --duration=10s --stagger="$((1000000 / n))us" --flowName=bulk --rttTrace=false || true
 	fi
+	if [ "$htsim" = 1 ] && [[ $f == *flows ]]; then
+		if [ ! -x "$htsimbin" ]; then
+			echo "run.sh: htsim dumbbell not built (HTSIM_DIR=... bench/htsim/build.sh)" >&2
+			continue
+		fi
+		n=${f#newreno-}; n=${n%flows}
+		rate=1000; q=1000
+		if [ "$n" = 10000 ]; then rate=10000; q=10000; fi
+		measure "htsim $f" "$htsimbin" -n "$n" -rate_mbps "$rate" -buffer_pkts "$q" || true
+	fi
 done
 
 # Issue 19's two host-independent ratios, from the rows above (median runs).
@@ -119,8 +138,8 @@ if [ -f "$tmp/summary" ]; then
 	awk '
 	{ cpu[$1 " " $2] = $3; ev[$1 " " $2] = $4 }
 	END {
-		split("cclab cclab-sim", names, " ")
-		for (i = 1; i <= 2; i++) {
+		split("cclab cclab-sim htsim", names, " ")
+		for (i = 1; i <= 3; i++) {
 			n = names[i]
 			a = n " newreno-100flows"; c = n " newreno-1000flows"
 			if (cpu[a] > 0 && cpu[c] > 0 && ev[a] > 0 && ev[c] > 0)

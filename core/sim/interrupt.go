@@ -11,7 +11,7 @@ import "github.com/cclab/cclab/core/clock"
 func (s *Scheduler) RunUntilOr(t clock.Time, every int, stop func() bool) bool {
 	every = max(every, 1)
 	n := every
-	for !s.stopped && s.top() && s.heap[0].at <= t {
+	for !s.stopped && s.top() && s.pickAt <= t {
 		s.fire()
 		if n--; n == 0 {
 			n = every

@@ -64,7 +64,10 @@ type call struct {
 // due. The heap therefore holds about one bucket's worth of events whatever
 // the number of flows. Bucket order is irrelevant to determinism: a bucket
 // is moved into the heap before any event at or after its start runs, and
-// the heap orders by (time, sequence number) exactly.
+// the heap orders by (time, sequence number) exactly. The few timers behind
+// most events (HotTimer: a link's transmissions, shared delay lines) stay
+// out of the heap altogether, and each event is the earliest of them and
+// the heap's top.
 type Scheduler struct {
 	now  clock.Time
 	seq  uint64
@@ -85,9 +88,8 @@ type Scheduler struct {
 	stopped   bool
 	// firing is the timer whose callback is running: its entry stays in
 	// the heap meanwhile, and settle moves it once the callback returns, so
-	// a Reset from the callback (a delay line's next packet, the
-	// bottleneck's next transmission: most events) only records the
-	// deadline.
+	// a Reset from the callback (a pacing or probe timer re-arming itself)
+	// only records the deadline.
 	firing *Timer
 
 	// The wheel's buckets hold timer ids in chunks of chunkIDs, not in
@@ -106,7 +108,25 @@ type Scheduler struct {
 	freeChunk int32      // first free chunk (+1; 0 for none)
 	horizon   clock.Time // every armed timer due before it is in the heap
 	inWheel   int        // timers in the wheel
+
+	// Hot timers (HotTimer) are kept out of the heap: the few timers that
+	// fire for nearly every event (the bottleneck's transmissions, the
+	// shared delay lines' heads) are re-armed by their own callbacks, and
+	// in the heap each re-arm sifted the entry past the others. A hot
+	// timer's deadline is only its own at and seq, which top compares
+	// beside the heap's top (a few timers, always in cache). The order of
+	// events is the same (time, sequence number) order either way.
+	hot  [maxHot]*Timer
+	nHot int
+	// pick is the hot timer top chose to fire next, nil for the heap's
+	// top; pickAt is that event's time.
+	pick   *Timer
+	pickAt clock.Time
 }
+
+// maxHot is the most hot timers a scheduler keeps out of its heap; later
+// ones are ordinary timers.
+const maxHot = 8
 
 // chunkIDs is the number of timer ids in a wheel chunk (256 bytes).
 const chunkIDs = 62
@@ -147,7 +167,15 @@ func (s *Scheduler) Events() uint64 { return s.events }
 
 // Pending returns the number of queued entries: scheduled events and armed
 // timers, plus stopped timers not yet swept (cancellation is lazy).
-func (s *Scheduler) Pending() int { return len(s.heap) + s.inWheel }
+func (s *Scheduler) Pending() int {
+	n := len(s.heap) + s.inWheel
+	for _, t := range s.hot[:s.nHot] {
+		if t.at != clock.Never {
+			n++
+		}
+	}
+	return n
+}
 
 // At schedules h.Handle(t, arg). Scheduling in the past is a programming
 // error and panics.
@@ -193,10 +221,14 @@ func (s *Scheduler) push(t clock.Time, seq uint64, id, c int32) {
 // back is moved lazily), which only costs a real-time driver a spurious
 // wake-up.
 func (s *Scheduler) Next() clock.Time {
-	if len(s.heap) == 0 {
-		return clock.Never
+	next := clock.Never
+	if len(s.heap) > 0 {
+		next = s.heap[0].at
 	}
-	return s.heap[0].at
+	for _, t := range s.hot[:s.nHot] {
+		next = min(next, t.at)
+	}
+	return next
 }
 
 // After schedules h.Handle after d.
@@ -329,21 +361,41 @@ func (s *Scheduler) advance() {
 	}
 }
 
-// top brings the earliest event to the top of the heap: it moves due wheel
-// buckets in, drops stopped timers and moves re-armed ones. It returns false
-// if nothing is scheduled.
+// top finds the earliest event, a hot timer (pick) or the heap's top: it
+// moves due wheel buckets in, drops stopped timers and moves re-armed ones
+// until the heap's top is a live event. It sets pickAt to the event's time
+// and returns false if nothing is scheduled.
 func (s *Scheduler) top() bool {
 	for {
-		for s.inWheel > 0 && (len(s.heap) == 0 || s.heap[0].at >= s.horizon) {
+		// The earliest hot timer, by (time, sequence number).
+		var h *Timer
+		hotNext := clock.Never
+		for _, t := range s.hot[:s.nHot] {
+			if t.at < hotNext || t.at == hotNext && h != nil && t.seq < h.seq {
+				h, hotNext = t, t.at
+			}
+		}
+		// Due wheel buckets come in before anything at or after their
+		// start runs (a slow link's events are several buckets apart).
+		for s.inWheel > 0 && hotNext >= s.horizon && (len(s.heap) == 0 || s.heap[0].at >= s.horizon) {
 			s.advance()
 		}
 		if len(s.heap) == 0 {
-			return false
+			if h == nil {
+				return false
+			}
+			s.pick, s.pickAt = h, hotNext
+			return true
 		}
 		e := &s.heap[0]
 		t := s.timers[e.id]
 		switch {
 		case t == nil || t.at == e.at:
+			if h != nil && (hotNext < e.at || hotNext == e.at && h.seq < e.seq) {
+				s.pick, s.pickAt = h, hotNext
+			} else {
+				s.pick, s.pickAt = nil, e.at
+			}
 			return true
 		case t.at == clock.Never:
 			t.wslot = unqueued
@@ -372,9 +424,17 @@ func (s *Scheduler) Step() bool {
 	return true
 }
 
-// fire executes the event at the top of the heap; top must have just
-// returned true.
+// fire executes the event top chose; top must have just returned true.
 func (s *Scheduler) fire() {
+	if t := s.pick; t != nil {
+		s.pick = nil
+		at := t.at
+		s.now = at
+		s.events++
+		t.at = clock.Never
+		t.f(at)
+		return
+	}
 	e := &s.heap[0]
 	at, id := e.at, e.id
 	s.now = at
@@ -407,8 +467,8 @@ func (s *Scheduler) fire() {
 // when its entry surfaced: drop the entry if the callback did not re-arm
 // the timer, move it to the new deadline if the re-arm was deferred, or
 // hand the timer to the wheel. Done here, while the timer and its entry
-// are in cache, it spares top a second pass over the heap's top for nearly
-// every event. Where the entry goes changes nothing: the heap orders by
+// are in cache, it spares top a second pass over the heap's top for every
+// timer event that is not a hot timer's. Where the entry goes changes nothing: the heap orders by
 // unique (time, sequence number) keys.
 func (s *Scheduler) settle(t *Timer) {
 	if t.wslot != inHeap {
@@ -440,7 +500,7 @@ func (s *Scheduler) settle(t *Timer) {
 // RunUntil executes events up to and including time t, then sets the clock
 // to t (unless stopped earlier).
 func (s *Scheduler) RunUntil(t clock.Time) {
-	for !s.stopped && s.top() && s.heap[0].at <= t {
+	for !s.stopped && s.top() && s.pickAt <= t {
 		s.fire()
 	}
 	if !s.stopped && s.now < t {
@@ -471,7 +531,8 @@ type Timer struct {
 	id int32
 	// wslot is where the timer is queued: its place in its wheel bucket
 	// (see Scheduler.wheel), alone in it, in the heap (pos[id] >= 0), or
-	// nowhere. A timer is in at most one of them, so one field says which,
+	// nowhere; or that it is a hot timer, never queued (HotTimer). A timer
+	// is in at most one of them, so one field says which,
 	// and a Timer fits the 48-byte size class (with two flags it took 64
 	// bytes: 0.8 MB at 10,000 flows of five timers).
 	wslot int32
@@ -485,6 +546,7 @@ const (
 	alone    = -1 // alone in its wheel bucket
 	unqueued = -2 // neither in the wheel nor in the heap
 	inHeap   = -3 // its entry is in the heap
+	hotSlot  = -4 // a hot timer (HotTimer), never queued: its id indexes Scheduler.hot
 )
 
 var _ clock.Timer = (*Timer)(nil)
@@ -508,6 +570,23 @@ func (s *Scheduler) InitTimer(t *Timer, f func(now clock.Time)) {
 	*t = Timer{s: s, f: f, id: int32(len(s.pos)), wslot: unqueued, at: clock.Never}
 	s.pos = append(s.pos, -1)
 	s.timers = append(s.timers, t)
+}
+
+// HotTimer is Timer for a timer that fires for a large share of all events
+// and is mostly re-armed by its own callback (a link's transmissions, a
+// delay line shared by many flows): the first few such timers of a
+// scheduler are kept out of its heap (see Scheduler.hot), later ones are
+// ordinary timers. The order of events does not depend on which kind a
+// timer is.
+func (s *Scheduler) HotTimer(f func(now clock.Time)) *Timer {
+	if s.nHot == maxHot {
+		return s.Timer(f)
+	}
+	i := s.nHot
+	s.nHot++
+	t := &Timer{s: s, f: f, id: int32(i), wslot: hotSlot, at: clock.Never}
+	s.hot[i] = t
+	return t
 }
 
 // Reset arms the timer at t (clamped to now), replacing any earlier
@@ -536,6 +615,9 @@ func (t *Timer) ResetSeq(at clock.Time, seq uint64) {
 	}
 	t.at = at
 	t.seq = seq
+	if t.wslot == hotSlot {
+		return // top reads its deadline
+	}
 	if t == s.firing {
 		return // settle moves its entry when the callback returns
 	}

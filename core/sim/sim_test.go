@@ -216,6 +216,19 @@ func TestInitTimerAgainstReference(t *testing.T) {
 	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, wheelSpan - 1, wheelSpan, 40_000_000}, true)
 }
 
+// TestHotTimersAgainstReference is TestTimersAgainstReference with hot
+// timers (HotTimer, kept out of the heap) among ordinary ones: 3 of 10, as
+// a dumbbell's link and two delay lines among flows' timers; all of 8, so
+// that the heap is often empty; and 12 of 40, more than the scheduler keeps
+// hot. They fire, re-arm and stop in the model's (time, arming order),
+// across wheel buckets and RunUntil slices.
+func TestHotTimersAgainstReference(t *testing.T) {
+	delays := []clock.Time{0, 1, 1000, 1 << wheelShift, 4_000_000, 40_000_000}
+	timersAgainstReference(t, 10, 10, delays, false, 3)
+	timersAgainstReference(t, maxHot, 10, delays, false, maxHot)
+	timersAgainstReference(t, 40, 5, append(delays, 200_000_000, 3_000_000_000), true, maxHot+4)
+}
+
 // TestInitTimerFields: a timer initialised in place starts exactly as one
 // from Timer (disarmed, unqueued, the next id), whatever the memory held.
 func TestInitTimerFields(t *testing.T) {
@@ -240,7 +253,9 @@ func TestCrowdedWheelAgainstReference(t *testing.T) {
 	timersAgainstReference(t, 300, 2, []clock.Time{0, 1, 1 << wheelShift, 3 << wheelShift, wheelSpan - 1, wheelSpan, wheelSpan + 1<<wheelShift, 40_000_000}, false)
 }
 
-func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []clock.Time, inPlace bool) {
+// timersAgainstReference: with hot > 0 the first hot timers come from
+// HotTimer (beyond maxHot they are ordinary timers).
+func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []clock.Time, inPlace bool, hot ...int) {
 	for seed := range seeds {
 		rnd := rand.New(rand.NewPCG(seed, 7))
 		s := New()
@@ -286,7 +301,9 @@ func timersAgainstReference(t *testing.T, nTimers int, seeds uint64, delays []cl
 				rearm(rnd.IntN(nTimers), now)
 				rearm(rnd.IntN(nTimers), now)
 			}
-			if inPlace && j%2 == 0 {
+			if len(hot) > 0 && j < hot[0] {
+				timers[j] = s.HotTimer(f)
+			} else if inPlace && j%2 == 0 {
 				s.InitTimer(&block[j], f)
 				timers[j] = &block[j]
 			} else {

@@ -36,7 +36,7 @@ type inflight struct {
 // NewDelayLine returns a delay line delivering to out.
 func NewDelayLine(s *sim.Scheduler, out packet.Receiver) *DelayLine {
 	d := &DelayLine{sched: s, out: out, buf: make([]inflight, 8)}
-	d.timer = s.Timer(d.fire)
+	d.timer = s.HotTimer(d.fire)
 	return d
 }
 

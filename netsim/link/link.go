@@ -110,7 +110,7 @@ func New(s *sim.Scheduler, pool *packet.Pool, cfg Config, obs Observer) (*Link, 
 		cfg.Loss = loss.None{}
 	}
 	l := &Link{s: s, pool: pool, q: cfg.Queue, rate: cfg.Rate, delay: cfg.Delay, loss: cfg.Loss, obs: obs}
-	l.timer = s.Timer(l.fire)
+	l.timer = s.HotTimer(l.fire)
 	if cfg.Trace != nil {
 		l.tr = cfg.Trace
 		l.perOpp = cfg.TracePacket

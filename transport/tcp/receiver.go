@@ -28,9 +28,18 @@ type Receiver struct {
 	noSACK       bool  // Config.NoSACK
 	linuxWnd     bool  // Config.LinuxReceiveWindow: rw != nil, kept here in the hot line
 	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
+	// oooHead is where the live blocks start in ooo: those before it
+	// were absorbed by rcvNxt. Repairs fill the holes from the lowest up,
+	// and dropping the blocks they absorb by moving the rest down cost a
+	// copy of every block above (a 10 Gbit/s loss episode leaves
+	// thousands); moving oooHead costs nothing. ooo is emptied when no
+	// live block is left, so len(ooo) > 0 says whether there is one and
+	// ooo[len(ooo)-1] is the highest.
+	oooHead int32
 
 	rcvNxt int64
-	// ooo holds the received blocks above rcvNxt, sorted and disjoint.
+	// ooo holds the received blocks above rcvNxt, sorted and disjoint,
+	// from oooHead on (live).
 	ooo         []packet.Block
 	pending     int // segments received and not yet acknowledged
 	delackT     clock.Timer
@@ -116,7 +125,7 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 func (r *Receiver) Prefetch() {
 	prefetch.Line(prefetch.Data(r.delackT))
 	if len(r.ooo) > 0 {
-		prefetch.Line(unsafe.Pointer(&r.ooo[0]))
+		prefetch.Line(unsafe.Pointer(&r.ooo[r.oooHead]))
 	}
 }
 
@@ -235,13 +244,15 @@ func (r *Receiver) receiveTimed(now clock.Time, seq, end int64) {
 func (r *Receiver) advance(now clock.Time, end int64) {
 	prev := r.rcvNxt
 	r.rcvNxt = max(r.rcvNxt, end)
-	i := 0
+	i := int(r.oooHead)
 	for i < len(r.ooo) && r.ooo[i].Start <= r.rcvNxt {
 		r.rcvNxt = max(r.rcvNxt, r.ooo[i].End)
 		i++
 	}
-	if i > 0 {
-		r.ooo = r.ooo[:copy(r.ooo, r.ooo[i:])]
+	if i == len(r.ooo) {
+		r.ooo, r.oooHead = r.ooo[:0], 0
+	} else {
+		r.oooHead = int32(i)
 	}
 	n := units.Bytes(r.rcvNxt - prev)
 	r.DeliveredBytes += n
@@ -259,8 +270,9 @@ func (r *Receiver) advance(now clock.Time, end int64) {
 // insert adds [seq, end) to the out-of-order blocks; it reports whether any
 // byte was new.
 func (r *Receiver) insert(seq, end int64) bool {
+	h := int(r.oooHead)
 	// Binary search: a fast flow's loss episode leaves thousands of holes.
-	i := firstEnd(r.ooo, seq)
+	i := h + firstEnd(r.ooo[h:], seq)
 	if i < len(r.ooo) && r.ooo[i].Start <= seq && r.ooo[i].End >= end {
 		return false
 	}
@@ -271,15 +283,25 @@ func (r *Receiver) insert(seq, end int64) bool {
 		end = max(end, r.ooo[j].End)
 		j++
 	}
-	switch {
-	case j > i:
+	if j > i {
 		r.ooo[i] = packet.Block{Start: seq, End: end}
-		r.ooo = append(r.ooo[:i+1], r.ooo[j:]...)
-	default:
-		r.ooo = append(r.ooo, packet.Block{})
-		copy(r.ooo[i+1:], r.ooo[i:])
-		r.ooo[i] = packet.Block{Start: seq, End: end}
+		if j > i+1 {
+			// A hole closed: the blocks above move down one place or more.
+			r.ooo = append(r.ooo[:i+1], r.ooo[j:]...)
+		}
+		return true
 	}
+	if len(r.ooo) == cap(r.ooo) && h >= len(r.ooo)-h {
+		// Full, and at least half of it absorbed blocks: move the live
+		// ones down rather than grow (each block moves at most once per
+		// doubling, as append's growth copies it).
+		n := copy(r.ooo, r.ooo[h:])
+		r.ooo, r.oooHead = r.ooo[:n], 0
+		i -= h
+	}
+	r.ooo = append(r.ooo, packet.Block{})
+	copy(r.ooo[i+1:], r.ooo[i:])
+	r.ooo[i] = packet.Block{Start: seq, End: end}
 	return true
 }
 
@@ -310,7 +332,7 @@ func (r *Receiver) noteRecent(seq int64) {
 // block returns the out-of-order block holding seq, if any.
 func (r *Receiver) block(seq int64) (packet.Block, bool) {
 	// The first block ending above seq is the only one that can hold it.
-	i := firstEnd(r.ooo, seq+1)
+	i := int(r.oooHead) + firstEnd(r.ooo[r.oooHead:], seq+1)
 	if i < len(r.ooo) && r.ooo[i].Start <= seq {
 		return r.ooo[i], true
 	}
@@ -358,7 +380,7 @@ func (r *Receiver) sendAck(now clock.Time) {
 			add(b)
 		}
 	}
-	for i := len(r.ooo) - 1; i >= 0 && int(p.NSACK) < packet.MaxSACK && !r.noSACK; i-- {
+	for i := len(r.ooo) - 1; i >= int(r.oooHead) && int(p.NSACK) < packet.MaxSACK && !r.noSACK; i-- {
 		add(r.ooo[i])
 	}
 	p.Size = r.header

@@ -78,7 +78,8 @@ func (s *Sender) frtoAck() {
 			s.lost -= g.len
 		}
 	}
-	s.lostFront, s.rackFront, s.retxHint = s.unaSeg, s.unaSeg, s.unaSeg
+	s.lostFront, s.rackFront = s.unaSeg, s.unaSeg
+	s.resetRetxHint()
 	s.phase = open
 	if u, ok := s.cc.(undoer); ok && f.undo {
 		u.UndoTimeout(f.priorCwnd, f.priorSsthresh)

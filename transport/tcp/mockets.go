@@ -71,9 +71,7 @@ func (s *Sender) onPacketTimers(now clock.Time) {
 			s.lost += g.len
 		}
 		s.stats.MarkedLost++
-		if k < s.retxHint {
-			s.retxHint = k
-		}
+		s.pendingRetx(k)
 		// Packets below k were sent no later than k (new data goes out in
 		// order), so they are delivered, lost or timed out too: the
 		// scoreboard below k+1 is classified.

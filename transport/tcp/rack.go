@@ -101,9 +101,7 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 		g.retrans = false
 		s.retransOut -= g.len
 		s.stats.MarkedLost++
-		if e.k < s.retxHint {
-			s.retxHint = e.k
-		}
+		s.pendingRetx(e.k)
 	}
 	return clock.Never
 }

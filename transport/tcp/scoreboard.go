@@ -188,8 +188,30 @@ func (s *Sender) markLost(k int64, g *segment) {
 	g.lost = true
 	s.lost += g.len
 	s.stats.MarkedLost++
+	s.pendingRetx(k)
+}
+
+// pendingRetx records that segment k now waits for retransmission. The
+// scan for the next one (nextSegment) resumes from retxHint; a segment
+// below it (a retransmission lost in turn, found by RACK) is listed in
+// retxLow instead of pulling the hint back to it, which made the next
+// scans walk again over every SACKed and retransmitted segment between it
+// and the hint: a window's length for each lost retransmission.
+func (s *Sender) pendingRetx(k int64) {
 	if k < s.retxHint {
-		s.retxHint = k
+		if s.retxLow == nil {
+			s.retxLow = new(retxHeap)
+		}
+		s.retxLow.push(k)
+	}
+}
+
+// resetRetxHint makes the next scan start from the first unacknowledged
+// segment, which covers every segment retxLow lists.
+func (s *Sender) resetRetxHint() {
+	s.retxHint = s.unaSeg
+	if s.retxLow != nil {
+		s.retxLow.clear()
 	}
 }
 
@@ -238,7 +260,7 @@ func (s *Sender) markTimedOut(now clock.Time, spare bool) {
 		s.lostFront = max(s.lostFront, highest+1)
 		s.rackFront = s.unaSeg
 	}
-	s.retxHint = s.unaSeg
+	s.resetRetxHint()
 	s.dupAcks, s.renoSacked = 0, 0
 }
 
@@ -246,6 +268,20 @@ func (s *Sender) markTimedOut(now clock.Time, spare bool) {
 // segment not yet retransmitted, else new data. It returns -1 if neither.
 func (s *Sender) nextSegment() (int64, bool) {
 	end := min(s.lostFront, s.nxtSeg())
+	// Every segment waiting below retxHint is listed, so the lowest
+	// listed one still waiting is the lowest of all.
+	for s.retxLow != nil && s.retxLow.len() > 0 {
+		k := s.retxLow.min()
+		if k >= end {
+			break
+		}
+		if k >= s.unaSeg {
+			if g := s.seg(k); g.lost && !g.retrans && !g.sacked {
+				return k, true
+			}
+		}
+		s.retxLow.pop() // retransmitted, SACKed or acknowledged since
+	}
 	for k := max(s.retxHint, s.unaSeg); k < end; k++ {
 		g := s.seg(k)
 		if g.lost && !g.retrans && !g.sacked {
@@ -265,4 +301,51 @@ func (s *Sender) nextSegment() (int64, bool) {
 // on a full send buffer, so the sender counts as application-limited.
 func (s *Sender) pendingRoom() bool {
 	return s.cfg.PendingQueue == 0 || s.outBytes+min(s.cfg.MSS, units.Bytes(s.total-s.nxt)) <= s.cfg.PendingQueue
+}
+
+// retxHeap is a min-heap of segment numbers (Sender.retxLow): a few
+// entries, one per retransmission lost in turn since the last timeout.
+type retxHeap struct{ k []int64 }
+
+func (h *retxHeap) len() int   { return len(h.k) }
+func (h *retxHeap) min() int64 { return h.k[0] }
+func (h *retxHeap) clear()     { h.k = h.k[:0] }
+
+func (h *retxHeap) push(k int64) {
+	h.k = append(h.k, k)
+	i := len(h.k) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h.k[p] <= k {
+			break
+		}
+		h.k[i] = h.k[p]
+		i = p
+	}
+	h.k[i] = k
+}
+
+func (h *retxHeap) pop() {
+	n := len(h.k) - 1
+	x := h.k[n]
+	h.k = h.k[:n]
+	if n == 0 {
+		return
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.k[c+1] < h.k[c] {
+			c++
+		}
+		if x <= h.k[c] {
+			break
+		}
+		h.k[i] = h.k[c]
+		i = c
+	}
+	h.k[i] = x
 }

@@ -66,7 +66,7 @@ type Sender struct {
 	head, n    int
 	unaSeg     int64
 	lostFront  int64 // segments below have been classified by loss detection
-	retxHint   int64 // no retransmission is pending below this segment
+	retxHint   int64 // below this segment only those in retxLow may wait for retransmission
 
 	rackXmit    clock.Time // latest send time of a delivered, never-retransmitted segment
 	rackXmitSeg int64      // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
@@ -136,6 +136,10 @@ type Sender struct {
 	// OnDone, if set, is called when a finite transfer is fully
 	// acknowledged.
 	OnDone func(now clock.Time)
+	// retxLow lists segments that came to wait for retransmission below
+	// retxHint (scoreboard.go, pendingRetx); allocated with the first
+	// (most flows never lose a retransmission).
+	retxLow *retxHeap
 }
 
 // Scratch is the space in which a sender builds what it hands its

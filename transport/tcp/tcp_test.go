@@ -595,3 +595,80 @@ func TestAbsorbedBlocksDoNotMove(t *testing.T) {
 		t.Fatalf("rcvNxt %d with %d blocks left", r.RcvNxt(), len(r.ooo)-int(r.oooHead))
 	}
 }
+
+// TestNextSegmentAgainstModel: the next segment to retransmit is always
+// the lowest that waits (lost, not retransmitted, not SACKed), whatever
+// order losses, retransmissions lost in turn (listed below the scan's hint,
+// pendingRetx), SACKs and sends come in.
+func TestNextSegmentAgainstModel(t *testing.T) {
+	for seed := range uint64(50) {
+		rnd := rand.New(rand.NewPCG(seed, 13))
+		h := newHarness(t, Config{Bytes: 1 << 30}, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		s := h.snd
+		const n = 300
+		for range n {
+			s.addSegment()
+		}
+		s.lostFront = s.nxtSeg()
+		waiting := func(k int64) bool { g := s.seg(k); return g.lost && !g.retrans && !g.sacked }
+		for step := range 2000 {
+			k := s.unaSeg + int64(rnd.IntN(n))
+			g := s.seg(k)
+			switch rnd.IntN(4) {
+			case 0: // marked lost
+				if !g.lost && !g.sacked {
+					s.markLost(k, g)
+				}
+			case 1: // a retransmission lost in turn (rack.go)
+				if g.retrans {
+					g.retrans = false
+					s.pendingRetx(k)
+				}
+			case 2: // SACKed
+				if !g.retrans {
+					g.sacked = true
+				}
+			case 3: // the sender retransmits what nextSegment offers
+				if k, ok := s.nextSegment(); ok {
+					s.seg(k).retrans = true
+				}
+			}
+			want := int64(-1)
+			for q := s.unaSeg; q < s.nxtSeg(); q++ {
+				if waiting(q) {
+					want = q
+					break
+				}
+			}
+			got, ok := s.nextSegment()
+			if !ok {
+				got = -1
+			}
+			if got != want {
+				t.Fatalf("seed %d step %d: next retransmission %d, want %d", seed, step, got, want)
+			}
+		}
+	}
+}
+
+// TestRetxHeap: the heap's minimum is the least of what was pushed and not
+// popped.
+func TestRetxHeap(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var h retxHeap
+	var ref []int64
+	for range 5000 {
+		if len(ref) > 0 && rnd.IntN(3) == 0 {
+			h.pop()
+			ref = ref[1:]
+		} else {
+			k := rnd.Int64N(1000)
+			h.push(k)
+			ref = append(ref, k)
+			slices.Sort(ref)
+		}
+		if h.len() != len(ref) || len(ref) > 0 && h.min() != ref[0] {
+			t.Fatalf("heap of %d, min %v; want %d, %v", h.len(), h.k, len(ref), ref)
+		}
+	}
+}

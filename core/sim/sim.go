@@ -468,8 +468,8 @@ func (s *Scheduler) fire() {
 // the timer, move it to the new deadline if the re-arm was deferred, or
 // hand the timer to the wheel. Done here, while the timer and its entry
 // are in cache, it spares top a second pass over the heap's top for every
-// timer event that is not a hot timer's. Where the entry goes changes nothing: the heap orders by
-// unique (time, sequence number) keys.
+// event of a timer that is not hot. Where the entry goes changes nothing:
+// the heap orders by unique (time, sequence number) keys.
 func (s *Scheduler) settle(t *Timer) {
 	if t.wslot != inHeap {
 		return // defensive: only top takes a timer's entry out of the heap

@@ -45,6 +45,64 @@ const (
 	mocketsMinRTO     = 10 * time.Millisecond
 )
 
+// The packets whose own timer runs wait in queues by how many times their
+// timer has expired (packetQueues): a packet joins the queue of its count
+// each time it is sent, so within a queue send times, and with them
+// deadlines (send time + packetRTO(count), one count per queue), only
+// grow, and the earliest deadline of a queue is its first packet still
+// waiting. The timer events and every ACK then look at the queues' heads
+// instead of scanning the window (at 1 Gbit/s a window is thousands of
+// packets). A packet leaves its queue lazily: an entry is stale once the
+// packet is acknowledged, SACKed, marked lost or sent again.
+
+// packetQueueCounts is the number of queues; packets whose timer expired
+// more often share the last one, which is scanned whole (its deadlines
+// are not in order).
+const packetQueueCounts = 8
+
+type packetQueues [packetQueueCounts]packetQueue
+
+// packetQueue is a FIFO of sends in send order.
+type packetQueue struct {
+	e    []packetEntry
+	head int
+}
+
+type packetEntry struct {
+	k  int64      // segment number
+	at clock.Time // its send time, which identifies this send
+}
+
+func (q *packetQueue) push(e packetEntry) {
+	if len(q.e) == cap(q.e) && q.head > 0 && q.head >= len(q.e)-q.head {
+		n := copy(q.e, q.e[q.head:])
+		q.e, q.head = q.e[:n], 0
+	}
+	q.e = append(q.e, e)
+}
+
+// popFront drops the first entry, emptying the queue when it was the last.
+func (q *packetQueue) popFront() {
+	q.head++
+	if q.head == len(q.e) {
+		q.e, q.head = q.e[:0], 0
+	}
+}
+
+// waiting returns the segment of queue c's entry e if that send still
+// waits on its timer (outstanding, not SACKed, not marked lost or sent
+// again meanwhile), else nil.
+func (s *Sender) waiting(e packetEntry, c int) *segment {
+	if e.k < s.unaSeg || e.k >= s.nxtSeg() {
+		return nil
+	}
+	g := s.seg(e.k)
+	if g.sentAt != e.at || g.sacked || (g.lost && !g.retrans) || min(int(g.timeouts), packetQueueCounts-1) != c {
+		return nil
+	}
+	return g
+}
+
 // onPacketTimers marks lost every outstanding packet whose own timeout has
 // expired, re-arms the timer at the earliest remaining deadline and sends.
 func (s *Sender) onPacketTimers(now clock.Time) {
@@ -52,30 +110,24 @@ func (s *Sender) onPacketTimers(now clock.Time) {
 		return
 	}
 	fired := false
-	for k := s.unaSeg; k < s.nxtSeg(); k++ {
-		g := s.seg(k)
-		if g.sacked || (g.lost && !g.retrans) {
-			continue // delivered, or already waiting to be resent
+	for c := range s.pq {
+		q := &s.pq[c]
+		for i := q.head; i < len(q.e); i++ {
+			g := s.waiting(q.e[i], c)
+			if g == nil || now >= g.sentAt.Add(s.packetRTO(g.timeouts)) {
+				if g != nil {
+					s.expirePacket(q.e[i].k, g)
+					fired = true
+				}
+				if i == q.head {
+					q.popFront() // the next entry, if any, is the new head
+				}
+				continue
+			}
+			if c < packetQueueCounts-1 {
+				break // the rest of this queue is due later
+			}
 		}
-		if now < g.sentAt.Add(s.packetRTO(g.timeouts)) {
-			continue
-		}
-		fired = true
-		g.timeouts++
-		if g.retrans {
-			g.retrans = false
-			s.retransOut -= g.len
-		}
-		if !g.lost {
-			g.lost = true
-			s.lost += g.len
-		}
-		s.stats.MarkedLost++
-		s.pendingRetx(k)
-		// Packets below k were sent no later than k (new data goes out in
-		// order), so they are delivered, lost or timed out too: the
-		// scoreboard below k+1 is classified.
-		s.lostFront = max(s.lostFront, k+1)
 	}
 	if fired {
 		s.stats.RTOs++
@@ -84,9 +136,29 @@ func (s *Sender) onPacketTimers(now clock.Time) {
 	s.trySend(now)
 }
 
+// expirePacket marks packet k lost when its own timer expires.
+func (s *Sender) expirePacket(k int64, g *segment) {
+	g.timeouts++
+	if g.retrans {
+		g.retrans = false
+		s.retransOut -= g.len
+	}
+	if !g.lost {
+		g.lost = true
+		s.lost += g.len
+	}
+	s.stats.MarkedLost++
+	s.pendingRetx(k)
+	// Packets below k were sent no later than k (new data goes out in
+	// order), so they are delivered, lost or timed out too: the
+	// scoreboard below k+1 is classified.
+	s.lostFront = max(s.lostFront, k+1)
+}
+
 // packetSent keeps the timer at the earliest deadline when packet g goes
 // out.
-func (s *Sender) packetSent(now clock.Time, g *segment) {
+func (s *Sender) packetSent(now clock.Time, k int64, g *segment) {
+	s.pq[min(int(g.timeouts), packetQueueCounts-1)].push(packetEntry{k, now})
 	if d := now.Add(s.packetRTO(g.timeouts)); d < s.rtoT.Deadline() {
 		s.rtoT.Reset(d)
 	}
@@ -96,12 +168,21 @@ func (s *Sender) packetSent(now clock.Time, g *segment) {
 // that can still time out, or stops it if there are none.
 func (s *Sender) armPacketTimer(now clock.Time) {
 	next := clock.Never
-	for k := s.unaSeg; k < s.nxtSeg(); k++ {
-		g := s.seg(k)
-		if g.sacked || (g.lost && !g.retrans) {
-			continue
+	for c := range s.pq {
+		q := &s.pq[c]
+		for i := q.head; i < len(q.e); i++ {
+			g := s.waiting(q.e[i], c)
+			if g == nil {
+				if i == q.head {
+					q.popFront()
+				}
+				continue
+			}
+			next = min(next, g.sentAt.Add(s.packetRTO(g.timeouts)))
+			if c < packetQueueCounts-1 {
+				break // the first waiting packet of a queue is due first
+			}
 		}
-		next = min(next, g.sentAt.Add(s.packetRTO(g.timeouts)))
 	}
 	if next == clock.Never {
 		s.rtoT.Stop()

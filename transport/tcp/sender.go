@@ -140,6 +140,9 @@ type Sender struct {
 	// retxHint (scoreboard.go, pendingRetx); allocated with the first
 	// (most flows never lose a retransmission).
 	retxLow *retxHeap
+	// pq holds the sends waiting on their own timers with
+	// Config.PacketTimers (mockets.go), else nil.
+	pq *packetQueues
 }
 
 // Scratch is the space in which a sender builds what it hands its
@@ -205,6 +208,9 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		s.tlp.timer = clk.NewTimer(s.onPTO)
 	}
 	s.prr, _ = alg.(prrTarget)
+	if cfg.PacketTimers {
+		s.pq = new(packetQueues)
+	}
 }
 
 // Prefetch starts loading what the next ACK's processing reads through the
@@ -431,7 +437,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
 	if s.cfg.PacketTimers {
-		s.packetSent(now, g)
+		s.packetSent(now, k, g)
 	} else if !s.rtoT.Armed() || (retx && k == s.unaSeg && !s.cfg.RFC6298RTO) {
 		// Linux restarts the timer when it retransmits the first
 		// unacknowledged segment (tcp_xmit_retransmit_queue), so the

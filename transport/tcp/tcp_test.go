@@ -672,3 +672,38 @@ func TestRetxHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketTimersAgainstScan: with Mockets' per-packet timers and random
+// losses, after every ACK the timer stands at the earliest deadline of the
+// packets still waiting on their own timers, as a scan of the whole
+// window finds it (the queues by expiry count only avoid the scan).
+func TestPacketTimersAgainstScan(t *testing.T) {
+	for seed := range uint64(6) {
+		rnd := rand.New(rand.NewPCG(seed, 17))
+		cfg := Config{Bytes: 5000 * 1448, PacketTimers: true, AckInterval: time.Millisecond}
+		h := newHarness(t, cfg, reno(1448), 50*units.Mbps, 20*time.Millisecond)
+		h.fwd.drop = func(*packet.Packet) bool { return rnd.IntN(20) == 0 }
+		checked := 0
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			next := clock.Never
+			for k := s.unaSeg; k < s.nxtSeg(); k++ {
+				g := s.seg(k)
+				if g.sacked || (g.lost && !g.retrans) {
+					continue
+				}
+				next = min(next, g.sentAt.Add(s.packetRTO(g.timeouts)))
+			}
+			if next != clock.Never {
+				next = max(next, now)
+			}
+			if got := s.rtoT.Deadline(); got != next {
+				t.Fatalf("seed %d at %v: timer at %v, the scan says %v", seed, now, got, next)
+			}
+			checked++
+		}
+		h.run(t, 60*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes || h.snd.Stats().RTOs == 0 || checked < 1000 {
+			t.Fatalf("seed %d: delivered %d of %d with %d timer expiries, %d ACKs checked", seed, h.rcv.DeliveredBytes, cfg.Bytes, h.snd.Stats().RTOs, checked)
+		}
+	}
+}

@@ -89,7 +89,9 @@ func TestAtSeqKeepsReservedPlace(t *testing.T) {
 }
 
 // TestAgainstReference runs random schedules, timer resets and stops against
-// a brute-force model (sort by time then sequence).
+// a brute-force model (sort by time then sequence). For seeds from 10 on
+// two of the timers are hot (HotTimer), ordered among the one-shot calls
+// and the other timers alike.
 func TestAgainstReference(t *testing.T) {
 	type ev struct {
 		at  clock.Time
@@ -110,7 +112,12 @@ func TestAgainstReference(t *testing.T) {
 		timerRef := make([]int, nTimers) // index into ref, -1 if disarmed
 		for i := range timers {
 			id := 1000 + i
-			timers[i] = s.Timer(func(now clock.Time) { r.Handle(now, id) })
+			f := func(now clock.Time) { r.Handle(now, id) }
+			if seed >= 10 && i < 2 {
+				timers[i] = s.HotTimer(f)
+			} else {
+				timers[i] = s.Timer(f)
+			}
 			timerRef[i] = -1
 		}
 		for i := range 300 {

@@ -36,22 +36,11 @@ import (
 // before all these changes made 1.5 and 6.5); RFC 6675's rules with a
 // go-back-N timeout (`rack: false`, as ns-3) make 2.8 at 5 s.
 func TestLinkSwitchRetransmitsOnlyLosses(t *testing.T) {
-	data, err := scenarios.Bytes("satcom-uhf")
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func(switchAt string, rack bool) (retx, lost float64) {
 		const seeds = 10
 		for seed := 1; seed <= seeds; seed++ {
-			s, err := scenario.ParseWithOverrides(data, "satcom-uhf", "", int64(seed),
-				[]string{"bottleneck.schedule.0.at=" + switchAt, fmt.Sprintf("transport.rack=%v", rack)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, _, err := experiment.Run(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := runBuiltIn(t, "satcom-uhf", "", int64(seed),
+				"bottleneck.schedule.0.at="+switchAt, fmt.Sprintf("transport.rack=%v", rack))
 			f := r.Flows[0]
 			if f.FCT == nil {
 				t.Fatalf("switch at %s, seed %d: the transfer did not finish", switchAt, seed)
@@ -89,20 +78,9 @@ func TestLinkSwitchRetransmitsOnlyLosses(t *testing.T) {
 // (BBR); the rack rule must have fewer than the gap rule for each and no
 // more than three above the kernel's count.
 func TestLostRetransmissionsRuleAgainstKernelTails(t *testing.T) {
-	data, err := scenarios.Bytes("satcom-uhf")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fct := func(cc, rule string, seed int) float64 {
 		t.Helper()
-		s, err := scenario.ParseWithOverrides(data, "satcom-uhf", cc, int64(seed), []string{"transport.lost_retransmissions=" + rule})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := experiment.Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runBuiltIn(t, "satcom-uhf", cc, int64(seed), "transport.lost_retransmissions="+rule)
 		if r.Flows[0].FCT == nil {
 			t.Fatalf("%s, %s rule, seed %d: the transfer did not finish", cc, rule, seed)
 		}
@@ -152,25 +130,33 @@ func TestLostRetransmissionsRuleAgainstKernelTails(t *testing.T) {
 // so every retransmission must be for a drop, with the option as without
 // it, and with the whole Linux profile (which includes it).
 func TestRACKRetransmissionsNotSpuriousOnTraceBursts(t *testing.T) {
-	data, err := scenarios.Bytes("cellular")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, set := range []string{"transport.lost_retransmissions=gap", "transport.lost_retransmissions=rack", "profile=linux"} {
-		// Named as scenarios.Load names it, so that its trace resolves.
-		s, err := scenario.ParseWithOverrides(data, "scenarios/cellular.yaml", "", -1, []string{"duration=20s", set})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := experiment.Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := r.Flows[0]
+		f := runBuiltIn(t, "cellular", "", -1, "duration=20s", set).Flows[0]
 		t.Logf("%s: %d retransmissions for %d drops and %d losses", set, f.Retransmissions, f.Drops, f.Losses)
 		if f.Retransmissions > f.Drops+f.Losses {
 			t.Errorf("%s: %d retransmissions for %d drops and %d losses: %d spurious on a path that neither reorders nor delays ACKs",
 				set, f.Retransmissions, f.Drops, f.Losses, f.Retransmissions-f.Drops-f.Losses)
 		}
 	}
+}
+
+// runBuiltIn runs built-in scenario name, named as scenarios.Load names it
+// (so that a trace it uses resolves), with controller cc ("" for the
+// file's), seed (-1 for the file's) and the --set overrides, failing t on
+// any error.
+func runBuiltIn(t *testing.T, name, cc string, seed int64, sets ...string) *experiment.Result {
+	t.Helper()
+	data, err := scenarios.Bytes(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.ParseWithOverrides(data, "scenarios/"+name+".yaml", cc, seed, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := experiment.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

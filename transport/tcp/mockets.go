@@ -109,44 +109,47 @@ func (s *Sender) onPacketTimers(now clock.Time) {
 	if s.done || s.n == 0 {
 		return
 	}
-	fired := false
-	for c := range s.pq {
-		q := &s.pq[c]
-		for i := q.head; i < len(q.e); i++ {
-			g := s.waiting(q.e[i], c)
-			if g == nil || now >= g.sentAt.Add(s.packetRTO(g.timeouts)) {
-				if g != nil {
-					s.expirePacket(q.e[i].k, g)
-					fired = true
-				}
-				if i == q.head {
-					q.popFront() // the next entry, if any, is the new head
-				}
-				continue
-			}
-			if c < packetQueueCounts-1 {
-				break // the rest of this queue is due later
-			}
-		}
-	}
+	next, fired := s.packetDeadline(now, true)
 	if fired {
 		s.stats.RTOs++
 	}
-	s.armPacketTimer(now)
+	s.setPacketTimer(now, next)
 	s.trySend(now)
+}
+
+// packetDeadline walks the queues: it drops stale entries at their heads,
+// with expire marks lost every waiting send whose timeout has passed, and
+// returns the earliest deadline of the sends still waiting (clock.Never if
+// none) and whether any expired.
+func (s *Sender) packetDeadline(now clock.Time, expire bool) (next clock.Time, fired bool) {
+	next = clock.Never
+	for c := range s.pq {
+		q := &s.pq[c]
+		for i := q.head; i < len(q.e); i++ {
+			if g := s.waiting(q.e[i], c); g != nil {
+				d := g.sentAt.Add(s.packetRTO(g.timeouts))
+				if !expire || now < d {
+					next = min(next, d)
+					if c < packetQueueCounts-1 {
+						break // the rest of this queue is due later
+					}
+					continue
+				}
+				s.expirePacket(q.e[i].k, g)
+				fired = true
+			}
+			if i == q.head {
+				q.popFront() // the next entry, if any, is the new head
+			}
+		}
+	}
+	return next, fired
 }
 
 // expirePacket marks packet k lost when its own timer expires.
 func (s *Sender) expirePacket(k int64, g *segment) {
 	g.timeouts++
-	if g.retrans {
-		g.retrans = false
-		s.retransOut -= g.len
-	}
-	if !g.lost {
-		g.lost = true
-		s.lost += g.len
-	}
+	s.markLostAgain(g)
 	s.stats.MarkedLost++
 	s.pendingRetx(k)
 	// Packets below k were sent no later than k (new data goes out in
@@ -167,23 +170,13 @@ func (s *Sender) packetSent(now clock.Time, k int64, g *segment) {
 // armPacketTimer sets the timer to the earliest deadline of the packets
 // that can still time out, or stops it if there are none.
 func (s *Sender) armPacketTimer(now clock.Time) {
-	next := clock.Never
-	for c := range s.pq {
-		q := &s.pq[c]
-		for i := q.head; i < len(q.e); i++ {
-			g := s.waiting(q.e[i], c)
-			if g == nil {
-				if i == q.head {
-					q.popFront()
-				}
-				continue
-			}
-			next = min(next, g.sentAt.Add(s.packetRTO(g.timeouts)))
-			if c < packetQueueCounts-1 {
-				break // the first waiting packet of a queue is due first
-			}
-		}
-	}
+	next, _ := s.packetDeadline(now, false)
+	s.setPacketTimer(now, next)
+}
+
+// setPacketTimer arms the timer at next (at once if it has passed), or
+// stops it for clock.Never.
+func (s *Sender) setPacketTimer(now, next clock.Time) {
 	if next == clock.Never {
 		s.rtoT.Stop()
 		return

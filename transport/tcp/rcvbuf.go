@@ -153,10 +153,7 @@ func (r *Receiver) advertise(unread int64) int64 {
 		return synAckWindow(w.advmss)
 	}
 	full := winFromSpace(w.ratio, w.rcvbuf) // tcp_full_space
-	free := full - unread
-	if len(r.ooo) > 0 {
-		free -= r.ooo[len(r.ooo)-1].End - r.rcvNxt
-	}
+	free := full - unread - r.oooSpan()
 	fullSpace := min(w.clamp, full)
 	var win int64
 	closed := false
@@ -233,10 +230,7 @@ func (r *Receiver) growWindow(n int64) {
 	if n < 128 {
 		return
 	}
-	free := winFromSpace(w.ratio, w.rcvbuf) - w.unread
-	if len(r.ooo) > 0 {
-		free -= r.ooo[len(r.ooo)-1].End - r.rcvNxt
-	}
+	free := winFromSpace(w.ratio, w.rcvbuf) - w.unread - r.oooSpan()
 	room := min(w.clamp, free) - w.ssthresh
 	if room <= 0 {
 		return
@@ -303,12 +297,20 @@ func (r *Receiver) rcvbufGrow(newval int64) {
 	if old > 0 {
 		win += (win * (newval - old) / old) << 1
 	}
-	if len(r.ooo) > 0 {
-		win += r.ooo[len(r.ooo)-1].End - r.rcvNxt
-	}
+	win += r.oooSpan()
 	if buf := min(spaceFromWin(w.ratio, win), linuxRmemMax); buf > w.rcvbuf {
 		w.rcvbuf = buf
 		w.clamp = winFromSpace(w.ratio, buf)
 		w.grows++
 	}
+}
+
+// oooSpan is the out-of-order data as the window's accounting here counts
+// it: the sequence space from rcvNxt to the end of the highest
+// out-of-order block, 0 without one.
+func (r *Receiver) oooSpan() int64 {
+	if len(r.ooo) == 0 {
+		return 0
+	}
+	return r.ooo[len(r.ooo)-1].End - r.rcvNxt
 }

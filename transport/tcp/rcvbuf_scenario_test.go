@@ -1,13 +1,9 @@
 package tcp_test
 
 import (
-	"context"
 	"testing"
 
 	_ "github.com/cclab/cclab/cc/all"
-	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
 )
 
 // TestReceiveWindowDumbbellAgainstKernel: on dumbbell (10 Mbit/s, 25 ms
@@ -24,20 +20,8 @@ import (
 // segments after 0.23 s), and the default must stay where it was (more
 // than 150), since the default is unchanged.
 func TestReceiveWindowDumbbellAgainstKernel(t *testing.T) {
-	data, err := scenarios.Bytes("dumbbell")
-	if err != nil {
-		t.Fatal(err)
-	}
 	retx := func(rw string) int64 {
-		s, err := scenario.ParseWithOverrides(data, "dumbbell", "cubic", -1, []string{"duration=20s", "transport.receive_window=" + rw})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := experiment.Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Flows[0].Retransmissions
+		return runBuiltIn(t, "dumbbell", "cubic", -1, "duration=20s", "transport.receive_window="+rw).Flows[0].Retransmissions
 	}
 	linux, none := retx("linux"), retx("none")
 	t.Logf("dumbbell/CUBIC, 20 s: %d retransmissions with receive_window=linux, %d without; kernel 11-91", linux, none)

@@ -191,6 +191,22 @@ func (s *Sender) markLost(k int64, g *segment) {
 	s.pendingRetx(k)
 }
 
+// markLostAgain marks g lost whether or not a retransmission of it is
+// outstanding, which is then forgotten (a timeout); it reports whether g
+// was not marked lost before.
+func (s *Sender) markLostAgain(g *segment) bool {
+	if g.retrans {
+		g.retrans = false
+		s.retransOut -= g.len
+	}
+	if g.lost {
+		return false
+	}
+	g.lost = true
+	s.lost += g.len
+	return true
+}
+
 // pendingRetx records that segment k now waits for retransmission. The
 // scan for the next one (nextSegment) resumes from retxHint; a segment
 // below it (a retransmission lost in turn, found by RACK) is listed in
@@ -240,13 +256,7 @@ func (s *Sender) markTimedOut(now clock.Time, spare bool) {
 			all = false
 			continue
 		}
-		if g.retrans {
-			g.retrans = false
-			s.retransOut -= g.len
-		}
-		if !g.lost {
-			g.lost = true
-			s.lost += g.len
+		if s.markLostAgain(g) {
 			s.stats.MarkedLost++
 		}
 		highest = k

@@ -356,16 +356,14 @@ func (s *Sender) trySend(now clock.Time) {
 		if s.phase == recovery && s.prr != nil {
 			if s.prrAllow <= 0 {
 				s.cwndLimited = true
-				s.rwndEnd(now)
-				return
+				break
 			}
 		} else if pipe+mss > cwnd {
 			// Send a segment only if a whole one fits (RFC 6675 "cwnd -
 			// pipe >= 1 SMSS"; Linux counts in packets, the same for full
 			// segments).
 			s.cwndLimited = true
-			s.rwndEnd(now)
-			return
+			break
 		}
 		k, retx := s.nextSegment()
 		if k < 0 {
@@ -373,8 +371,7 @@ func (s *Sender) trySend(now clock.Time) {
 			// (draft-cheng §3.4).
 			s.cwndLimited = false
 			s.rate.SetAppLimited(pipe)
-			s.rwndEnd(now)
-			return
+			break
 		}
 		if s.cfg.LinuxReceiveWindow && !retx && s.beyondWindow() {
 			s.rwndStop(now, cwnd, pipe)
@@ -382,11 +379,12 @@ func (s *Sender) trySend(now clock.Time) {
 		}
 		if rate := s.cc.PacingRate(); rate > 0 && now < s.nextSend {
 			s.pacerT.Reset(s.nextSend)
-			s.rwndEnd(now)
-			return
+			break
 		}
 		s.send(now, k, retx)
 	}
+	// Sending stopped for a reason other than the peer's window.
+	s.rwndEnd(now)
 }
 
 // pacingCatchUp bounds the burst a late pacer timer may send to make up

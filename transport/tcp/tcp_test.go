@@ -187,18 +187,13 @@ func TestReceiverSACKAgainstModel(t *testing.T) {
 	const mss = 100
 	for seed := range uint64(30) {
 		rnd := rand.New(rand.NewPCG(seed, 9))
-		s := sim.New()
-		pool := &packet.Pool{}
 		var acks []*packet.Packet
-		sink := receiverFunc(func(now clock.Time, p *packet.Packet) { acks = append(acks, p) })
-		r := NewReceiver(Config{MSS: mss, NoDelayedAck: true}, 0, s, pool, sink)
+		r, recv := segmentReceiver(mss, func(_ *packet.Pool, p *packet.Packet) { acks = append(acks, p) })
 		have := map[int]bool{}
 		for range 200 {
 			k := rnd.IntN(60)
 			have[k] = true
-			p := pool.Get()
-			p.Seq, p.Len = int64(k*mss), mss
-			r.Receive(0, p)
+			recv(k)
 			a := acks[len(acks)-1]
 			next := 0
 			for have[next] {
@@ -232,6 +227,20 @@ func TestReceiverSACKAgainstModel(t *testing.T) {
 				t.Fatalf("seed %d: delivered %d, want %d", seed, r.DeliveredBytes, next*mss)
 			}
 		}
+	}
+}
+
+// segmentReceiver returns a receiver that acknowledges every segment at
+// once, handing each ACK and the pool it came from to onAck, and recv,
+// which hands it segment k of mss bytes at time 0.
+func segmentReceiver(mss units.Bytes, onAck func(pool *packet.Pool, p *packet.Packet)) (*Receiver, func(k int)) {
+	pool := &packet.Pool{}
+	sink := receiverFunc(func(_ clock.Time, p *packet.Packet) { onAck(pool, p) })
+	r := NewReceiver(Config{MSS: mss, NoDelayedAck: true}, 0, sim.New(), pool, sink)
+	return r, func(k int) {
+		p := pool.Get()
+		p.Seq, p.Len = int64(k)*int64(mss), mss
+		r.Receive(0, p)
 	}
 }
 
@@ -515,10 +524,7 @@ func TestOutOfOrderBlocksAgainstModel(t *testing.T) {
 	const mss = 100
 	for seed := range uint64(20) {
 		rnd := rand.New(rand.NewPCG(seed, 11))
-		s := sim.New()
-		pool := &packet.Pool{}
-		sink := receiverFunc(func(now clock.Time, p *packet.Packet) { pool.Put(p) })
-		r := NewReceiver(Config{MSS: mss, NoDelayedAck: true}, 0, s, pool, sink)
+		r, recv := segmentReceiver(mss, (*packet.Pool).Put)
 		have := map[int]bool{}
 		top := 0
 		for step := range 3000 {
@@ -535,9 +541,7 @@ func TestOutOfOrderBlocksAgainstModel(t *testing.T) {
 			}
 			have[k] = true
 			top = max(top, k)
-			p := pool.Get()
-			p.Seq, p.Len = int64(k*mss), mss
-			r.Receive(0, p)
+			recv(k)
 			next = 0
 			for have[next] {
 				next++
@@ -568,15 +572,7 @@ func TestOutOfOrderBlocksAgainstModel(t *testing.T) {
 // 30% of a 10 Gbit/s flow's CPU time).
 func TestAbsorbedBlocksDoNotMove(t *testing.T) {
 	const mss, holes = 100, 2000
-	s := sim.New()
-	pool := &packet.Pool{}
-	sink := receiverFunc(func(now clock.Time, p *packet.Packet) { pool.Put(p) })
-	r := NewReceiver(Config{MSS: mss, NoDelayedAck: true}, 0, s, pool, sink)
-	recv := func(k int) {
-		p := pool.Get()
-		p.Seq, p.Len = int64(k*mss), mss
-		r.Receive(0, p)
-	}
+	r, recv := segmentReceiver(mss, (*packet.Pool).Put)
 	for k := 1; k < 2*holes; k += 2 {
 		recv(k)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -133,6 +134,58 @@ func (r *runStats) row(cc, label string) string {
 		r.above, r.unfinished, float64(r.retx)/n, float64(r.discarded)/n, float64(r.rtos)/n)
 }
 
+// allStats is one row of seeds -all: the measured flows' totals per run
+// (many flows sharing a bottleneck, where no single flow is the result).
+type allStats struct {
+	goodput, retx, discarded, rtos, jain, slowest []float64
+	noJain                                        int
+}
+
+func (a *allStats) add(res *experiment.Result) {
+	var g, r, d, o float64
+	slowest := math.Inf(1)
+	for _, f := range res.Flows {
+		g += f.GoodputMbps
+		r += float64(f.Retransmissions)
+		d += float64(f.Drops + f.Losses)
+		o += float64(f.RTOs)
+		slowest = min(slowest, f.GoodputMbps)
+	}
+	a.goodput = append(a.goodput, g)
+	a.retx = append(a.retx, r)
+	a.discarded = append(a.discarded, d)
+	a.rtos = append(a.rtos, o)
+	if len(res.Flows) > 0 {
+		a.slowest = append(a.slowest, slowest)
+	}
+	if res.Jain == nil {
+		a.noJain++
+		return
+	}
+	a.jain = append(a.jain, *res.Jain)
+}
+
+// span formats the mean of x and, over more than one run, its range.
+func span(x []float64, prec int) string {
+	if len(x) == 0 {
+		return "-"
+	}
+	m := fmt.Sprintf("%.*f", prec, stat.Mean(x, nil))
+	if len(x) == 1 {
+		return m
+	}
+	return fmt.Sprintf("%s [%.*f-%.*f]", m, prec, slices.Min(x), prec, slices.Max(x))
+}
+
+func (a *allStats) row(cc, label string) string {
+	jain := span(a.jain, 3)
+	if a.noJain > 0 {
+		jain += fmt.Sprintf(" (%d runs without)", a.noJain)
+	}
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
+		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), jain, span(a.slowest, 3))
+}
+
 func seeds(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seeds", flag.ExitOnError)
 	n := fs.Int("seeds", 40, "run seeds 1..N")
@@ -141,6 +194,7 @@ func seeds(ctx context.Context, args []string) error {
 	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
 	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
 	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
+	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets and RTOs, Jain's index, the slowest flow (for many flows sharing a bottleneck)")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -150,6 +204,9 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *n < 1 {
 		return fmt.Errorf("seeds: -seeds must be at least 1, got %d", *n)
+	}
+	if *all && *flowName != "" {
+		return fmt.Errorf("seeds: -all reports every flow; -flow picks one: use one of them")
 	}
 	jl, err := openJSONLines(*jsonOut)
 	if err != nil {
@@ -184,9 +241,15 @@ func seeds(ctx context.Context, args []string) error {
 	if *flowName != "" {
 		which = "flow " + *flowName
 	}
-	fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
-	fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	if *all {
+		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
+		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | Jain | slowest flow Mbit/s |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
+		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	}
 	type run struct {
 		label  string
 		kernel bool
@@ -202,6 +265,7 @@ func seeds(ctx context.Context, args []string) error {
 	for _, cc := range strings.Split(*ccs, ",") {
 		for _, r := range runs {
 			var st runStats
+			var at allStats
 			for seed := 1; seed <= *n; seed++ {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -222,17 +286,25 @@ func seeds(ctx context.Context, args []string) error {
 				if err != nil {
 					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
 				}
-				f, err := pick(res, *flowName)
-				if err != nil {
-					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
+				if *all {
+					at.add(res)
+				} else {
+					f, err := pick(res, *flowName)
+					if err != nil {
+						return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
+					}
+					st.add(f, *tail)
 				}
-				st.add(f, *tail)
 				if jl != nil {
 					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": res})
 					jl.Write(append(b, '\n'))
 				}
 			}
-			fmt.Println(st.row(cc, r.label))
+			if *all {
+				fmt.Println(at.row(cc, r.label))
+			} else {
+				fmt.Println(st.row(cc, r.label))
+			}
 			os.Stdout.Sync()
 		}
 	}

@@ -106,3 +106,31 @@ func TestFidelitySides(t *testing.T) {
 		t.Errorf("a typo: %v, want an error naming it", err)
 	}
 }
+
+// TestAllStatsRow: -all sums every flow of a run and gives the mean and
+// range over the runs; a run in which no flow delivered has no Jain index
+// and is said so, not averaged in as 0 or 1.
+func TestAllStatsRow(t *testing.T) {
+	j1, j2 := 0.9, 0.7
+	var a allStats
+	a.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{
+		{GoodputMbps: 3, Retransmissions: 10, Drops: 9, Losses: 1, RTOs: 2},
+		{GoodputMbps: 1, Retransmissions: 20, Drops: 18, RTOs: 0},
+	}})
+	a.add(&experiment.Result{Jain: &j2, Flows: []experiment.FlowResult{
+		{GoodputMbps: 5, Retransmissions: 4, Drops: 4, RTOs: 1},
+		{GoodputMbps: 0.5, Retransmissions: 6, Drops: 5, Losses: 1, RTOs: 1},
+	}})
+	a.add(&experiment.Result{Flows: []experiment.FlowResult{{}, {}}})
+	// Runs: goodput 4, 5.5, 0; retransmissions 30, 10, 0; discarded 28,
+	// 10, 0; RTOs 2, 2, 0; slowest 1, 0.5, 0.
+	want := "| cubic | kernel | 3 | 3.17 [0.00-5.50] | 13 [0-30] | 13 [0-28] | 1 [0-2] | 0.800 [0.700-0.900] (1 runs without) | 0.500 [0.000-1.000] |"
+	if got := a.row("cubic", "kernel"); got != want {
+		t.Errorf("row\n got %s\nwant %s", got, want)
+	}
+	var one allStats
+	one.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{{GoodputMbps: 2, Retransmissions: 3}}})
+	if got, want := one.row("newreno", "simulator"), "| newreno | simulator | 1 | 2.00 | 3 | 0 | 0 | 0.900 | 2.000 |"; got != want {
+		t.Errorf("one run\n got %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/scenarios"
+)
+
+// manyFlowsKernel holds Linux's runs of the scaled many-flow workloads
+// (docs/fidelity.md, "Many flows with small windows").
+const manyFlowsKernel = "testdata/kernel-manyflows-2026-12-04.tsv"
+
+// manyFlowsScale is the -set those runs were made with: issue 19's and
+// the ns-3 comparison's 1000 flows at 1 Gbit/s scaled by ten, to the same
+// window per flow.
+var manyFlowsScale = []string{"bottleneck.rate=100Mbps", "bottleneck.queue.limit=100", "flows.0.count=100"}
+
+// kernelRun is one kernel run's totals over every flow.
+type kernelRun struct {
+	goodput, retx, jain float64
+}
+
+// readKernelRuns reads the reference: scenario, cc, seed, goodput,
+// retransmissions, discarded, RTOs, Jain per line, keyed by scenario and cc.
+func readKernelRuns(path string) (map[[2]string][]kernelRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[[2]string][]kernelRun{}
+	sc := bufio.NewScanner(f)
+	header := true
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if header {
+			header = false
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != 8 {
+			return nil, fmt.Errorf("%s:%d: %d columns, want 8", path, n, len(c))
+		}
+		var v [3]float64
+		for i, col := range []int{3, 4, 7} {
+			if v[i], err = strconv.ParseFloat(c[col], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %d: %w", path, n, col+1, err)
+			}
+		}
+		k := [2]string{c[0], c[1]}
+		out[k] = append(out[k], kernelRun{goodput: v[0], retx: v[1], jain: v[2]})
+	}
+	return out, sc.Err()
+}
+
+// TestManyFlowsAgainstKernel: with a window of about 2.7 segments per
+// flow and a tenth of the segments dropped, the simulator's totals per
+// run, averaged over seeds 1-5, stay where docs/fidelity.md puts them
+// against Linux's five runs: goodput within 5% and retransmissions within
+// 25% of the kernel's range (issue 13's targets), Jain's index within
+// 0.05 of it, for NewReno by default (4% below the kernel's mean) and
+// CUBIC with profile: linux (7% above; 19% above the kernel's highest run
+// with simultaneous starts). A change that moved the many-flow regime away
+// from Linux's (ns-3's rules give 41% fewer retransmissions and Jain 0.49
+// with simultaneous starts) fails it.
+func TestManyFlowsAgainstKernel(t *testing.T) {
+	ref, err := readKernelRuns(manyFlowsKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file, cc string
+		sets     []string
+	}{
+		{"bench/scale/newreno-1000flows.yaml", "newreno", nil},
+		{"bench/scale/newreno-1000flows.yaml", "cubic", []string{"profile=linux"}},
+		{"bench/scenarios/cubic-1000flows.yaml", "cubic", []string{"profile=linux"}},
+	} {
+		kernel := ref[[2]string{c.file, c.cc}]
+		if len(kernel) != 5 {
+			t.Fatalf("%s %s: %d kernel runs in %s, want 5", c.file, c.cc, len(kernel), manyFlowsKernel)
+		}
+		data, err := scenarios.Read("../../" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sim kernelRun
+		for seed := 1; seed <= 5; seed++ {
+			s, err := scenario.ParseWithOverrides(data, c.file, c.cc, int64(seed), append(append([]string(nil), manyFlowsScale...), c.sets...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, _, err := experiment.Run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Flows {
+				sim.goodput += f.GoodputMbps / 5
+				sim.retx += float64(f.Retransmissions) / 5
+			}
+			if res.Jain == nil {
+				t.Fatalf("%s %s seed %d: no Jain index", c.file, c.cc, seed)
+			}
+			sim.jain += *res.Jain / 5
+		}
+		var gp, rx, jn []float64
+		for _, k := range kernel {
+			gp, rx, jn = append(gp, k.goodput), append(rx, k.retx), append(jn, k.jain)
+		}
+		name := fmt.Sprintf("%s %s %v", c.file, c.cc, c.sets)
+		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), Jain %.3f (kernel %v)", name, sim.goodput, gp, sim.retx, rx, sim.jain, jn)
+		if !within(sim.goodput, gp, 0.05) {
+			t.Errorf("%s: goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", name, sim.goodput, gp)
+		}
+		if !within(sim.retx, rx, 0.25) {
+			t.Errorf("%s: %.0f retransmissions per run, more than 25%% outside the kernel's %v", name, sim.retx, rx)
+		}
+		lo, hi := jn[0], jn[0]
+		for _, j := range jn {
+			lo, hi = min(lo, j), max(hi, j)
+		}
+		if sim.jain < lo-0.05 || sim.jain > hi+0.05 {
+			t.Errorf("%s: Jain %.3f, more than 0.05 outside the kernel's %.3f-%.3f", name, sim.jain, lo, hi)
+		}
+	}
+}
+
+// TestReadKernelRunsNamesTheBadLine: a malformed reference is refused with
+// its file, line and column.
+func TestReadKernelRunsNamesTheBadLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ body, want string }{
+		{"# c\nh\na\tb\n", "bad.tsv:3: 2 columns, want 8"},
+		{"h\na\tb\t1\tx\t3\t4\t5\t6\n", "bad.tsv:2: column 4: "},
+		{"h\na\tb\t1\t2\t3\t4\t5\t0.9x\n", "bad.tsv:2: column 8: "},
+	} {
+		p := dir + "/bad.tsv"
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readKernelRuns(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.body, err, c.want)
+		}
+	}
+}

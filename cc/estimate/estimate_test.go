@@ -153,3 +153,101 @@ func TestShortIntervalGivesNoRate(t *testing.T) {
 		t.Fatalf("delivered %d", out.Delivered)
 	}
 }
+
+// TestSplitSamples: with split samples SRTT, the variance and the RTO
+// follow the oldest samples exactly as an estimator fed only those does,
+// while the minimum and the latest follow the newest; an ACK without an
+// oldest sample changes nothing; without split samples UpdateSplit is
+// UpdateSeq on the newest.
+func TestSplitSamples(t *testing.T) {
+	ms := time.Millisecond
+	steps := []struct {
+		newest, oldest time.Duration
+		una, nxt       int64
+	}{
+		{30 * ms, 70 * ms, 1000, 5000}, {32 * ms, 35 * ms, 3000, 7000}, {0, 72 * ms, 6000, 9000},
+		{29 * ms, 0, 8000, 9000}, {31 * ms, 60 * ms, 9000, 12000}, {40 * ms, 41 * ms, 12000, 15000},
+	}
+	split, oldest, newest := NewRTT(200*ms), NewRTT(200*ms), NewRTT(200*ms)
+	split.SplitSamples(true)
+	minNewest := time.Duration(0)
+	for i, st := range steps {
+		split.UpdateSplit(st.newest, st.oldest, st.una, st.nxt)
+		if st.oldest > 0 {
+			oldest.UpdateSeq(st.oldest, st.una, st.nxt)
+			ca := st.newest
+			if ca <= 0 {
+				ca = st.oldest
+			}
+			if minNewest == 0 || ca < minNewest {
+				minNewest = ca
+			}
+			if split.Latest() != ca {
+				t.Errorf("step %d: latest %v, want the newest sample %v", i, split.Latest(), ca)
+			}
+		}
+		if split.SRTT() != oldest.SRTT() || split.RTTVar() != oldest.RTTVar() ||
+			split.LinuxRTO(time.Second, time.Minute) != oldest.LinuxRTO(time.Second, time.Minute) ||
+			split.RTO(time.Second, time.Minute) != oldest.RTO(time.Second, time.Minute) {
+			t.Errorf("step %d: SRTT %v RTTVAR %v, want the oldest samples' %v %v", i, split.SRTT(), split.RTTVar(), oldest.SRTT(), oldest.RTTVar())
+		}
+		if split.Min() != minNewest {
+			t.Errorf("step %d: min %v, want the newest samples' %v", i, split.Min(), minNewest)
+		}
+		if st.newest > 0 {
+			newest.UpdateSeq(st.newest, st.una, st.nxt)
+		}
+	}
+	if split.Samples() != 5 {
+		t.Errorf("%d samples, want 5 (the step without an oldest sample is none)", split.Samples())
+	}
+	plain := NewRTT(200 * ms)
+	for _, st := range steps {
+		plain.UpdateSplit(st.newest, st.oldest, st.una, st.nxt)
+	}
+	if plain != newest {
+		t.Errorf("without split samples: %+v, want UpdateSeq on the newest: %+v", plain, newest)
+	}
+}
+
+// TestOldestRTT: Linux's RTO sample is the oldest cumulatively acknowledged
+// original's RTT unless a retransmission was cumulatively acknowledged too,
+// else the oldest newly SACKed original's, else none.
+func TestOldestRTT(t *testing.T) {
+	now := clock.Time(100 * time.Millisecond)
+	at := func(ms int) clock.Time { return clock.Time(time.Duration(ms) * time.Millisecond) }
+	for _, c := range []struct {
+		name string
+		note func(s *Sample)
+		want time.Duration
+		ok   bool
+	}{
+		{"nothing", func(s *Sample) {}, 0, false},
+		{"cumulative", func(s *Sample) {
+			s.NoteOriginal(at(20), true)
+			s.NoteOriginal(at(10), true)
+			s.NoteOriginal(at(5), false)
+		}, 90 * time.Millisecond, true},
+		{"sent at time zero", func(s *Sample) { s.NoteOriginal(0, true) }, 100 * time.Millisecond, true},
+		{"SACK only", func(s *Sample) {
+			s.NoteOriginal(at(40), false)
+			s.NoteOriginal(at(30), false)
+		}, 70 * time.Millisecond, true},
+		{"retransmission acknowledged: the SACKed", func(s *Sample) {
+			s.NoteOriginal(at(10), true)
+			s.NoteRetransAcked()
+			s.NoteOriginal(at(60), false)
+		}, 40 * time.Millisecond, true},
+		{"retransmission acknowledged, nothing SACKed", func(s *Sample) {
+			s.NoteOriginal(at(10), true)
+			s.NoteRetransAcked()
+		}, 0, false},
+	} {
+		var s Sample
+		c.note(&s)
+		got, ok := s.OldestRTT(now)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 // estimator stays within one cache line of a sender's per-ACK state.
 type RTT struct {
 	srtt, rttvar, min, latest time.Duration
-	minRTO                    time.Duration
 	// roundSeq is Linux's rtt_seq: the sequence next to send when the
 	// current round began (UpdateSeq).
 	roundSeq int64
@@ -28,6 +27,12 @@ type RTT struct {
 	// timeout there.
 	mdev, mdevMax, linuxVar uint32
 	samples                 uint32 // saturates at its maximum
+	// minRTO is the RTO floor in microseconds, as Linux keeps it, which
+	// leaves room in the estimator's line for split.
+	minRTO uint32
+	// split takes SRTT and the variance from the oldest segment an ACK
+	// acknowledges and the minimum from the newest (SplitSamples).
+	split bool
 }
 
 // clockGranularity is G in RFC 6298 §2: a 1 ms tick, as Linux's jiffies-free
@@ -36,7 +41,41 @@ const clockGranularity = time.Millisecond
 
 // NewRTT returns an estimator whose RTO is never below minRTO.
 func NewRTT(minRTO time.Duration) RTT {
-	return RTT{minRTO: minRTO}
+	return RTT{minRTO: us(minRTO)}
+}
+
+// SplitSamples makes UpdateSplit take two samples per ACK, as Linux's
+// tcp_ack_update_rtt does: SRTT and the variance (and so the RTO) from
+// the oldest segment the ACK newly acknowledges (seq_rtt), the minimum and
+// the latest from the newest (ca_rtt). Without it UpdateSplit folds in the
+// newest alone, as UpdateSeq does.
+func (e *RTT) SplitSamples(on bool) { e.split = on }
+
+// Split reports whether SplitSamples is on.
+func (e *RTT) Split() bool { return e.split }
+
+// UpdateSplit folds in an ACK's samples (see SplitSamples): oldest feeds
+// SRTT and the variance, newest the minimum and the latest; una and nxt
+// are UpdateSeq's. With split samples, an ACK without an oldest sample
+// (Karn's rule: it acknowledged a retransmission and nothing else timed
+// it) changes nothing, as in Linux, and one without a newest sample uses
+// the oldest for both.
+func (e *RTT) UpdateSplit(newest, oldest time.Duration, una, nxt int64) {
+	if !e.split {
+		if newest > 0 {
+			e.UpdateSeq(newest, una, nxt)
+		}
+		return
+	}
+	if oldest <= 0 {
+		return
+	}
+	if newest <= 0 {
+		newest = oldest
+	}
+	first := e.srtt == 0
+	e.update(oldest, newest)
+	e.endRound(first, una, nxt)
 }
 
 // us converts d to Linux's unsigned microseconds, saturating.
@@ -46,22 +85,29 @@ func us(d time.Duration) uint32 {
 
 // Update folds in a sample (RFC 6298 §2.2, §2.3 with alpha = 1/8,
 // beta = 1/4).
-func (e *RTT) Update(r time.Duration) {
+func (e *RTT) Update(r time.Duration) { e.update(r, r) }
+
+// update folds in r for SRTT and the variance and ca for the minimum and
+// the latest sample.
+func (e *RTT) update(r, ca time.Duration) {
 	if r <= 0 {
 		r = 1 // a same-instant ACK in simulation; keep the estimator positive
 	}
-	e.latest = r
+	if ca <= 0 {
+		ca = 1
+	}
+	e.latest = ca
 	if e.samples < math.MaxUint32 {
 		e.samples++
 	}
-	if e.min == 0 || r < e.min {
-		e.min = r
+	if e.min == 0 || ca < e.min {
+		e.min = ca
 	}
 	if e.srtt == 0 {
 		e.srtt = r
 		e.rttvar = r / 2
 		e.mdev = us(2 * r) // "make sure rto = 3*rtt"
-		e.linuxVar = max(e.mdev, us(e.minRTO))
+		e.linuxVar = max(e.mdev, e.minRTO)
 		e.mdevMax = e.linuxVar
 		return
 	}
@@ -87,6 +133,13 @@ func (e *RTT) Update(r time.Duration) {
 func (e *RTT) UpdateSeq(r time.Duration, una, nxt int64) {
 	first := e.srtt == 0
 	e.Update(r)
+	e.endRound(first, una, nxt)
+}
+
+// endRound ends one of Linux's variance rounds once una has passed the
+// sequence that was next to send when it began (UpdateSeq); first says
+// the sample just folded in was the estimator's first.
+func (e *RTT) endRound(first bool, una, nxt int64) {
 	switch {
 	case first:
 		e.roundSeq = nxt
@@ -105,7 +158,7 @@ func (e *RTT) EndRound() {
 	if e.mdevMax < e.linuxVar {
 		e.linuxVar -= (e.linuxVar - e.mdevMax) / 4
 	}
-	e.mdevMax = us(e.minRTO)
+	e.mdevMax = e.minRTO
 }
 
 // LinuxRTO returns Linux's retransmission timeout before back-off
@@ -127,7 +180,7 @@ func (e *RTT) RTO(initRTO, maxRTO time.Duration) time.Duration {
 		return initRTO
 	}
 	rto := e.srtt + max(clockGranularity, 4*e.rttvar)
-	return min(max(rto, e.minRTO), maxRTO)
+	return min(max(rto, time.Duration(e.minRTO)*time.Microsecond), maxRTO)
 }
 
 // SRTT returns the smoothed RTT, 0 before the first sample.

@@ -426,7 +426,7 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 }
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
-// (tlp, rto, frto, rack, lost_retransmissions) that t sets on c; what t
+// (tlp, rto, frto, rack, lost_retransmissions, srtt_sample) that t sets on c; what t
 // leaves unset keeps c's value. The simulator's flows and the emulator's
 // cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
@@ -445,6 +445,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.LostRetransmissions != "" {
 		c.RACKRetransmissions = t.LostRetransmissions == "rack"
+	}
+	if t.SRTTSample != "" {
+		c.OldestRTTSample = t.SRTTSample == "oldest"
 	}
 }
 

@@ -190,6 +190,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"receive_window auto", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {receive_window: auto}\nflows: [{cc: newreno}]\n", "transport.receive_window: must be none or linux, got \"auto\""},
 		{"flow receive_window", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {receive_window: Linux}}]\n", "receive_window: must be none or linux"},
 		{"flow lost_retransmissions", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {lost_retransmissions: RACK}}]\n", "lost_retransmissions: must be gap or rack"},
+		{"srtt_sample first", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: first}\nflows: [{cc: newreno}]\n", "transport.srtt_sample: must be newest or oldest, got \"first\""},
+		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},
 	}
 	for _, tt := range tests {
 		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {

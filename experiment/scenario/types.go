@@ -205,6 +205,11 @@ type Transport struct {
 	// segment sent a quarter of the minimum RTT after it is delivered, or
 	// "rack", Linux's RACK time rule with the reordering timer ["gap"].
 	LostRetransmissions string `yaml:"lost_retransmissions"`
+	// SRTTSample is which segment an ACK's RTT sample for the RTO
+	// estimator times: "newest", the most recently sent one it newly
+	// acknowledges, or "oldest", Linux's (tcp.Config.OldestRTTSample)
+	// ["newest"].
+	SRTTSample string `yaml:"srtt_sample"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

@@ -405,6 +405,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.LostRetransmissions != "" && t.LostRetransmissions != "gap" && t.LostRetransmissions != "rack" {
 		return errf(p+".lost_retransmissions", "must be gap or rack, got %q", t.LostRetransmissions)
 	}
+	if t.SRTTSample != "" && t.SRTTSample != "newest" && t.SRTTSample != "oldest" {
+		return errf(p+".srtt_sample", "must be newest or oldest, got %q", t.SRTTSample)
+	}
 	if t.ReceiveWindow != "" && t.ReceiveWindow != "none" && t.ReceiveWindow != "linux" {
 		return errf(p+".receive_window", "must be none or linux, got %q", t.ReceiveWindow)
 	}

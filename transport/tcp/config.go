@@ -131,6 +131,21 @@ type Config struct {
 	// RACK and SACK; rack.go. Read only while retransmissions are out,
 	// so it is not among the hot fields.
 	RACKRetransmissions bool
+	// OldestRTTSample times the RTO estimator (SRTT, the variance, and so
+	// the RTO and the loss probe's timeout) from the oldest segment each
+	// ACK newly acknowledges, as Linux does (tcp_clean_rtx_queue's
+	// seq_rtt: the oldest cumulatively acknowledged original segment, none
+	// when a retransmitted one is cumulatively acknowledged too, else the
+	// oldest newly SACKed original, else the timestamp echo), and the
+	// minimum RTT from the newest (ca_rtt). With delayed ACKs the oldest
+	// segment's RTT includes its wait for the segment that completes the
+	// pair, or for the receiver's timer, so Linux's SRTT and probe timeout
+	// are longer than the newest segment's samples give, and a flow with a
+	// window of two or three segments sends fewer spurious loss probes. By
+	// default the newest segment's RTT feeds the estimator. The
+	// controller's samples and the flow's RTT statistics are the newest
+	// segment's either way. Read once, by InitSender.
+	OldestRTTSample bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

@@ -9,7 +9,7 @@ import (
 
 // deliver records the first delivery (cumulative or SACK) of segment g in
 // the delivery-rate sample and RACK's newest delivered send time.
-func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sample) {
+func (s *Sender) deliver(now clock.Time, k int64, g *segment, cumulative bool, rs *estimate.Sample) {
 	// A delivery advances RACK (Linux tcp_rack_advance: rack.advanced, and
 	// the newest delivered send time) unless it is a retransmission whose
 	// ACK may be for the original (RTT below the minimum); a tail loss
@@ -22,6 +22,11 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 	}
 	if !g.everRetrans {
 		s.frtoOrigAcked = true
+		if s.rtt.Split() {
+			rs.NoteOriginal(g.sentAt, cumulative)
+		}
+	} else if cumulative && s.rtt.Split() {
+		rs.NoteRetransAcked()
 	}
 	st := estimate.Stamp{Delivered: g.delivered, DeliveredTime: g.deliveredTime, FirstSentTime: g.firstSentTime, AppLimited: g.appLimited}
 	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &st, rs)
@@ -42,7 +47,20 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		// §5.3, uses the minimum RTT as the floor).
 		rs.RTT = max(rs.RTT-ackDelay, min(rs.RTT, s.rtt.Min()))
 	}
-	if rs.RTT > 0 {
+	if s.rtt.Split() {
+		// Linux times its RTO estimator from the oldest segment the ACK
+		// acknowledges, else from the timestamp echo of an ACK that
+		// acknowledged data (tcp_ack_update_rtt); the flow's RTT
+		// statistics keep the newest segment's.
+		oldest, ok := rs.OldestRTT(now)
+		if !ok && advanced && echo > 0 {
+			oldest = now.Sub(echo)
+		}
+		s.rtt.UpdateSplit(rs.RTT, oldest, s.una, s.nxt)
+		if rs.RTT > 0 && s.OnRTT != nil {
+			s.OnRTT(now, rs.RTT)
+		}
+	} else if rs.RTT > 0 {
 		s.rtt.UpdateSeq(rs.RTT, s.una, s.nxt)
 		if s.OnRTT != nil {
 			s.OnRTT(now, rs.RTT)

@@ -79,6 +79,9 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		}
 		if g.sacked {
 			s.sacked -= g.len
+			if g.everRetrans && s.rtt.Split() {
+				rs.NoteRetransAcked()
+			}
 		} else {
 			if g.lost {
 				s.lost -= g.len
@@ -89,7 +92,7 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			if s.unaSeg < s.highSacked && !g.everRetrans {
 				s.reordSeen = true // Linux tcp_clean_rtx_queue's reord
 			}
-			s.deliver(now, s.unaSeg, g, rs)
+			s.deliver(now, s.unaSeg, g, true, rs)
 			*acked += g.len
 		}
 		s.outBytes -= g.len
@@ -175,7 +178,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 			s.retransOut -= g.len
 			g.retrans = false
 		}
-		s.deliver(now, k, g, rs)
+		s.deliver(now, k, g, false, rs)
 		*acked += g.len
 		if k > s.highSacked {
 			s.highSacked = k

@@ -198,6 +198,7 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		ring:       make([]segment, minRing), // grows and shrinks with the window
 		highSacked: -1,
 	}
+	s.rtt.SplitSamples(cfg.OldestRTTSample)
 	if s.total == 0 {
 		s.total = math.MaxInt64
 	}

@@ -71,6 +71,9 @@ type Result struct {
 	// Agents holds, by flow, what the agents driving `stack: cclab` flows
 	// reported (papers' live agents: steps, misses, tuner counters).
 	Agents map[string]map[string]float64 `json:"agents,omitempty"`
+	// KernelCounters are the kernels' TCP counters over the run; absent
+	// when /proc could not be read in the namespaces.
+	KernelCounters *KernelCounters `json:"kernel_counters,omitempty"`
 }
 
 // Accounting is what the forwarder saw: every packet that entered the
@@ -293,15 +296,28 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	if opt.OnStart != nil {
 		opt.OnStart(ctl)
 	}
+	// The kernels' counters from here to the end of the run, before the
+	// flows' sockets close (which counts aborts, not the run's work).
+	sndBefore, errS := readTCPCounters(pair.Snd)
+	rcvBefore, errR := readTCPCounters(pair.Rcv)
 	wallStart := time.Now()
 	runErr := f.Run(e.end)
 	close(ctl.ended)
 	now := f.Now()
+	var kc *KernelCounters
+	if errS == nil && errR == nil {
+		sndAfter, errS := readTCPCounters(pair.Snd)
+		rcvAfter, errR := readTCPCounters(pair.Rcv)
+		if errS == nil && errR == nil {
+			kc = &KernelCounters{Sender: counterDelta(sndBefore, sndAfter), Receiver: counterDelta(rcvBefore, rcvAfter)}
+		}
+	}
 	e.stopEverything()
 	e.stopWG.Wait()
 	// Packets still propagating towards endpoints are counted in flight.
 	inFlight := f.Drain()
 	res := e.summarize(now, time.Since(wallStart), int64(inFlight))
+	res.KernelCounters = kc
 	run := &Details{Records: f.Records, Samples: map[string][]endpoint.Sample{}, Paths: f.Paths, Received: make([]int64, len(f.Paths))}
 	for _, fl := range e.flows {
 		run.Received[fl.path.Index] = fl.stats.Received

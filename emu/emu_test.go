@@ -132,6 +132,21 @@ background:
 	if res.Mode != "emu" || res.Kernel == "" {
 		t.Errorf("mode %q kernel %q", res.Mode, res.Kernel)
 	}
+	// The namespaces' own counters hold the measured flows' and the web
+	// background's connections: at least what tcp_info gave per flow.
+	kc := res.KernelCounters
+	if kc == nil {
+		t.Fatal("no kernel counters")
+	}
+	var retx, rtos int64
+	for _, f := range res.Flows {
+		retx += f.Retransmissions
+		rtos += f.RTOs
+	}
+	if kc.Sender["Tcp.ActiveOpens"] < 3 || kc.Receiver["Tcp.PassiveOpens"] < 3 || kc.Sender["Tcp.RetransSegs"] < retx ||
+		kc.Sender["TcpExt.TCPTimeouts"] < rtos || kc.Receiver["Tcp.InSegs"] <= 0 {
+		t.Errorf("kernel counters %+v; the flows' retransmissions %d and RTOs %d", kc, retx, rtos)
+	}
 	t.Logf("%+v", a)
 }
 

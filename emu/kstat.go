@@ -1,0 +1,105 @@
+package emu
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cclab/cclab/emu/netns"
+)
+
+// KernelCounters are the kernels' own TCP counters over a run: the
+// TcpExt and Tcp lines of /proc/net/netstat and /proc/net/snmp in each of
+// the emulation's namespaces, which hold its sockets and nothing else, so
+// the counts are the run's (loss probes, timeouts, recoveries that Linux
+// counts and tcp_info does not break down). Only counters that changed are
+// kept, keyed "TcpExt.TCPLossProbes", "Tcp.RetransSegs" and so on.
+type KernelCounters struct {
+	// Sender is the senders' namespace (data out, ACKs in).
+	Sender map[string]int64 `json:"sender"`
+	// Receiver is the receivers' namespace.
+	Receiver map[string]int64 `json:"receiver"`
+}
+
+// parseMIB parses the /proc/net/netstat and /proc/net/snmp format: pairs
+// of lines "Group: Name1 Name2 ..." and "Group: 1 2 ...". Only the groups
+// in keep are returned, as "Group.Name". name is the file, for errors.
+func parseMIB(name string, data []byte, keep map[string]bool) (map[string]int64, error) {
+	out := map[string]int64{}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines)%2 != 0 {
+		return nil, fmt.Errorf("%s: %d lines, want header and value lines in pairs", name, len(lines))
+	}
+	for i := 0; i < len(lines); i += 2 {
+		hg, hrest, ok1 := strings.Cut(lines[i], ":")
+		vg, vrest, ok2 := strings.Cut(lines[i+1], ":")
+		if !ok1 || !ok2 || hg != vg {
+			return nil, fmt.Errorf("%s:%d: want \"Group: names\" then \"Group: values\" for the same group, got %q and %q", name, i+1, trim(lines[i]), trim(lines[i+1]))
+		}
+		names, values := strings.Fields(hrest), strings.Fields(vrest)
+		if len(names) != len(values) {
+			return nil, fmt.Errorf("%s:%d: group %s has %d names and %d values", name, i+1, hg, len(names), len(values))
+		}
+		if !keep[hg] {
+			continue
+		}
+		for k, n := range names {
+			v, err := strconv.ParseInt(values[k], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s.%s: %q is not an integer", name, i+2, hg, n, trim(values[k]))
+			}
+			out[hg+"."+n] = v
+		}
+	}
+	return out, nil
+}
+
+// trim shortens s for an error message.
+func trim(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+// tcpGroups are the MIB groups KernelCounters keeps.
+var tcpGroups = map[string]bool{"TcpExt": true, "Tcp": true}
+
+// readTCPCounters reads ns's TCP counters. /proc/thread-self follows the
+// reading thread, which NS.Do has moved into the namespace (/proc/self
+// would follow the process's first thread).
+func readTCPCounters(ns *netns.NS) (map[string]int64, error) {
+	var out map[string]int64
+	err := ns.Do(func() error {
+		var all bytes.Buffer
+		for _, f := range []string{"/proc/thread-self/net/netstat", "/proc/thread-self/net/snmp"} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			all.Write(bytes.TrimRight(b, "\n"))
+			all.WriteByte('\n')
+		}
+		var err error
+		out, err = parseMIB(ns.Name+" netstat+snmp", all.Bytes(), tcpGroups)
+		return err
+	})
+	return out, err
+}
+
+// counterDelta returns after - before for the counters that changed.
+// Tcp.CurrEstab is a gauge, not a count, and is left out.
+func counterDelta(before, after map[string]int64) map[string]int64 {
+	d := map[string]int64{}
+	for k, v := range after {
+		if k == "Tcp.CurrEstab" {
+			continue
+		}
+		if x := v - before[k]; x != 0 {
+			d[k] = x
+		}
+	}
+	return d
+}

@@ -1,0 +1,78 @@
+package emu
+
+import (
+	"strings"
+	"testing"
+)
+
+const sampleMIB = `TcpExt: SyncookiesSent TCPLossProbes TCPTimeouts
+TcpExt: 0 162 142
+IpExt: InOctets OutOctets
+IpExt: 3144376 138600388
+Tcp: RtoAlgorithm MaxConn CurrEstab RetransSegs
+Tcp: 1 -1 100 10235
+`
+
+// TestParseMIB: the kept groups' counters by "Group.Name", the others
+// skipped, negative values read.
+func TestParseMIB(t *testing.T) {
+	got, err := parseMIB("x", []byte(sampleMIB), tcpGroups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"TcpExt.SyncookiesSent": 0, "TcpExt.TCPLossProbes": 162, "TcpExt.TCPTimeouts": 142,
+		"Tcp.RtoAlgorithm": 1, "Tcp.MaxConn": -1, "Tcp.CurrEstab": 100, "Tcp.RetransSegs": 10235}
+	if len(got) != len(want) {
+		t.Fatalf("%d counters %v, want %d", len(got), got, len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %d, want %d", k, got[k], v)
+		}
+	}
+}
+
+// TestCounterDelta: only what changed, and not the established-connection
+// gauge.
+func TestCounterDelta(t *testing.T) {
+	d := counterDelta(map[string]int64{"TcpExt.TCPTimeouts": 10, "Tcp.CurrEstab": 0, "Tcp.RetransSegs": 5},
+		map[string]int64{"TcpExt.TCPTimeouts": 152, "Tcp.CurrEstab": 100, "Tcp.RetransSegs": 5, "TcpExt.TCPLossProbes": 3})
+	if len(d) != 2 || d["TcpExt.TCPTimeouts"] != 142 || d["TcpExt.TCPLossProbes"] != 3 {
+		t.Errorf("delta %v, want TCPTimeouts 142 and TCPLossProbes 3 only", d)
+	}
+}
+
+// TestParseMIBNamesTheBadLine: malformed input is refused with the file,
+// line and what is wrong.
+func TestParseMIBNamesTheBadLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Tcp: A B\n", "x: 1 lines, want header and value lines in pairs"},
+		{"Tcp: A B\nTcpExt: 1 2\n", "x:1: want \"Group: names\" then \"Group: values\" for the same group"},
+		{"Tcp: A B\nTcp: 1\n", "x:1: group Tcp has 2 names and 1 values"},
+		{"Tcp: A B\nTcp: 1 z\n", "x:2: Tcp.B: \"z\" is not an integer"},
+		{"Tcp A\nTcp 1\n", "x:1: want \"Group: names\""},
+	} {
+		if _, err := parseMIB("x", []byte(c.in), tcpGroups); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzParseMIB: any input gives counters or an error, never a panic, and
+// every counter named is of a kept group.
+func FuzzParseMIB(f *testing.F) {
+	f.Add([]byte(sampleMIB))
+	f.Add([]byte("Tcp: A\nTcp: 9223372036854775807\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := parseMIB("fuzz", data, tcpGroups)
+		if err != nil {
+			return
+		}
+		for k := range got {
+			if !strings.HasPrefix(k, "Tcp.") && !strings.HasPrefix(k, "TcpExt.") {
+				t.Fatalf("counter %q of a group not kept", k)
+			}
+		}
+	})
+}

@@ -306,9 +306,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	now := f.Now()
 	var kc *KernelCounters
 	if errS == nil && errR == nil {
-		sndAfter, errS := readTCPCounters(pair.Snd)
-		rcvAfter, errR := readTCPCounters(pair.Rcv)
-		if errS == nil && errR == nil {
+		sndAfter, errS2 := readTCPCounters(pair.Snd)
+		rcvAfter, errR2 := readTCPCounters(pair.Rcv)
+		if errS2 == nil && errR2 == nil {
 			kc = &KernelCounters{Sender: counterDelta(sndBefore, sndAfter), Receiver: counterDelta(rcvBefore, rcvAfter)}
 		}
 	}

@@ -275,13 +275,15 @@ func seeds(ctx context.Context, args []string) error {
 					return fmt.Errorf("%s seed %d: %w", cc, seed, err)
 				}
 				var res *experiment.Result
+				var full any // what -json writes: the emulator's whole result for a kernel run
 				if r.kernel {
 					var em *emu.Result
 					if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
-						res = &em.Result
+						res, full = &em.Result, em
 					}
 				} else {
 					res, _, err = experiment.Run(ctx, s)
+					full = res
 				}
 				if err != nil {
 					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
@@ -296,7 +298,7 @@ func seeds(ctx context.Context, args []string) error {
 					st.add(f, *tail)
 				}
 				if jl != nil {
-					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": res})
+					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": full})
 					jl.Write(append(b, '\n'))
 				}
 			}

@@ -298,18 +298,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	}
 	// The kernels' counters from here to the end of the run, before the
 	// flows' sockets close (which counts aborts, not the run's work).
-	sndBefore, errS := readTCPCounters(pair.Snd)
-	rcvBefore, errR := readTCPCounters(pair.Rcv)
+	kBefore, kErr := readPairCounters(pair)
 	wallStart := time.Now()
 	runErr := f.Run(e.end)
 	close(ctl.ended)
 	now := f.Now()
 	var kc *KernelCounters
-	if errS == nil && errR == nil {
-		sndAfter, errS2 := readTCPCounters(pair.Snd)
-		rcvAfter, errR2 := readTCPCounters(pair.Rcv)
-		if errS2 == nil && errR2 == nil {
-			kc = &KernelCounters{Sender: counterDelta(sndBefore, sndAfter), Receiver: counterDelta(rcvBefore, rcvAfter)}
+	if kErr == nil {
+		if after, err := readPairCounters(pair); err == nil {
+			kc = after.since(kBefore)
 		}
 	}
 	e.stopEverything()

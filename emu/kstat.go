@@ -1,8 +1,8 @@
 package emu
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -71,22 +71,40 @@ var tcpGroups = map[string]bool{"TcpExt": true, "Tcp": true}
 // reading thread, which NS.Do has moved into the namespace (/proc/self
 // would follow the process's first thread).
 func readTCPCounters(ns *netns.NS) (map[string]int64, error) {
-	var out map[string]int64
+	out := map[string]int64{}
 	err := ns.Do(func() error {
-		var all bytes.Buffer
 		for _, f := range []string{"/proc/thread-self/net/netstat", "/proc/thread-self/net/snmp"} {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				return err
 			}
-			all.Write(bytes.TrimRight(b, "\n"))
-			all.WriteByte('\n')
+			m, err := parseMIB(ns.Name+":"+f, b, tcpGroups)
+			if err != nil {
+				return err
+			}
+			maps.Copy(out, m)
 		}
-		var err error
-		out, err = parseMIB(ns.Name+" netstat+snmp", all.Bytes(), tcpGroups)
-		return err
+		return nil
 	})
 	return out, err
+}
+
+// readPairCounters reads the TCP counters of both of pair's namespaces.
+func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
+	snd, err := readTCPCounters(pair.Snd)
+	if err != nil {
+		return nil, err
+	}
+	rcv, err := readTCPCounters(pair.Rcv)
+	if err != nil {
+		return nil, err
+	}
+	return &KernelCounters{Sender: snd, Receiver: rcv}, nil
+}
+
+// since returns the counters that changed from before to c.
+func (c *KernelCounters) since(before *KernelCounters) *KernelCounters {
+	return &KernelCounters{Sender: counterDelta(before.Sender, c.Sender), Receiver: counterDelta(before.Receiver, c.Receiver)}
 }
 
 // counterDelta returns after - before for the counters that changed.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,10 +127,7 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 		if !within(sim.retx, rx, 0.25) {
 			t.Errorf("%s: %.0f retransmissions per run, more than 25%% outside the kernel's %v", name, sim.retx, rx)
 		}
-		lo, hi := jn[0], jn[0]
-		for _, j := range jn {
-			lo, hi = min(lo, j), max(hi, j)
-		}
+		lo, hi := slices.Min(jn), slices.Max(jn)
 		if sim.jain < lo-0.05 || sim.jain > hi+0.05 {
 			t.Errorf("%s: Jain %.3f, more than 0.05 outside the kernel's %.3f-%.3f", name, sim.jain, lo, hi)
 		}

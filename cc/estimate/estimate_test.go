@@ -219,33 +219,29 @@ func TestOldestRTT(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		note func(s *Sample)
+		sack clock.Time // the oldest newly SACKed original's send time
 		want time.Duration
 		ok   bool
 	}{
-		{"nothing", func(s *Sample) {}, 0, false},
+		{"nothing", func(s *Sample) {}, clock.Never, 0, false},
 		{"cumulative", func(s *Sample) {
-			s.NoteOriginal(at(20), true)
-			s.NoteOriginal(at(10), true)
-			s.NoteOriginal(at(5), false)
-		}, 90 * time.Millisecond, true},
-		{"sent at time zero", func(s *Sample) { s.NoteOriginal(0, true) }, 100 * time.Millisecond, true},
-		{"SACK only", func(s *Sample) {
-			s.NoteOriginal(at(40), false)
-			s.NoteOriginal(at(30), false)
-		}, 70 * time.Millisecond, true},
+			s.NoteCumulative(at(20))
+			s.NoteCumulative(at(10))
+		}, at(5), 90 * time.Millisecond, true},
+		{"sent at time zero", func(s *Sample) { s.NoteCumulative(0) }, clock.Never, 100 * time.Millisecond, true},
+		{"SACK only", func(s *Sample) {}, at(30), 70 * time.Millisecond, true},
 		{"retransmission acknowledged: the SACKed", func(s *Sample) {
-			s.NoteOriginal(at(10), true)
+			s.NoteCumulative(at(10))
 			s.NoteRetransAcked()
-			s.NoteOriginal(at(60), false)
-		}, 40 * time.Millisecond, true},
+		}, at(60), 40 * time.Millisecond, true},
 		{"retransmission acknowledged, nothing SACKed", func(s *Sample) {
-			s.NoteOriginal(at(10), true)
+			s.NoteCumulative(at(10))
 			s.NoteRetransAcked()
-		}, 0, false},
+		}, clock.Never, 0, false},
 	} {
 		var s Sample
 		c.note(&s)
-		got, ok := s.OldestRTT(now)
+		got, ok := s.OldestRTT(now, c.sack)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
 		}

@@ -43,26 +43,20 @@ type Sample struct {
 	// echo, ACK delay) before Fill.
 	RTT time.Duration
 	// What Linux times for its RTO estimator (RTT.SplitSamples), noted by
-	// the transport (NoteOriginal, NoteRetransAcked), not by Deliver: the
-	// send times of the oldest original segments the ACK acknowledged
-	// cumulatively and newly SACKed, and whether it cumulatively
-	// acknowledged a retransmitted one.
-	cumSentAt, sackSentAt clock.Time
-	cumOK, sackOK         bool
-	retransAcked          bool
+	// the transport (NoteCumulative, NoteRetransAcked), not by Deliver:
+	// the send time of the oldest original segment the ACK acknowledged
+	// cumulatively, and whether it cumulatively acknowledged a
+	// retransmitted one.
+	cumSentAt    clock.Time
+	cumOK        bool
+	retransAcked bool
 }
 
-// NoteOriginal notes the delivery of a never retransmitted segment sent
-// at sentAt, cumulatively acknowledged or newly SACKed.
-func (s *Sample) NoteOriginal(sentAt clock.Time, cumulative bool) {
-	if cumulative {
-		if !s.cumOK || sentAt < s.cumSentAt {
-			s.cumSentAt, s.cumOK = sentAt, true
-		}
-		return
-	}
-	if !s.sackOK || sentAt < s.sackSentAt {
-		s.sackSentAt, s.sackOK = sentAt, true
+// NoteCumulative notes the cumulative acknowledgement of a never
+// retransmitted segment sent at sentAt.
+func (s *Sample) NoteCumulative(sentAt clock.Time) {
+	if !s.cumOK || sentAt < s.cumSentAt {
+		s.cumSentAt, s.cumOK = sentAt, true
 	}
 }
 
@@ -73,14 +67,15 @@ func (s *Sample) NoteRetransAcked() { s.retransAcked = true }
 // OldestRTT returns Linux's sample for its RTO estimator at now
 // (tcp_clean_rtx_queue's seq_rtt and sack_rtt, tcp_ack_update_rtt): the
 // oldest cumulatively acknowledged original's RTT, unless a retransmitted
-// segment was cumulatively acknowledged too (Karn's rule), else the oldest
-// newly SACKed original's; ok is false when the ACK timed neither.
-func (s *Sample) OldestRTT(now clock.Time) (rtt time.Duration, ok bool) {
+// segment was cumulatively acknowledged too (Karn's rule), else that of
+// the oldest original the ACK newly SACKed, sent at sackOldest
+// (clock.Never for none); ok is false when the ACK timed neither.
+func (s *Sample) OldestRTT(now, sackOldest clock.Time) (rtt time.Duration, ok bool) {
 	switch {
 	case s.cumOK && !s.retransAcked:
 		return now.Sub(s.cumSentAt), true
-	case s.sackOK:
-		return now.Sub(s.sackSentAt), true
+	case sackOldest != clock.Never:
+		return now.Sub(sackOldest), true
 	}
 	return 0, false
 }

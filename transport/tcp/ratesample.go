@@ -9,7 +9,7 @@ import (
 
 // deliver records the first delivery (cumulative or SACK) of segment g in
 // the delivery-rate sample and RACK's newest delivered send time.
-func (s *Sender) deliver(now clock.Time, k int64, g *segment, cumulative bool, rs *estimate.Sample) {
+func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sample) {
 	// A delivery advances RACK (Linux tcp_rack_advance: rack.advanced, and
 	// the newest delivered send time) unless it is a retransmission whose
 	// ACK may be for the original (RTT below the minimum); a tail loss
@@ -22,18 +22,15 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, cumulative bool, r
 	}
 	if !g.everRetrans {
 		s.frtoOrigAcked = true
-		if s.rtt.Split() {
-			rs.NoteOriginal(g.sentAt, cumulative)
-		}
-	} else if cumulative && s.rtt.Split() {
-		rs.NoteRetransAcked()
 	}
 	st := estimate.Stamp{Delivered: g.delivered, DeliveredTime: g.deliveredTime, FirstSentTime: g.firstSentTime, AppLimited: g.appLimited}
 	s.rate.Deliver(now, g.len, g.sentAt, g.everRetrans, &st, rs)
 }
 
-// sampleRTT refines the ACK's RTT sample and feeds the estimator.
-func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advanced bool, rs *estimate.Sample) {
+// sampleRTT refines the ACK's RTT sample and feeds the estimator;
+// sackOldest is the send time of the oldest original the ACK newly SACKed
+// (clock.Never for none).
+func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advanced bool, sackOldest clock.Time, rs *estimate.Sample) {
 	if rs.RTT == 0 && advanced && echo > 0 {
 		// Every newly acknowledged segment was retransmitted: Karn's rule
 		// gives no sample, but the timestamp echo does (RFC 7323 §4.1;
@@ -47,24 +44,20 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		// §5.3, uses the minimum RTT as the floor).
 		rs.RTT = max(rs.RTT-ackDelay, min(rs.RTT, s.rtt.Min()))
 	}
+	var oldest time.Duration
 	if s.rtt.Split() {
 		// Linux times its RTO estimator from the oldest segment the ACK
 		// acknowledges, else from the timestamp echo of an ACK that
 		// acknowledged data (tcp_ack_update_rtt); the flow's RTT
 		// statistics keep the newest segment's.
-		oldest, ok := rs.OldestRTT(now)
-		if !ok && advanced && echo > 0 {
+		var ok bool
+		if oldest, ok = rs.OldestRTT(now, sackOldest); !ok && advanced && echo > 0 {
 			oldest = now.Sub(echo)
 		}
-		s.rtt.UpdateSplit(rs.RTT, oldest, s.una, s.nxt)
-		if rs.RTT > 0 && s.OnRTT != nil {
-			s.OnRTT(now, rs.RTT)
-		}
-	} else if rs.RTT > 0 {
-		s.rtt.UpdateSeq(rs.RTT, s.una, s.nxt)
-		if s.OnRTT != nil {
-			s.OnRTT(now, rs.RTT)
-		}
+	}
+	s.rtt.UpdateSplit(rs.RTT, oldest, s.una, s.nxt)
+	if rs.RTT > 0 && s.OnRTT != nil {
+		s.OnRTT(now, rs.RTT)
 	}
 	s.rate.EndAck()
 }

@@ -77,11 +77,12 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		if s.segStart(s.unaSeg)+int64(g.len) > ackNo {
 			break
 		}
+		if g.everRetrans && s.rtt.Split() {
+			// Karn's rule for the RTO estimator, SACKed before or not.
+			rs.NoteRetransAcked()
+		}
 		if g.sacked {
 			s.sacked -= g.len
-			if g.everRetrans && s.rtt.Split() {
-				rs.NoteRetransAcked()
-			}
 		} else {
 			if g.lost {
 				s.lost -= g.len
@@ -92,7 +93,10 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			if s.unaSeg < s.highSacked && !g.everRetrans {
 				s.reordSeen = true // Linux tcp_clean_rtx_queue's reord
 			}
-			s.deliver(now, s.unaSeg, g, true, rs)
+			if s.rtt.Split() && !g.everRetrans {
+				rs.NoteCumulative(g.sentAt)
+			}
+			s.deliver(now, s.unaSeg, g, rs)
 			*acked += g.len
 		}
 		s.outBytes -= g.len
@@ -178,7 +182,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 			s.retransOut -= g.len
 			g.retrans = false
 		}
-		s.deliver(now, k, g, false, rs)
+		s.deliver(now, k, g, rs)
 		*acked += g.len
 		if k > s.highSacked {
 			s.highSacked = k

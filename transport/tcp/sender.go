@@ -536,7 +536,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		}
 		s.armRACK(orig, retx)
 	}
-	s.sampleRTT(now, echo, ackDelay, advanced, &rs)
+	s.sampleRTT(now, echo, ackDelay, advanced, sackOldest, &rs)
 
 	newlyLost := s.stats.MarkedLost - priorLost
 	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered)

@@ -74,8 +74,14 @@ type Network struct {
 	// serializeAcks: ACKs take their transmission time on the way back
 	// (scenario bottleneck.serialize_acks).
 	serializeAcks bool
-	lines         map[time.Duration]lines // shared delay lines by extra delay
-	lineList      []lines                 // the same, in creation order
+	// ackJitter is the ACK path's timing noise (scenario
+	// bottleneck.ack_jitter), drawn from jitterRnd; ackLast holds each
+	// flow's latest ACK arrival, which a later ACK may not precede.
+	ackJitter time.Duration
+	jitterRnd *rand.Rand
+	ackLast   []clock.Time
+	lines     map[time.Duration]lines // shared delay lines by extra delay
+	lineList  []lines                 // the same, in creation order
 	// prefetching: the lines and the bottleneck prefetch per-flow state
 	// (many flows).
 	prefetching bool
@@ -404,6 +410,10 @@ func (n *Network) buildBottleneck() error {
 	l.Output = n.route
 	n.Bottleneck = l
 	n.serializeAcks = b.SerializeAcks
+	if b.AckJitter.V > 0 {
+		n.ackJitter = b.AckJitter.V
+		n.jitterRnd = n.rnd.Stream("bottleneck/ack_jitter")
+	}
 	if n.trRates != nil {
 		n.trTimer = n.Sched.Timer(n.nextTraceWindow)
 		l.SetRate(0, n.trRates[n.trIdx])
@@ -855,7 +865,24 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 	if r := f.net.Bottleneck.Rate(); f.net.serializeAcks && r > 0 {
 		d += r.TxTime(p.Size)
 	}
+	if f.net.ackJitter > 0 {
+		d = f.net.jitterAck(f.Index, now, d)
+	}
 	f.rev.Push(now, p, d)
+}
+
+// jitterAck returns the delay of flow i's ACK sent at now over a path of
+// delay d: d plus a uniform random draw in [0, ackJitter), lengthened if
+// need be so that the ACK arrives no earlier than the flow's previous
+// one (the delay line keeps the order of equal arrival times).
+func (n *Network) jitterAck(i int32, now clock.Time, d time.Duration) time.Duration {
+	if int(i) >= len(n.ackLast) {
+		n.ackLast = append(n.ackLast, make([]clock.Time, int(i)+1-len(n.ackLast))...)
+	}
+	at := now.Add(d + time.Duration(n.jitterRnd.Int64N(int64(n.ackJitter))))
+	at = max(at, n.ackLast[i])
+	n.ackLast[i] = at
+	return at.Sub(now)
 }
 
 // route sends a packet leaving the bottleneck onto its flow's forward path.

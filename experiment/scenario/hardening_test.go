@@ -192,6 +192,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"flow lost_retransmissions", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {lost_retransmissions: RACK}}]\n", "lost_retransmissions: must be gap or rack"},
 		{"srtt_sample first", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: first}\nflows: [{cc: newreno}]\n", "transport.srtt_sample: must be newest or oldest, got \"first\""},
 		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},
+		{"ack_jitter negative", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: \"-5us\": a duration cannot be negative"},
+		{"ack_jitter unit", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 5 parsecs}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: "},
 	}
 	for _, tt := range tests {
 		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {

@@ -79,6 +79,16 @@ type Link struct {
 	// a zero rate (a trace in exact mode, an averaged window without
 	// capacity) adds nothing [false].
 	SerializeAcks bool `yaml:"serialize_acks"`
+	// AckJitter delays each ACK on its way back by a further uniform
+	// random time in [0, AckJitter), keeping each flow's ACKs in order:
+	// the timing noise of real hosts and forwarders, which moves each
+	// sender's transmissions off the instants the bottleneck's departures
+	// clock them at. Without it many flows sharing a DropTail queue keep
+	// a fixed phase against its departures (Floyd and Jacobson's phase
+	// effects; ns-2's TCP overhead_ was added against them), and a flow
+	// whose ACK freed a place in a full queue takes it [0: none]. The
+	// emulator ignores it: its kernel paths have their own.
+	AckJitter Duration `yaml:"ack_jitter"`
 
 	// traceModeDefault is the TraceMode Validate filled in, derived again
 	// by a later Validate while unchanged (see Loss.modelDefault).

@@ -1,0 +1,112 @@
+package network
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/rng"
+)
+
+// TestJitterAckDraws: ACKs further apart than the jitter get a delay of
+// the path's plus a uniform draw in [0, J), whose mean is J/2 within
+// four standard errors; ACKs closer together are held back only as far
+// as the flow's previous ACK, so every flow's ACKs arrive in the order
+// they were sent, and one flow's order does not hold back another's.
+func TestJitterAckDraws(t *testing.T) {
+	const j = 100 * time.Microsecond
+	const d = 10 * time.Millisecond
+	n := &Network{ackJitter: j, jitterRnd: rng.New(7).Stream("bottleneck/ack_jitter")}
+
+	// Sparse: one ACK per millisecond.
+	const k = 20000
+	var sum float64
+	for i := range k {
+		now := clock.Time(time.Duration(i) * time.Millisecond)
+		got := n.jitterAck(0, now, d)
+		if got < d || got >= d+j {
+			t.Fatalf("ACK %d: delay %v, want in [%v, %v)", i, got, d, d+j)
+		}
+		sum += float64(got - d)
+	}
+	mean := sum / k
+	se := float64(j) / math.Sqrt(12) / math.Sqrt(k)
+	if math.Abs(mean-float64(j)/2) > 4*se {
+		t.Errorf("mean added delay %.0f ns, want %.0f ± %.0f", mean, float64(j)/2, 4*se)
+	}
+
+	// Dense: two flows' ACKs interleaved 10 µs apart, closer than the
+	// jitter.
+	last := [2]clock.Time{clock.Time(time.Hour), clock.Time(time.Hour)}
+	held := 0
+	for i := range k {
+		now := clock.Time(time.Hour + time.Duration(i)*10*time.Microsecond)
+		f := int32(1 + i%2)
+		got := n.jitterAck(f, now, d)
+		at := now.Add(got)
+		if at < last[f-1] {
+			t.Fatalf("flow %d: ACK %d arrives at %v, before the previous one (%v)", f, i, at, last[f-1])
+		}
+		if at == last[f-1] {
+			held++ // its draw fell before the previous ACK's arrival
+		} else if got < d || got >= d+j {
+			t.Fatalf("flow %d: ACK %d's delay %v, want in [%v, %v) unless held to its previous ACK", f, i, got, d, d+j)
+		}
+		last[f-1] = at
+	}
+	if held == 0 {
+		t.Errorf("no ACK was held back for order: the dense case does not test it")
+	}
+}
+
+// TestAckJitterRuns: a zero jitter is no jitter (same events and
+// counters); a jitter gives the same run for the same seed and another
+// for another seed.
+func TestAckJitterRuns(t *testing.T) {
+	type result struct {
+		events uint64
+		stats  []string
+	}
+	run := func(seed int, jitter string) result {
+		s, err := parseScenario(`
+name: jitter
+seed: ` + strconv.Itoa(seed) + `
+duration: 2s
+bottleneck: {rate: 50Mbps, delay: 5ms, queue: {discipline: droptail, limit: 60}` + jitter + `}
+flows:
+  - {name: a, cc: newreno, count: 8, start_spread: 0.2s}
+`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Sched.RunUntil(clock.Time(2 * time.Second))
+		var r result
+		r.events = n.Sched.Events()
+		for _, f := range n.Flows {
+			r.stats = append(r.stats, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))
+		}
+		return r
+	}
+	none := run(3, "")
+	if zero := run(3, ", ack_jitter: 0us"); !reflect.DeepEqual(zero, none) {
+		t.Errorf("ack_jitter 0 changed the run: %d events, %v; without: %d, %v", zero.events, zero.stats, none.events, none.stats)
+	}
+	a, b := run(3, ", ack_jitter: 200us"), run(3, ", ack_jitter: 200us")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("the same seed gave two runs: %v and %v", a.stats, b.stats)
+	}
+	if reflect.DeepEqual(a.stats, none.stats) {
+		t.Errorf("a 200 µs jitter changed nothing")
+	}
+	if c := run(4, ", ack_jitter: 200us"); reflect.DeepEqual(c.stats, a.stats) {
+		t.Errorf("seeds 3 and 4 gave the same run")
+	}
+}

@@ -61,6 +61,12 @@ func TestJitterAckDraws(t *testing.T) {
 	if held == 0 {
 		t.Errorf("no ACK was held back for order: the dense case does not test it")
 	}
+	// A third flow's ACK over a shorter path is not held back by the
+	// others' later arrivals.
+	now := clock.Time(time.Hour + k*10*time.Microsecond)
+	if got := n.jitterAck(3, now, 0); got >= j {
+		t.Errorf("flow 3's ACK delayed %v, want under %v: held back by other flows", got, j)
+	}
 }
 
 // TestAckJitterRuns: a zero jitter is no jitter (same events and

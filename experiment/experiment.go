@@ -46,16 +46,22 @@ type FlowResult struct {
 	FCT             *float64 `json:"fct_s"`
 	Retransmissions int64    `json:"retransmissions"`
 	RTOs            int64    `json:"rtos"`
-	Drops           int64    `json:"drops"`
-	Losses          int64    `json:"losses"`
-	RTTMinMs        float64  `json:"rtt_min_ms"`
-	RTTMeanMs       float64  `json:"rtt_mean_ms"`
-	RTTP50Ms        float64  `json:"rtt_p50_ms"`
-	RTTP95Ms        float64  `json:"rtt_p95_ms"`
-	RTTMaxMs        float64  `json:"rtt_max_ms"`
-	QdelayMeanMs    float64  `json:"qdelay_mean_ms"`
-	QdelayP95Ms     float64  `json:"qdelay_p95_ms"`
-	RTI             *float64 `json:"rti,omitempty"`
+	// LossProbes and FastRecoveries are the tail loss probes the sender
+	// sent and its entries into fast recovery: the simulator's (cclab's
+	// TCP) only; the emulator's kernel flows report theirs for the whole
+	// namespace, in kernel_counters (TCPLossProbes, TCPSackRecovery).
+	LossProbes     *int64   `json:"loss_probes,omitempty"`
+	FastRecoveries *int64   `json:"fast_recoveries,omitempty"`
+	Drops          int64    `json:"drops"`
+	Losses         int64    `json:"losses"`
+	RTTMinMs       float64  `json:"rtt_min_ms"`
+	RTTMeanMs      float64  `json:"rtt_mean_ms"`
+	RTTP50Ms       float64  `json:"rtt_p50_ms"`
+	RTTP95Ms       float64  `json:"rtt_p95_ms"`
+	RTTMaxMs       float64  `json:"rtt_max_ms"`
+	QdelayMeanMs   float64  `json:"qdelay_mean_ms"`
+	QdelayP95Ms    float64  `json:"qdelay_p95_ms"`
+	RTI            *float64 `json:"rti,omitempty"`
 	// RwndLimitedS is how long the sender waited for the receiver's
 	// advertised window (Linux's tcpi_rwnd_limited): kernel TCP's in the
 	// emulator; in the simulator only with transport.receive_window: linux,
@@ -160,6 +166,8 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 		BytesDelivered:  int64(f.Receiver.DeliveredBytes),
 		Retransmissions: st.Retransmissions,
 		RTOs:            st.RTOs,
+		LossProbes:      &st.TLPs,
+		FastRecoveries:  &st.FastRecoveries,
 		Drops:           f.Drops,
 		Losses:          f.Losses + f.LastHopLosses,
 	}

@@ -134,3 +134,37 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("seeds 3 and 4 gave identical results")
 	}
 }
+
+// TestFlowResultRecoveryCounters: each flow's loss probes and fast
+// recoveries in the result are its sender's, and a lossy run has some of
+// each, so a study can read them from `cclab run --json`.
+func TestFlowResultRecoveryCounters(t *testing.T) {
+	// Twenty flows of about three segments' window each through a short
+	// queue: drops, recoveries and tail probes.
+	r, n := run(t, mustParse(t, `
+name: probes
+seed: 2
+duration: 5s
+bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 20}}
+flows:
+  - {name: bulk, cc: newreno, count: 20, start_spread: 0.5s}
+`))
+	if len(r.Flows) != len(n.Flows) {
+		t.Fatalf("%d results for %d flows", len(r.Flows), len(n.Flows))
+	}
+	var probes, recoveries int64
+	for i, f := range r.Flows {
+		st := n.Flows[i].Sender.Stats()
+		if f.LossProbes == nil || f.FastRecoveries == nil {
+			t.Fatalf("flow %d: loss_probes or fast_recoveries missing", i)
+		}
+		if *f.LossProbes != st.TLPs || *f.FastRecoveries != st.FastRecoveries {
+			t.Errorf("flow %d: %d loss probes and %d fast recoveries in the result, the sender's %d and %d", i, *f.LossProbes, *f.FastRecoveries, st.TLPs, st.FastRecoveries)
+		}
+		probes += *f.LossProbes
+		recoveries += *f.FastRecoveries
+	}
+	if probes == 0 || recoveries == 0 {
+		t.Errorf("%d loss probes and %d fast recoveries: the run does not exercise them", probes, recoveries)
+	}
+}

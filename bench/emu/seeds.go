@@ -137,24 +137,42 @@ func (r *runStats) row(cc, label string) string {
 // allStats is one row of seeds -all: the measured flows' totals per run
 // (many flows sharing a bottleneck, where no single flow is the result).
 type allStats struct {
-	goodput, retx, discarded, rtos, jain, slowest []float64
-	noJain                                        int
+	goodput, retx, discarded, rtos, probes, recoveries, jain, slowest []float64
+	noJain                                                            int
 }
 
-func (a *allStats) add(res *experiment.Result) {
-	var g, r, d, o float64
+// add adds one run: its result and, for a kernel run, the kernels'
+// counters, where its loss probes and SACK recoveries are (tcp_info
+// counts neither per flow). A run with neither adds no probes or
+// recoveries.
+func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
+	var g, r, d, o, p, v float64
+	counted := false
 	slowest := math.Inf(1)
 	for _, f := range res.Flows {
 		g += f.GoodputMbps
 		r += float64(f.Retransmissions)
 		d += float64(f.Drops + f.Losses)
 		o += float64(f.RTOs)
+		if f.LossProbes != nil && f.FastRecoveries != nil {
+			p += float64(*f.LossProbes)
+			v += float64(*f.FastRecoveries)
+			counted = true
+		}
 		slowest = min(slowest, f.GoodputMbps)
+	}
+	if kc != nil {
+		p, v = float64(kc.Sender["TcpExt.TCPLossProbes"]), float64(kc.Sender["TcpExt.TCPSackRecovery"])
+		counted = true
 	}
 	a.goodput = append(a.goodput, g)
 	a.retx = append(a.retx, r)
 	a.discarded = append(a.discarded, d)
 	a.rtos = append(a.rtos, o)
+	if counted {
+		a.probes = append(a.probes, p)
+		a.recoveries = append(a.recoveries, v)
+	}
 	if len(res.Flows) > 0 {
 		a.slowest = append(a.slowest, slowest)
 	}
@@ -182,8 +200,8 @@ func (a *allStats) row(cc, label string) string {
 	if a.noJain > 0 {
 		jain += fmt.Sprintf(" (%d runs without)", a.noJain)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
-		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), jain, span(a.slowest, 3))
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
+		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3))
 }
 
 func seeds(ctx context.Context, args []string) error {
@@ -194,7 +212,7 @@ func seeds(ctx context.Context, args []string) error {
 	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
 	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
 	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
-	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets and RTOs, Jain's index, the slowest flow (for many flows sharing a bottleneck)")
+	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast (SACK) recoveries, Jain's index, the slowest flow (for many flows sharing a bottleneck)")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -243,8 +261,8 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *all {
 		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
-		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | Jain | slowest flow Mbit/s |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | loss probes | fast recoveries | Jain | slowest flow Mbit/s |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
@@ -276,10 +294,11 @@ func seeds(ctx context.Context, args []string) error {
 				}
 				var res *experiment.Result
 				var full any // what -json writes: the emulator's whole result for a kernel run
+				var kc *emu.KernelCounters
 				if r.kernel {
 					var em *emu.Result
 					if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
-						res, full = &em.Result, em
+						res, full, kc = &em.Result, em, em.KernelCounters
 					}
 				} else {
 					res, _, err = experiment.Run(ctx, s)
@@ -289,7 +308,7 @@ func seeds(ctx context.Context, args []string) error {
 					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
 				}
 				if *all {
-					at.add(res)
+					at.add(res, kc)
 				} else {
 					f, err := pick(res, *flowName)
 					if err != nil {

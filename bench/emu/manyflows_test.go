@@ -92,29 +92,7 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 		if len(kernel) != 5 {
 			t.Fatalf("%s %s: %d kernel runs in %s, want 5", c.file, c.cc, len(kernel), manyFlowsKernel)
 		}
-		data, err := scenarios.Read("../../" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sim kernelRun
-		for seed := 1; seed <= 5; seed++ {
-			s, err := scenario.ParseWithOverrides(data, c.file, c.cc, int64(seed), append(append([]string(nil), manyFlowsScale...), c.sets...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, _, err := experiment.Run(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range res.Flows {
-				sim.goodput += f.GoodputMbps / 5
-				sim.retx += float64(f.Retransmissions) / 5
-			}
-			if res.Jain == nil {
-				t.Fatalf("%s %s seed %d: no Jain index", c.file, c.cc, seed)
-			}
-			sim.jain += *res.Jain / 5
-		}
+		sim := simManyFlows(t, c.file, c.cc, c.sets)
 		var gp, rx, jn []float64
 		for _, k := range kernel {
 			gp, rx, jn = append(gp, k.goodput), append(rx, k.retx), append(jn, k.jain)
@@ -132,6 +110,38 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 			t.Errorf("%s: Jain %.3f, more than 0.05 outside the kernel's %.3f-%.3f", name, sim.jain, lo, hi)
 		}
 	}
+}
+
+// simManyFlows runs a many-flow workload at the kernel runs' scale
+// (manyFlowsScale and sets on top) for seeds 1-5, as the kernel runs
+// were, and returns its totals per run averaged over the seeds.
+func simManyFlows(t *testing.T, file, cc string, sets []string) kernelRun {
+	t.Helper()
+	data, err := scenarios.Read("../../" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sim kernelRun
+	for seed := 1; seed <= 5; seed++ {
+		s, err := scenario.ParseWithOverrides(data, file, cc, int64(seed), append(slices.Clone(manyFlowsScale), sets...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := experiment.Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Flows {
+			sim.goodput += f.GoodputMbps / 5
+			sim.retx += float64(f.Retransmissions) / 5
+			sim.rtos += float64(f.RTOs) / 5
+		}
+		if res.Jain == nil {
+			t.Fatalf("%s %s seed %d: no Jain index", file, cc, seed)
+		}
+		sim.jain += *res.Jain / 5
+	}
+	return sim
 }
 
 // TestAckJitterAgainstKernel: on issue 19's NewReno workload scaled by
@@ -153,27 +163,7 @@ func TestAckJitterAgainstKernel(t *testing.T) {
 	if len(kernel) != 5 {
 		t.Fatalf("%d kernel runs in %s, want 5", len(kernel), manyFlowsKernel)
 	}
-	data, err := scenarios.Read("../../" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets := append(append([]string(nil), manyFlowsScale...), "transport.srtt_sample=oldest", "bottleneck.ack_jitter=100us")
-	var sim kernelRun
-	for seed := 1; seed <= 5; seed++ {
-		s, err := scenario.ParseWithOverrides(data, file, "newreno", int64(seed), sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, _, err := experiment.Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range res.Flows {
-			sim.goodput += f.GoodputMbps / 5
-			sim.retx += float64(f.Retransmissions) / 5
-			sim.rtos += float64(f.RTOs) / 5
-		}
-	}
+	sim := simManyFlows(t, file, "newreno", []string{"transport.srtt_sample=oldest", "bottleneck.ack_jitter=100us"})
 	var gp, rx, to []float64
 	for _, k := range kernel {
 		gp, rx, to = append(gp, k.goodput), append(rx, k.retx), append(to, k.rtos)

@@ -141,10 +141,12 @@ type allStats struct {
 	noJain                                                            int
 }
 
-// add adds one run: its result and, for a kernel run, the kernels'
-// counters, where its loss probes and SACK recoveries are (tcp_info
-// counts neither per flow). A run with neither adds no probes or
-// recoveries.
+// add adds one run: its result and, for an emulated run, the kernels'
+// counters, where kernel TCP's loss probes and SACK recoveries are
+// (tcp_info counts neither per flow; the counters are the whole sender
+// namespace's, background flows included). Flows that count their own
+// (cclab's TCP, simulated or on UDP) are used first; a run with neither
+// adds no probes or recoveries.
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 	var g, r, d, o, p, v float64
 	counted := false
@@ -161,7 +163,7 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 		}
 		slowest = min(slowest, f.GoodputMbps)
 	}
-	if kc != nil {
+	if !counted && kc != nil {
 		p, v = float64(kc.Sender["TcpExt.TCPLossProbes"]), float64(kc.Sender["TcpExt.TCPSackRecovery"])
 		counted = true
 	}

@@ -56,6 +56,10 @@ type FlowStats struct {
 	Received int64
 	// Retransmissions and RTOs are the sender's counts.
 	Retransmissions, RTOs int64
+	// LossProbes and FastRecoveries are the sender's tail loss probes and
+	// entries into fast recovery, when it counts them per flow (cclab's
+	// TCP on UDP; kernel TCP counts them per namespace only).
+	LossProbes, FastRecoveries *int64
 	// RwndLimited is how long the sender waited for the receiver's
 	// window (kernel TCP's tcpi_rwnd_limited), if the transport reports it.
 	RwndLimited *time.Duration

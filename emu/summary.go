@@ -101,6 +101,8 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		BytesDelivered:  st.Received,
 		Retransmissions: st.Retransmissions,
 		RTOs:            st.RTOs,
+		LossProbes:      st.LossProbes,
+		FastRecoveries:  st.FastRecoveries,
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
 	}

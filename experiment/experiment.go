@@ -47,9 +47,10 @@ type FlowResult struct {
 	Retransmissions int64    `json:"retransmissions"`
 	RTOs            int64    `json:"rtos"`
 	// LossProbes and FastRecoveries are the tail loss probes the sender
-	// sent and its entries into fast recovery: the simulator's (cclab's
-	// TCP) only; the emulator's kernel flows report theirs for the whole
-	// namespace, in kernel_counters (TCPLossProbes, TCPSackRecovery).
+	// sent and its entries into fast recovery, for cclab's TCP (simulated,
+	// or on UDP in the emulator and `cclab send`); kernel TCP counts them
+	// per namespace only, in the emulator's kernel_counters
+	// (TCPLossProbes, TCPSackRecovery).
 	LossProbes     *int64   `json:"loss_probes,omitempty"`
 	FastRecoveries *int64   `json:"fast_recoveries,omitempty"`
 	Drops          int64    `json:"drops"`

@@ -212,6 +212,7 @@ func (e *Endpoints) Stop() (emu.FlowStats, error) {
 	st.Received = e.rres.Delivered
 	if r := e.sres; r != nil {
 		st.Retransmissions, st.RTOs = r.Flow.Retransmissions, r.Flow.RTOs
+		st.LossProbes, st.FastRecoveries = r.Flow.LossProbes, r.Flow.FastRecoveries
 		st.Agent = r.Extra
 	}
 	if e.serr != nil && !errors.Is(e.serr, context.Canceled) {

@@ -16,7 +16,7 @@ func init() { udpstack.Register(nil) }
 // TestCclabBesideKernel runs one scenario file under cclab emu with a
 // cclab-stack flow (transport/udp, Mockets acknowledgements) and a kernel
 // flow on a lossy 10 Mbit/s link: both deliver every byte, and the cclab
-// flow's RTT samples reach the summary.
+// flow's RTT samples and recovery counts reach the summary.
 func TestCclabBesideKernel(t *testing.T) {
 	if err := netns.Check(); err != nil {
 		t.Skipf("emulator unavailable: %v", err)
@@ -51,6 +51,14 @@ flows:
 	}
 	if res.Flows[0].Retransmissions == 0 {
 		t.Errorf("the cclab flow retransmitted nothing at 3%% loss")
+	}
+	// cclab's TCP counts its recoveries per flow; kernel TCP's are in the
+	// namespace's counters only.
+	if f := res.Flows[0]; f.FastRecoveries == nil || f.LossProbes == nil || *f.FastRecoveries == 0 {
+		t.Errorf("the cclab flow reports fast recoveries %v and loss probes %v, want counts (some recoveries at 3%% loss)", f.FastRecoveries, f.LossProbes)
+	}
+	if f := res.Flows[1]; f.FastRecoveries != nil || f.LossProbes != nil {
+		t.Errorf("the kernel flow reports per-flow recovery counts it does not have")
 	}
 }
 

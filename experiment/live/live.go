@@ -135,6 +135,8 @@ func senderResult(peer, label string, bytes units.Bytes, r udp.SenderResult, rtt
 		BytesDelivered:  int64(st.BytesAcked),
 		Retransmissions: st.Retransmissions,
 		RTOs:            st.RTOs,
+		LossProbes:      &st.TLPs,
+		FastRecoveries:  &st.FastRecoveries,
 	}
 	elapsed := r.End.Sub(r.Start).Seconds()
 	if elapsed > 0 {

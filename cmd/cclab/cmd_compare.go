@@ -70,6 +70,7 @@ var compareMetrics = []struct {
 		return *f.FCT, true
 	}},
 	{"retransmissions", func(f *experiment.FlowResult) (float64, bool) { return float64(f.Retransmissions), true }},
+	{"rtos", func(f *experiment.FlowResult) (float64, bool) { return float64(f.RTOs), true }},
 	{"rtt_mean_ms", func(f *experiment.FlowResult) (float64, bool) { return f.RTTMeanMs, true }},
 	{"qdelay_p95_ms", func(f *experiment.FlowResult) (float64, bool) { return f.QdelayP95Ms, true }},
 	{"rwnd_limited_s", func(f *experiment.FlowResult) (float64, bool) {
@@ -323,5 +324,19 @@ func printComparison(w io.Writer, c *comparison) {
 	if len(c.Sim.Links) > 0 && len(c.Emu.Links) > 0 {
 		fmt.Fprintf(w, "bottleneck utilisation: simulator %.1f%%, emulator %.1f%%; queue drops %d vs %d\n",
 			100*c.Sim.Links[0].Utilization, 100*c.Emu.Links[0].Utilization, c.Sim.Links[0].Drops, c.Emu.Links[0].Drops)
+	}
+	// Kernel TCP counts loss probes and recoveries per namespace, not per
+	// flow, so they are compared over every measured flow.
+	if kc := c.Emu.KernelCounters; kc != nil {
+		var probes, recoveries int64
+		for _, f := range c.Sim.Flows {
+			if f.LossProbes == nil || f.FastRecoveries == nil {
+				return
+			}
+			probes += *f.LossProbes
+			recoveries += *f.FastRecoveries
+		}
+		fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
+			probes, kc.Sender["TcpExt.TCPLossProbes"], recoveries, kc.Sender["TcpExt.TCPSackRecovery"])
 	}
 }

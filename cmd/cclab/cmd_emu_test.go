@@ -112,6 +112,19 @@ func TestCompareDiffs(t *testing.T) {
 	if !strings.Contains(out.String(), "+10.0%") || !strings.Contains(out.String(), "-25.0%") {
 		t.Errorf("table:\n%s", out.String())
 	}
+	if strings.Contains(out.String(), "loss probes") {
+		t.Errorf("loss probes compared without the kernel's counters:\n%s", out.String())
+	}
+	// The kernel counts loss probes and recoveries per namespace: they are
+	// compared over all the measured flows.
+	p, v := int64(3), int64(7)
+	sim.Flows[0].LossProbes, sim.Flows[0].FastRecoveries = &p, &v
+	em.KernelCounters = &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 4, "TcpExt.TCPSackRecovery": 9}}
+	out.Reset()
+	printComparison(&out, compareResults(sim, em))
+	if !strings.Contains(out.String(), "loss probes 3 vs 4, fast recoveries 7 vs 9") {
+		t.Errorf("counters line missing:\n%s", out.String())
+	}
 	if _, ok := m["rwnd_limited_s"]; ok {
 		t.Error("rwnd_limited_s compared though the simulator's flow has none (no receive_window: linux)")
 	}

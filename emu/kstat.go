@@ -102,6 +102,15 @@ func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
 	return &KernelCounters{Sender: snd, Receiver: rcv}, nil
 }
 
+// Recoveries returns the senders' tail loss probes and SACK recoveries
+// (TcpExt TCPLossProbes and TCPSackRecovery): kernel TCP's counts of what
+// cclab's TCP reports per flow (FlowResult.LossProbes, FastRecoveries),
+// for every TCP flow in the senders' namespace. A counter that did not
+// change over the run is absent: 0.
+func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
+	return c.Sender["TcpExt.TCPLossProbes"], c.Sender["TcpExt.TCPSackRecovery"]
+}
+
 // since returns the counters that changed from before to c.
 func (c *KernelCounters) since(before *KernelCounters) *KernelCounters {
 	return &KernelCounters{Sender: counterDelta(before.Sender, c.Sender), Receiver: counterDelta(before.Receiver, c.Receiver)}

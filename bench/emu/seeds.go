@@ -164,7 +164,8 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 		slowest = min(slowest, f.GoodputMbps)
 	}
 	if !counted && kc != nil {
-		p, v = float64(kc.Sender["TcpExt.TCPLossProbes"]), float64(kc.Sender["TcpExt.TCPSackRecovery"])
+		kp, kv := kc.Recoveries()
+		p, v = float64(kp), float64(kv)
 		counted = true
 	}
 	a.goodput = append(a.goodput, g)

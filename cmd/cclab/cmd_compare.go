@@ -336,7 +336,8 @@ func printComparison(w io.Writer, c *comparison) {
 			probes += *f.LossProbes
 			recoveries += *f.FastRecoveries
 		}
+		kp, kv := kc.Recoveries()
 		fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
-			probes, kc.Sender["TcpExt.TCPLossProbes"], recoveries, kc.Sender["TcpExt.TCPSackRecovery"])
+			probes, kp, recoveries, kv)
 	}
 }

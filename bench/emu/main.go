@@ -124,7 +124,7 @@ func (d sides) both(s *scenario.Scenario) error {
 }
 
 // sim sets each -cc-param on every measured flow whose controller has the
-// parameter (CUBIC's and BBR's linux, say, and not NewReno's), and
+// parameter (CUBIC's, BBR's and NewReno's linux, say, and not Vegas'), and
 // validates.
 func (d sides) sim(s *scenario.Scenario) error {
 	for _, kv := range d.params {

@@ -33,7 +33,12 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		floor [3]int
 	}{
 		{nil, [3]int{13, 15, 10}},
-		{[]string{"profile=linux"}, [3]int{16, 16, 14}},
+		// 15, 15: Reno's whole segments (2026-12-04) moved one of
+		// lossy's two NewReno flows of this one seed out of target on
+		// goodput and queueing delay (16, 16 before); over ten seeds
+		// both flows are closer to the kernel than before
+		// (TestRenoWholeSegmentsAgainstKernel).
+		{[]string{"profile=linux"}, [3]int{15, 15, 14}},
 	} {
 		flows, _, err := simFlows(names, "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

@@ -85,7 +85,7 @@ func TestFidelitySides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Set("flows.1.cc", "newreno"); err != nil {
+	if err := s.Set("flows.1.cc", "vegas"); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.both(s); err != nil {
@@ -101,7 +101,7 @@ func TestFidelitySides(t *testing.T) {
 		t.Errorf("flow 0 (%s): params %v, want linux=1", s.Flows[0].CC.Name, s.Flows[0].CC.Params)
 	}
 	if _, ok := s.Flows[1].CC.Params["linux"]; ok {
-		t.Errorf("flow 1 (newreno, no such parameter) got linux: %v", s.Flows[1].CC.Params)
+		t.Errorf("flow 1 (vegas, no such parameter) got linux: %v", s.Flows[1].CC.Params)
 	}
 	if err := (sides{params: []string{"lnux=1"}}).check(); err == nil || !strings.Contains(err.Error(), `"lnux"`) {
 		t.Errorf("a typo: %v, want an error naming it", err)

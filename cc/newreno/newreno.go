@@ -17,6 +17,7 @@ var Spec = cc.Spec{
 	Params: []cc.ParamSpec{
 		{Name: "iw", Default: 10, Min: 1, Max: 1000, Integer: true, Unit: "segments", Doc: "initial window (RFC 6928: 10)"},
 		{Name: "beta", Default: 0.5, Min: 0.05, Max: 0.95, Unit: "", Doc: "multiplicative decrease: ssthresh = beta*cwnd"},
+		{Name: "linux", Default: 0, Min: 0, Max: 1, Integer: true, Doc: "1 = Linux tcp_reno's whole segments: ssthresh = beta*cwnd rounded down to a segment (tcp_reno_ssthresh's cwnd >> 1), so the window never holds part of one; 0 = RFC 5681's byte arithmetic, where an odd window halves to half a segment more"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) { return New(c.MSS, c.Params), nil },
 }
@@ -35,6 +36,7 @@ var (
 type Reno struct {
 	mss      units.Bytes
 	beta     float64
+	whole    bool // the "linux" parameter
 	cwnd     units.Bytes
 	ssthresh units.Bytes
 	// acked accumulates bytes acknowledged in congestion avoidance; each
@@ -49,6 +51,7 @@ func New(mss units.Bytes, params map[string]float64) *Reno {
 	return &Reno{
 		mss:      mss,
 		beta:     params["beta"],
+		whole:    params["linux"] != 0,
 		cwnd:     units.Bytes(params["iw"]) * mss,
 		ssthresh: infinite,
 	}
@@ -98,12 +101,23 @@ func (r *Reno) CongestionAvoidance(acked, w units.Bytes) {
 	}
 }
 
-// OnCongestionEvent implements cc.Algorithm: ssthresh = beta*cwnd, at least
-// two segments (RFC 5681 eq. 4 uses FlightSize/2; Linux uses cwnd, which is
-// the same for a cwnd-limited sender and safer for an application-limited
-// one).
+// reduced is beta times the window, at least two segments (RFC 5681 eq. 4
+// uses FlightSize/2; Linux uses cwnd, which is the same for a cwnd-limited
+// sender and safer for an application-limited one). With "linux" it is in
+// whole segments, rounded down, as Linux counts its window in packets:
+// with windows of a few segments the half segment RFC 5681's bytes keep
+// is a sixth of the window, and it slows the next increase (one segment
+// per window acknowledged).
+func (r *Reno) reduced() units.Bytes {
+	if r.whole {
+		return max(units.Bytes(float64(r.cwnd/r.mss)*r.beta)*r.mss, 2*r.mss)
+	}
+	return max(units.Bytes(float64(r.cwnd)*r.beta), 2*r.mss)
+}
+
+// OnCongestionEvent implements cc.Algorithm: ssthresh = reduced().
 func (r *Reno) OnCongestionEvent(clock.Time, *cc.LossEvent) {
-	r.ssthresh = max(units.Bytes(float64(r.cwnd)*r.beta), 2*r.mss)
+	r.ssthresh = r.reduced()
 	r.cwnd = r.ssthresh
 	r.acked = 0
 	r.inRecovery = true
@@ -123,7 +137,7 @@ func (r *Reno) OnRecoveryEnd(clock.Time) {
 // retransmits are outstanding).
 func (r *Reno) OnRetransmissionTimeout(_ clock.Time, inFlight units.Bytes) {
 	if r.cwnd > r.mss {
-		r.ssthresh = max(units.Bytes(float64(r.cwnd)*r.beta), 2*r.mss)
+		r.ssthresh = r.reduced()
 	}
 	r.cwnd = max(inFlight, 0) + r.mss
 	r.acked = 0
@@ -167,6 +181,8 @@ func (r *Reno) SetParam(name string, v float64) error {
 		switch name {
 		case "beta":
 			r.beta = v
+		case "linux":
+			r.whole = v != 0
 		case "iw":
 			if !r.sawAck {
 				r.cwnd = units.Bytes(v) * r.mss

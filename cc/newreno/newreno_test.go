@@ -101,3 +101,38 @@ func TestParams(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeSegments: with "linux" the window is Linux's packet count, so an
+// odd window halves to the segment below (tcp_reno_ssthresh: cwnd >> 1),
+// never to a fraction, the next increase comes after that many segments
+// are acknowledged, and a timeout's threshold is rounded the same way;
+// without it RFC 5681's bytes keep the half segment.
+func TestWholeSegments(t *testing.T) {
+	for _, c := range []struct {
+		linux          float64
+		after, ssAfter units.Bytes // window after the loss; ssthresh after a timeout from 9 segments
+		acksToGrow     int         // segments acknowledged before the window grows again
+	}{
+		{1, 3 * mss, 4 * mss, 3},
+		{0, 3*mss + mss/2, 4*mss + mss/2, 4},
+	} {
+		r := newReno(t, map[string]float64{"iw": 7, "linux": c.linux})
+		r.OnCongestionEvent(0, &cc.LossEvent{})
+		r.OnRecoveryEnd(0)
+		if r.CongestionWindow() != c.after {
+			t.Errorf("linux=%v: window 7 segments halves to %d bytes, want %d", c.linux, r.CongestionWindow(), c.after)
+		}
+		n := 0
+		for w := r.CongestionWindow(); r.CongestionWindow() == w; n++ {
+			r.OnAck(0, &cc.Ack{AckedBytes: mss, CwndLimited: true})
+		}
+		if n != c.acksToGrow {
+			t.Errorf("linux=%v: window grew after %d segments acknowledged, want %d", c.linux, n, c.acksToGrow)
+		}
+		r2 := newReno(t, map[string]float64{"iw": 9, "linux": c.linux})
+		r2.OnRetransmissionTimeout(0, 0)
+		if r2.Ssthresh() != c.ssAfter {
+			t.Errorf("linux=%v: timeout from 9 segments gives ssthresh %d, want %d", c.linux, r2.Ssthresh(), c.ssAfter)
+		}
+	}
+}

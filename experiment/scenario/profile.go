@@ -2,16 +2,17 @@ package scenario
 
 import "github.com/cclab/cclab/cc"
 
-// ProfileLinux is the profile that selects every Linux 6.18 behaviour the
-// simulator offers as an option (docs/fidelity.md, "Linux's behaviours
-// that are options").
+// ProfileLinux is the profile that selects the Linux 6.18 behaviours the
+// simulator offers as options and that bring it closer to the kernel
+// together (docs/fidelity.md, "Linux's behaviours that are options";
+// transport.srtt_sample and transport.prr are options outside it).
 const ProfileLinux = "linux"
 
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
-// linux, and the linux parameter 1 for CUBIC and BBR, measured and
-// background flows alike. What the scenario sets (scenario-wide or per
+// linux, and the linux parameter 1 for CUBIC, BBR and NewReno, measured
+// and background flows alike. What the scenario sets (scenario-wide or per
 // flow) is kept, so a flow can still opt out. Any other profile returns s
 // itself. The simulator applies it when it builds a network; the
 // emulator's kernel flows are Linux's own and take no parameters.
@@ -36,8 +37,8 @@ func (s *Scenario) WithProfile() *Scenario {
 }
 
 // linuxParam sets the "linux" parameter to 1 for a controller that has one
-// (in the registry: CUBIC's arithmetic, BBR's filters) and leaves it
-// unset.
+// (in the registry: CUBIC's arithmetic, BBR's filters, NewReno's whole
+// segments) and leaves it unset.
 func linuxParam(c *CC) {
 	spec, err := cc.Lookup(c.Name)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 // TestLinuxProfile: profile linux fills in Linux's choices where the
 // scenario leaves them unset (the scenario-wide transport, CUBIC's and
 // BBR's linux parameter on measured and background flows), keeps what it
-// sets, leaves other controllers and the original scenario alone, and the
-// default profile changes nothing.
+// sets, leaves controllers without the parameter (Vegas) and the original
+// scenario alone, and the default profile changes nothing.
 func TestLinuxProfile(t *testing.T) {
 	const body = `
 name: p
@@ -21,7 +21,8 @@ transport: {receive_window: none}
 flows:
   - {name: a, cc: cubic}
   - {name: b, cc: {name: bbr, linux: 0}}
-  - {name: c, cc: newreno}
+  - {name: c, cc: vegas}
+  - {name: d, cc: newreno}
 background:
   - {name: web, type: tcp, cc: bbr}
 `
@@ -43,7 +44,10 @@ background:
 		t.Errorf("bbr with linux: 0 set: got %v, want the scenario's 0", got)
 	}
 	if _, ok := p.Flows[2].CC.Params["linux"]; ok {
-		t.Errorf("newreno got a linux parameter: %v", p.Flows[2].CC.Params)
+		t.Errorf("vegas got a linux parameter: %v", p.Flows[2].CC.Params)
+	}
+	if got := p.Flows[3].CC.Params["linux"]; got != 1 {
+		t.Errorf("newreno: linux = %v, want 1", got)
 	}
 	if got := p.Background[0].CC.Params["linux"]; got != 1 {
 		t.Errorf("background bbr: linux = %v, want 1", got)

@@ -58,7 +58,7 @@ func TestErrorsNameLineAndField(t *testing.T) {
 		{"bad rate unit", "rate: 1Mbps", "rate: 1Mbs", `x.yaml:5:9: bottleneck.rate: "1Mbs": unknown rate unit "Mbs"`},
 		{"unknown field", "  delay: 500ms\n  queue", "  delay: 500ms\n  dleay: 1s\n  queue", `x.yaml:7:3: unknown field "dleay"`},
 		{"bad cc", "cc: newreno", "cc: cubicc", `x.yaml:16:9: flows[0].cc: unknown congestion controller "cubicc" (accepted:`},
-		{"bad cc param", "cc: newreno", "cc: {name: newreno, alpha: 3}", `flows[0].cc: newreno has no parameter "alpha" (accepted: iw, beta)`},
+		{"bad cc param", "cc: newreno", "cc: {name: newreno, alpha: 3}", `flows[0].cc: newreno has no parameter "alpha" (accepted: iw, beta, linux)`},
 		{"param range", "cc: newreno", "cc: {name: newreno, beta: 3}", `parameter beta = 3 is out of range [0.05, 0.95]`},
 		{"bad loss", "p: 0.03", "p: 1.5", `x.yaml:13:35: bottleneck.schedule[0].loss.p: must be in [0, 1), got 1.5`},
 		{"bad queue", "discipline: droptail", "discipline: fifo", `bottleneck.queue.discipline: unknown queue discipline "fifo" (accepted: droptail, red, codel)`},
@@ -172,6 +172,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(bad))
 	}
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {lost_retransmissions: rack, rack: false}\nflows: [{cc: newreno, transport: {lost_retransmissions: gap}}]\n"))
+	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux}\nflows: [{cc: cubic, transport: {prr: rfc6937}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: oldest}\nflows: [{cc: newreno, transport: {srtt_sample: newest}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 70us}\nflows: [{cc: newreno}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {receive_window: linux}\nflows: [{cc: cubic, transport: {receive_window: none}}, {cc: newreno, transport: {receive_window: linux, sack: false}}]\n"))

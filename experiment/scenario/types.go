@@ -220,6 +220,10 @@ type Transport struct {
 	// acknowledges, or "oldest", Linux's (tcp.Config.OldestRTTSample)
 	// ["newest"].
 	SRTTSample string `yaml:"srtt_sample"`
+	// PRR is how fast recovery paces its window reduction: "rfc6937", as
+	// the RFC writes it, or "linux", as Linux 6.18's tcp_cwnd_reduction
+	// does (tcp.Config.LinuxPRR) ["rfc6937"].
+	PRR string `yaml:"prr"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

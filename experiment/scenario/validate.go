@@ -411,6 +411,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.SRTTSample != "" && t.SRTTSample != "newest" && t.SRTTSample != "oldest" {
 		return errf(p+".srtt_sample", "must be newest or oldest, got %q", t.SRTTSample)
 	}
+	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
+		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
+	}
 	if t.ReceiveWindow != "" && t.ReceiveWindow != "none" && t.ReceiveWindow != "linux" {
 		return errf(p+".receive_window", "must be none or linux, got %q", t.ReceiveWindow)
 	}

@@ -146,6 +146,16 @@ type Config struct {
 	// controller's samples and the flow's RTT statistics are the newest
 	// segment's either way. Read once, by InitSender.
 	OldestRTTSample bool
+	// LinuxPRR paces fast recovery's window reduction as Linux 6.18 does
+	// (tcp_cwnd_reduction) instead of as RFC 6937 writes it: the
+	// proportional part divides by the congestion window when recovery
+	// began (prior_cwnd), not the data in flight then; the slow-start part
+	// adds its extra segment only for an ACK that advances SND.UNA and
+	// marks nothing newly lost; an ACK (or RACK timer) that delivers
+	// nothing leaves the window where it was, so segments it marks lost
+	// free room; and recovery entered by RACK's timer counts one segment
+	// delivered. Read only in recovery, so not among the hot fields.
+	LinuxPRR bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

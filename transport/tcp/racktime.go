@@ -98,7 +98,14 @@ func (s *Sender) onRACKTimer(now clock.Time) {
 	}
 	s.armRACK(orig, retxAt)
 	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
-		s.updateRecovery(now, prior, newly, 0)
+		var delivered units.Bytes
+		if s.cfg.LinuxPRR && s.phase == open {
+			// Linux's reordering timeout enters recovery with
+			// tcp_cwnd_reduction(sk, 1, 0, 0): one segment counted as
+			// delivered, so the first retransmission goes.
+			delivered = s.cfg.MSS
+		}
+		s.updateRecovery(now, prior, newly, delivered, false)
 		s.trySend(now)
 	}
 }

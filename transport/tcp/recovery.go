@@ -141,26 +141,76 @@ func (s *Sender) partialAck() {
 // updateRecovery leaves recovery once the recovery point is acknowledged,
 // and enters fast recovery when an ACK in the open state reveals new loss:
 // one congestion response per window of data (RFC 6675 §5 step (4.1)-(4.2),
-// RFC 6582).
-func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes) {
+// RFC 6582). acked is what the ACK delivered and advanced whether it
+// moved SND.UNA.
+func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced bool) {
 	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
 		if s.phase == recovery {
 			s.cc.OnRecoveryEnd(now)
 		}
 		s.phase = open
 	}
+	entered := false
 	if s.phase == open && newlyLost > 0 {
 		s.phase = recovery
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++
 		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
+		if s.cfg.LinuxPRR {
+			// Linux's divisor is the window, read before the controller
+			// reduces it (tcp_init_cwnd_reduction's prior_cwnd), in whole
+			// segments as its packet-counted window.
+			s.prrRecoverFS = max(int64(s.cc.CongestionWindow())/int64(s.cfg.MSS), 1)
+		}
 		ev := &s.scr().lossEv
 		*ev = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
 		s.cc.OnCongestionEvent(now, ev)
+		entered = true
 	}
 	if s.phase == recovery && s.prr != nil {
-		s.prrUpdate(acked)
+		if s.cfg.LinuxPRR {
+			s.prrLinux(priorInFlight, newlyLost, acked, advanced, entered)
+		} else {
+			s.prrUpdate(acked)
+		}
 	}
+}
+
+// prrLinux is prrUpdate as Linux 6.18's tcp_cwnd_reduction computes it
+// (Config.LinuxPRR). Linux sets its window to the flight plus the
+// segments it allows, so the allowance is the room under that window:
+// when an event delivers nothing the window stays, and what it marked
+// lost left the flight and adds to the room.
+func (s *Sender) prrLinux(priorInFlight units.Bytes, newlyLost int64, delivered units.Bytes, advanced, entered bool) {
+	pipe := s.segs(s.InFlight())
+	d := s.segs(delivered)
+	if d <= 0 {
+		if entered {
+			// Still the window from before the loss (prrRecoverFS).
+			s.prrAllow = s.prrRecoverFS - pipe
+		} else {
+			s.prrAllow += s.segs(priorInFlight) - pipe
+		}
+		return
+	}
+	s.prrDelivered += d
+	ssth := max(int64(s.prr.Ssthresh())/int64(s.cfg.MSS), 1)
+	var sndcnt int64
+	if pipe > ssth {
+		sndcnt = (s.prrDelivered*ssth+s.prrRecoverFS-1)/s.prrRecoverFS - s.prrOut
+	} else {
+		// Slow-start Reduction Bound, with its extra segment only when
+		// the ACK made progress without revealing more loss.
+		sndcnt = max(s.prrDelivered-s.prrOut, d)
+		if advanced && newlyLost == 0 {
+			sndcnt++
+		}
+		sndcnt = min(ssth-pipe, sndcnt)
+	}
+	if s.prrOut == 0 {
+		sndcnt = max(sndcnt, 1) // the fast retransmission goes at once
+	}
+	s.prrAllow = sndcnt
 }
 
 // prrUpdate computes how many segments may be sent in reaction to an ACK

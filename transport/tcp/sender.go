@@ -539,7 +539,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	s.sampleRTT(now, echo, ackDelay, advanced, sackOldest, &rs)
 
 	newlyLost := s.stats.MarkedLost - priorLost
-	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered)
+	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced)
 	s.tlpAck(now, ackNo, advanced, acked > 0)
 	if acked > 0 {
 		s.ackController(now, acked, newlyLost, priorInFlight, &rs)

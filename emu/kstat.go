@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment"
 )
 
 // KernelCounters are the kernels' own TCP counters over a run: the
@@ -109,6 +110,34 @@ func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
 // change over the run is absent: 0.
 func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 	return c.Sender["TcpExt.TCPLossProbes"], c.Sender["TcpExt.TCPSackRecovery"]
+}
+
+// RunRecoveries totals the loss probes and fast recoveries of a run's
+// measured flows, the one rule bench/emu seeds -all and cclab compare
+// share: each flow that counts its own (cclab's TCP, simulated or on
+// UDP) adds them, and the kernel's namespace counters kc, when the run
+// has them, stand for the flows that do not (kernel TCP, whose counters
+// also include any background TCP flow; cclab's UDP flows never touch
+// them). ok is false when some flow counts neither way: a simulated run
+// whose flows do not all count, or an emulated one without counters.
+func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {
+	uncounted := false
+	for _, f := range flows {
+		if f.LossProbes == nil || f.FastRecoveries == nil {
+			uncounted = true
+			continue
+		}
+		probes += *f.LossProbes
+		recoveries += *f.FastRecoveries
+	}
+	if uncounted {
+		if kc == nil {
+			return 0, 0, false
+		}
+		kp, kv := kc.Recoveries()
+		probes, recoveries = probes+kp, recoveries+kv
+	}
+	return probes, recoveries, true
 }
 
 // since returns the counters that changed from before to c.

@@ -3,6 +3,8 @@ package emu
 import (
 	"strings"
 	"testing"
+
+	"github.com/cclab/cclab/experiment"
 )
 
 const sampleMIB = `TcpExt: SyncookiesSent TCPLossProbes TCPTimeouts
@@ -75,4 +77,35 @@ func FuzzParseMIB(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRunRecoveries: flows that count their own loss probes and
+// recoveries add them, the kernel's counters stand for those that do not,
+// and a run with a flow counted neither way has no total.
+func TestRunRecoveries(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	cclab := func(p, v int64) experiment.FlowResult {
+		return experiment.FlowResult{LossProbes: n(p), FastRecoveries: n(v)}
+	}
+	kernel := experiment.FlowResult{}
+	kc := &KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 30}}
+	for _, c := range []struct {
+		name  string
+		flows []experiment.FlowResult
+		kc    *KernelCounters
+		p, v  int64
+		ok    bool
+	}{
+		{"every flow counts", []experiment.FlowResult{cclab(1, 2), cclab(3, 4)}, nil, 4, 6, true},
+		{"every flow counts, counters ignored", []experiment.FlowResult{cclab(1, 2)}, kc, 1, 2, true},
+		{"kernel flows", []experiment.FlowResult{kernel, kernel}, kc, 7, 30, true},
+		{"mixed", []experiment.FlowResult{cclab(1, 2), kernel}, kc, 8, 32, true},
+		{"mixed without counters", []experiment.FlowResult{cclab(1, 2), kernel}, nil, 0, 0, false},
+		{"kernel flows without counters", []experiment.FlowResult{kernel}, nil, 0, 0, false},
+	} {
+		p, v, ok := RunRecoveries(c.flows, c.kc)
+		if p != c.p || v != c.v || ok != c.ok {
+			t.Errorf("%s: %d probes, %d recoveries, ok %v; want %d, %d, %v", c.name, p, v, ok, c.p, c.v, c.ok)
+		}
+	}
 }

@@ -144,37 +144,26 @@ type allStats struct {
 // add adds one run: its result and, for an emulated run, the kernels'
 // counters, where kernel TCP's loss probes and SACK recoveries are
 // (tcp_info counts neither per flow; the counters are the whole sender
-// namespace's, background flows included). Flows that count their own
-// (cclab's TCP, simulated or on UDP) are used first; a run with neither
-// adds no probes or recoveries.
+// namespace's, background flows included), totalled by
+// emu.RunRecoveries; a run that cannot count every flow adds no probes
+// or recoveries.
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
-	var g, r, d, o, p, v float64
-	counted := false
+	var g, r, d, o float64
 	slowest := math.Inf(1)
 	for _, f := range res.Flows {
 		g += f.GoodputMbps
 		r += float64(f.Retransmissions)
 		d += float64(f.Drops + f.Losses)
 		o += float64(f.RTOs)
-		if f.LossProbes != nil && f.FastRecoveries != nil {
-			p += float64(*f.LossProbes)
-			v += float64(*f.FastRecoveries)
-			counted = true
-		}
 		slowest = min(slowest, f.GoodputMbps)
-	}
-	if !counted && kc != nil {
-		kp, kv := kc.Recoveries()
-		p, v = float64(kp), float64(kv)
-		counted = true
 	}
 	a.goodput = append(a.goodput, g)
 	a.retx = append(a.retx, r)
 	a.discarded = append(a.discarded, d)
 	a.rtos = append(a.rtos, o)
-	if counted {
-		a.probes = append(a.probes, p)
-		a.recoveries = append(a.recoveries, v)
+	if p, v, ok := emu.RunRecoveries(res.Flows, kc); ok {
+		a.probes = append(a.probes, float64(p))
+		a.recoveries = append(a.recoveries, float64(v))
 	}
 	if len(res.Flows) > 0 {
 		a.slowest = append(a.slowest, slowest)

@@ -328,16 +328,11 @@ func printComparison(w io.Writer, c *comparison) {
 	// Kernel TCP counts loss probes and recoveries per namespace, not per
 	// flow, so they are compared over every measured flow.
 	if kc := c.Emu.KernelCounters; kc != nil {
-		var probes, recoveries int64
-		for _, f := range c.Sim.Flows {
-			if f.LossProbes == nil || f.FastRecoveries == nil {
-				return
-			}
-			probes += *f.LossProbes
-			recoveries += *f.FastRecoveries
+		sp, sv, sok := emu.RunRecoveries(c.Sim.Flows, nil)
+		ep, ev, eok := emu.RunRecoveries(c.Emu.Flows, kc)
+		if sok && eok {
+			fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (kernel TCP flows by the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
+				sp, ep, sv, ev)
 		}
-		kp, kv := kc.Recoveries()
-		fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
-			probes, kp, recoveries, kv)
 	}
 }

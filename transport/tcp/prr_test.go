@@ -155,6 +155,14 @@ func TestLinuxPRRDeliversExactlyOnce(t *testing.T) {
 					h.fwd.drop = func(p *packet.Packet) bool { return p.Kind == packet.Data && rnd.Float64() < 0.03 }
 					var got units.Bytes
 					h.rcv.OnDeliver = func(_ clock.Time, n units.Bytes) { got += n }
+					h.snd.OnAck = func(_ clock.Time, s *Sender) {
+						// Linux's window never falls below the flight:
+						// a negative allowance would outlast this ACK
+						// and keep a later timeout's repair waiting.
+						if s.phase == recovery && s.prrAllow < 0 {
+							t.Fatalf("%s sack=%v seed %d: PRR allowance %d in recovery", name, sack, seed, s.prrAllow)
+						}
+					}
 					h.run(t, 120*time.Second)
 					if got != cfg.Bytes || h.rcv.RcvNxt() != int64(cfg.Bytes) {
 						t.Fatalf("%s sack=%v seed %d: %d bytes handed over, next expected %d, want %d", name, sack, seed, got, h.rcv.RcvNxt(), cfg.Bytes)

@@ -79,16 +79,17 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 		}
 		if timeRule {
 			// Every later entry was sent no earlier: none is lost yet.
-			// rackXmitSeg is an original; sent in the same instant, it
-			// came after this retransmission only if it was new then.
-			// (Linux breaks the tie by sequence number, tcp_skb_sent_after,
+			// Sent in the same instant, an original (rackXmitSeg) came
+			// after this retransmission only if it was new then. (Linux
+			// breaks the tie by sequence number, tcp_skb_sent_after,
 			// which orders a burst's retransmissions before its new data
 			// as tcp_xmit_retransmit_queue sends them; in the simulator
 			// two ACKs arriving in one instant, as a trace link delivers
 			// them, can send new data first and a retransmission after,
 			// and the sequence would judge that retransmission lost as
-			// soon as the new data is delivered.)
-			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && s.rackXmitSeg >= e.nxt)) {
+			// soon as the new data is delivered.) A retransmission sent
+			// in the same instant came after it if it was sent later.
+			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(e)))) {
 				return clock.Never
 			}
 			if d := e.sentAt.Add(wait); d > now {
@@ -104,4 +105,32 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 		s.pendingRetx(e.k)
 	}
 	return clock.Never
+}
+
+// retransmittedAfter reports whether the newest delivered segment
+// (rackXmitSeg, sent in e's instant) is a retransmission sent after e, the
+// list's front: then its delivery dates e. The list is in send order, so
+// it is if its entry follows e's among those of that instant (Linux orders
+// same-instant segments by sequence, and with retransmissions of one event
+// that is the same order; over several ACKs in one instant, as a trace
+// link delivers them, a later event can resend a lower segment, and only
+// the send order says which left first).
+func (s *Sender) retransmittedAfter(e rackEntry) bool {
+	if s.rackXmitSeg < s.unaSeg {
+		return false
+	}
+	if g := s.seg(s.rackXmitSeg); !g.everRetrans || g.sentAt != e.sentAt {
+		return false
+	}
+	l := &s.rack
+	for i := 1; i < l.n; i++ {
+		f := l.buf[(l.head+i)&(len(l.buf)-1)]
+		if f.sentAt != e.sentAt {
+			return false
+		}
+		if f.k == s.rackXmitSeg {
+			return true
+		}
+	}
+	return false
 }

@@ -207,10 +207,12 @@ func (s *Sender) prrLinux(priorInFlight units.Bytes, newlyLost int64, delivered 
 		}
 		sndcnt = min(ssth-pipe, sndcnt)
 	}
+	// Never below the flight (Linux: max(sndcnt, prr_out ? 0 : 1)), and
+	// the fast retransmission goes at once.
 	if s.prrOut == 0 {
-		sndcnt = max(sndcnt, 1) // the fast retransmission goes at once
+		sndcnt = max(sndcnt, 1)
 	}
-	s.prrAllow = sndcnt
+	s.prrAllow = max(sndcnt, 0)
 }
 
 // prrUpdate computes how many segments may be sent in reaction to an ACK

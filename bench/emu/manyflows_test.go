@@ -243,3 +243,48 @@ func TestReadKernelRunsNamesTheBadLine(t *testing.T) {
 		}
 	}
 }
+
+// linuxOptions are the simulator's Linux options that, with the profile,
+// match this machine's kernel on many flows sharing a queue
+// (docs/fidelity.md, "Linux's PRR and Reno's whole segments"): Linux's RTT
+// sample, Linux's PRR, TCP_TIMEOUT_MIN at HZ=250, and the emulator's
+// timing noise.
+var linuxOptions = []string{"profile=linux", "transport.srtt_sample=oldest", "transport.prr=linux", "transport.timeout_min=8ms", "bottleneck.ack_jitter=100us"}
+
+// TestLinuxOptionsAgainstKernel: with every Linux option on, the scaled
+// many-flow workloads stay within 5% of the kernel's five runs on
+// goodput, NewReno's retransmissions within 5% and CUBIC's (staggered
+// starts) within 10% of their range, and both flows' timeouts within
+// 25%; CUBIC without Linux's PRR resends 12% more than the kernel's most
+// and fails here.
+func TestLinuxOptionsAgainstKernel(t *testing.T) {
+	ref, err := readKernelRuns(manyFlowsKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "bench/scale/newreno-1000flows.yaml"
+	for _, c := range []struct {
+		cc      string
+		retxTol float64
+	}{{"newreno", 0.05}, {"cubic", 0.10}} {
+		kernel := ref[[2]string{file, c.cc}]
+		if len(kernel) != 5 {
+			t.Fatalf("%s: %d kernel runs in %s, want 5", c.cc, len(kernel), manyFlowsKernel)
+		}
+		var gp, rx, to []float64
+		for _, k := range kernel {
+			gp, rx, to = append(gp, k.goodput), append(rx, k.retx), append(to, k.rtos)
+		}
+		sim := simManyFlows(t, file, c.cc, linuxOptions)
+		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v)", c.cc, sim.goodput, gp, sim.retx, rx, sim.rtos, to)
+		if !within(sim.goodput, gp, 0.05) {
+			t.Errorf("%s: goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", c.cc, sim.goodput, gp)
+		}
+		if !within(sim.retx, rx, c.retxTol) {
+			t.Errorf("%s: %.0f retransmissions per run, more than %.0f%% outside the kernel's %v", c.cc, sim.retx, 100*c.retxTol, rx)
+		}
+		if !within(sim.rtos, to, 0.25) {
+			t.Errorf("%s: %.0f RTOs per run, more than 25%% outside the kernel's %v", c.cc, sim.rtos, to)
+		}
+	}
+}

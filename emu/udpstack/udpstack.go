@@ -111,7 +111,7 @@ func applyTransport(c *tcp.Config, t *scenario.Transport) {
 	c.MSS = t.MSS.V
 	c.AckInterval = t.SACKTimeout.V
 	c.NoDelayedAck = t.DelayedAck != nil && !*t.DelayedAck
-	c.MinRTO, c.InitialRTO, c.MaxRTO = t.MinRTO.V, t.InitialRTO.V, t.MaxRTO.V
+	c.MinRTO, c.InitialRTO, c.MaxRTO, c.TimeoutMin = t.MinRTO.V, t.InitialRTO.V, t.MaxRTO.V, t.TimeoutMin.V
 	c.RecvWindow = t.RecvWindow.V
 	network.ApplyLossRecovery(c, t)
 }

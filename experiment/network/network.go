@@ -492,6 +492,9 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.MaxRTO.IsSet() {
 			c.MaxRTO = t.MaxRTO.V
 		}
+		if t.TimeoutMin.IsSet() {
+			c.TimeoutMin = t.TimeoutMin.V
+		}
 		if t.DupThresh > 0 {
 			c.DupThresh = t.DupThresh
 		}

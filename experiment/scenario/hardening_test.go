@@ -191,6 +191,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"flow receive_window", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {receive_window: Linux}}]\n", "receive_window: must be none or linux"},
 		{"flow lost_retransmissions", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {lost_retransmissions: RACK}}]\n", "lost_retransmissions: must be gap or rack"},
 		{"srtt_sample first", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: first}\nflows: [{cc: newreno}]\n", "transport.srtt_sample: must be newest or oldest, got \"first\""},
+		{"timeout_min too long", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {timeout_min: 2s}\nflows: [{cc: newreno}]\n", "transport.timeout_min: must be at most 1s"},
+		{"flow timeout_min unit", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {timeout_min: 8}}]\n", "flows[0].transport.timeout_min"},
 		{"prr linux6", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux6}\nflows: [{cc: newreno}]\n", "transport.prr: must be rfc6937 or linux, got \"linux6\""},
 		{"flow prr", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {prr: RFC6937}}]\n", "flows[0].transport.prr: must be rfc6937 or linux"},
 		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},

@@ -176,7 +176,12 @@ type Transport struct {
 	MinRTO        Duration `yaml:"min_rto"`
 	InitialRTO    Duration `yaml:"initial_rto"`
 	MaxRTO        Duration `yaml:"max_rto"`
-	DupThresh     int      `yaml:"dupthresh"`
+	// TimeoutMin is Linux's TCP_TIMEOUT_MIN, two ticks of the kernel's
+	// clock, which the tail loss probe's timeout adds to 2 SRTT when more
+	// than one segment is out (tcp.Config.TimeoutMin) [2ms: HZ=1000; 8ms
+	// at HZ=250, this machine's kernel].
+	TimeoutMin Duration `yaml:"timeout_min"`
+	DupThresh  int      `yaml:"dupthresh"`
 	// SACKTimeout makes the receiver acknowledge on a timer only (the
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`

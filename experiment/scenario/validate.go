@@ -374,7 +374,7 @@ func validateTransport(t *Transport, p string) error {
 	for _, d := range []struct {
 		v    *Duration
 		name string
-	}{{&t.DelAckTimeout, "delack_timeout"}, {&t.MinRTO, "min_rto"}, {&t.InitialRTO, "initial_rto"}, {&t.MaxRTO, "max_rto"}, {&t.SACKTimeout, "sack_timeout"}} {
+	}{{&t.DelAckTimeout, "delack_timeout"}, {&t.MinRTO, "min_rto"}, {&t.InitialRTO, "initial_rto"}, {&t.MaxRTO, "max_rto"}, {&t.SACKTimeout, "sack_timeout"}, {&t.TimeoutMin, "timeout_min"}} {
 		if err := parseDuration(d.v, p+"."+d.name, false); err != nil {
 			return err
 		}
@@ -382,10 +382,13 @@ func validateTransport(t *Transport, p string) error {
 	for _, d := range []struct {
 		v    Duration
 		name string
-	}{{t.DelAckTimeout, "delack_timeout"}, {t.MinRTO, "min_rto"}, {t.InitialRTO, "initial_rto"}, {t.MaxRTO, "max_rto"}, {t.SACKTimeout, "sack_timeout"}} {
+	}{{t.DelAckTimeout, "delack_timeout"}, {t.MinRTO, "min_rto"}, {t.InitialRTO, "initial_rto"}, {t.MaxRTO, "max_rto"}, {t.SACKTimeout, "sack_timeout"}, {t.TimeoutMin, "timeout_min"}} {
 		if d.v.IsSet() && d.v.V < MinTimer {
 			return errf(p+"."+d.name, "must be at least %v, got %q", MinTimer, d.v.Raw)
 		}
+	}
+	if t.TimeoutMin.IsSet() && t.TimeoutMin.V > time.Second {
+		return errf(p+".timeout_min", "must be at most 1s (two ticks of a kernel clock: 2ms at HZ=1000, 8ms at HZ=250), got %q", t.TimeoutMin.Raw)
 	}
 	// Unset bounds take the transport's defaults (200ms, 60s).
 	minRTO, maxRTO := 200*time.Millisecond, 60*time.Second

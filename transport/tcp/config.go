@@ -174,6 +174,11 @@ type Config struct {
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration
+	// TimeoutMin is Linux's TCP_TIMEOUT_MIN, two ticks of the kernel's
+	// clock, which the tail loss probe's timeout adds to 2 SRTT when more
+	// than one segment is out [2ms: HZ=1000; at HZ=250, Debian's and this
+	// machine's kernel, 8ms]. At most 1s. Read once, by InitSender.
+	TimeoutMin time.Duration
 	// AckInterval, if positive, makes the receiver acknowledge on a timer
 	// only: a selective acknowledgement every AckInterval while new data
 	// keeps arriving, never per segment. This is the Mockets style ("SACK
@@ -217,6 +222,9 @@ func (c Config) WithDefaults() Config {
 	if c.DelAckTimeout == 0 {
 		c.DelAckTimeout = 40 * time.Millisecond
 	}
+	if c.TimeoutMin == 0 {
+		c.TimeoutMin = 2 * time.Millisecond
+	}
 	return c
 }
 
@@ -233,6 +241,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("initial_rto must not be negative, got %v", c.InitialRTO)
 	case c.MinRTO <= 0 || c.MaxRTO < c.MinRTO:
 		return fmt.Errorf("need 0 < min_rto <= max_rto, got %v and %v", c.MinRTO, c.MaxRTO)
+	case c.TimeoutMin < 0 || c.TimeoutMin > time.Second:
+		return fmt.Errorf("timeout_min must be in (0, 1s], got %v", c.TimeoutMin)
 	case c.DupThresh < 1:
 		return fmt.Errorf("dupthresh must be at least 1, got %d", c.DupThresh)
 	case c.RecvWindow < 0:

@@ -271,3 +271,41 @@ func TestFRTOSpuriousTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutMinInTheProbeTimeout: with the tail of a transfer lost and two
+// segments out, the probe goes exactly 2 SRTT + Config.TimeoutMin after
+// the last ACK (Linux: TCP_TIMEOUT_MIN, two ticks of the kernel's clock),
+// 2 ms by default and as set otherwise.
+func TestTimeoutMinInTheProbeTimeout(t *testing.T) {
+	for _, c := range []struct {
+		set, want time.Duration
+	}{{0, 2 * time.Millisecond}, {8 * time.Millisecond, 8 * time.Millisecond}} {
+		cfg := Config{Bytes: 60 * 1448, TimeoutMin: c.set}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
+		lose := map[int64]bool{58 * 1448: true, 59 * 1448: true}
+		var probeAt, lastAck clock.Time
+		var srtt time.Duration
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Retransmission && probeAt == 0 {
+				probeAt = h.s.Now()
+			}
+			if lose[p.Seq] {
+				delete(lose, p.Seq)
+				return true
+			}
+			return false
+		}
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			if probeAt == 0 {
+				lastAck, srtt = now, s.RTT().SRTT()
+			}
+		}
+		h.run(t, 10*time.Second)
+		if h.snd.Stats().TLPs != 1 {
+			t.Fatalf("timeout_min %v: %d probes, want 1", c.set, h.snd.Stats().TLPs)
+		}
+		if got, want := probeAt.Sub(lastAck), 2*srtt+c.want; got != want {
+			t.Errorf("timeout_min %v: probe %v after the last ACK, want 2 SRTT (%v) + %v = %v", c.set, got, srtt, c.want, want)
+		}
+	}
+}

@@ -36,7 +36,8 @@ func TestHotLayout(t *testing.T) {
 		{"tlp", unsafe.Offsetof(s.tlp), unsafe.Sizeof(s.tlp)},
 		{"OnAck", unsafe.Offsetof(s.OnAck), 8},
 		{"out", unsafe.Offsetof(s.out), unsafe.Sizeof(s.out)},
-		{"ringPeak", unsafe.Offsetof(s.ringPeak), 8},
+		{"ringPeak", unsafe.Offsetof(s.ringPeak), 4},
+		{"tlpSlack", unsafe.Offsetof(s.tlpSlack), 4},
 		{"stats", unsafe.Offsetof(s.stats), unsafe.Sizeof(s.stats)},
 	}
 	for _, f := range hot {

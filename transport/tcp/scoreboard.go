@@ -60,7 +60,7 @@ func (s *Sender) addSegment() *segment {
 		s.resize(2 * len(s.ring))
 	}
 	s.n++
-	s.ringPeak = max(s.ringPeak, s.n)
+	s.ringPeak = max(s.ringPeak, int32(s.n))
 	g := s.seg(s.nxtSeg() - 1)
 	n := units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
 	*g = segment{len: n}
@@ -125,13 +125,13 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 // ring's length of segments (BBR's PROBE_RTT) keeps its ring, so a sawtooth
 // (a halving per loss) never resizes it.
 func (s *Sender) ringWrapped() {
-	if size := len(s.ring); size > minRing && s.ringPeak <= size/8 {
-		for size > minRing && s.ringPeak <= size/8 {
+	if size := len(s.ring); size > minRing && int(s.ringPeak) <= size/8 {
+		for size > minRing && int(s.ringPeak) <= size/8 {
 			size /= 2
 		}
 		s.resize(size)
 	}
-	s.ringPeak = s.n
+	s.ringPeak = int32(s.n)
 }
 
 // sackRange marks the segments of block b as SACKed, skipping the parts

@@ -85,7 +85,10 @@ type Sender struct {
 	// OnAck, if set, is called after each ACK is processed, for probes.
 	OnAck    func(now clock.Time, s *Sender)
 	out      packet.Receiver
-	ringPeak int // the most segments outstanding since the ring last wrapped
+	ringPeak int32 // the most segments outstanding since the ring last wrapped
+	// tlpSlack is Config.TimeoutMin in nanoseconds, kept here because
+	// every ACK in the open state reads it (tlp.go).
+	tlpSlack uint32
 	stats    Stats
 	// cfg ends the hot part: its first configHotBytes are read on every ACK.
 	cfg Config
@@ -112,6 +115,7 @@ type Sender struct {
 	sndWnd       int64
 	hasSndWnd    bool
 	rwndLimited  bool       // the last trySend stopped at the window's edge
+	synRetries   int32      // SYNs sent again (rto.go); here, in the flags' padding, to keep the Sender in its size class
 	rwndLimSince clock.Time // when it started to
 	// rwndLimitedFor is the time sending has waited for the window, in
 	// the periods ended so far (RwndLimited adds an open one).
@@ -128,7 +132,6 @@ type Sender struct {
 	prrAllow     int64 // segments PRR lets the sender send now
 
 	// Cold: the handshake and the end.
-	synRetries int
 	// tsRecent is the timestamp (SentAt) of the latest ACK or SYN-ACK,
 	// echoed on data segments (TSecr, Linux's ts_recent) with
 	// Config.LinuxReceiveWindow, whose receiver times its RTT by it.
@@ -208,6 +211,7 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	if s.tlpEnabled() {
 		s.tlp.timer = clk.NewTimer(s.onPTO)
 	}
+	s.tlpSlack = uint32(s.cfg.TimeoutMin)
 	s.prr, _ = alg.(prrTarget)
 	if cfg.PacketTimers {
 		s.pq = new(packetQueues)

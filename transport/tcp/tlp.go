@@ -21,10 +21,6 @@ type tlpState struct {
 	high  int64 // SND.NXT when the probe was sent; 0 when no probe is out
 }
 
-// tcpTimeoutMin is Linux's TCP_TIMEOUT_MIN (2 jiffies at HZ=1000), the
-// PTO's allowance for a window of more than one segment.
-const tcpTimeoutMin = 2 * time.Millisecond
-
 func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK && !s.cfg.PacketTimers }
 
 // scheduleTLP (re)arms the probe timer after a send or an ACK.
@@ -47,7 +43,8 @@ func (s *Sender) scheduleTLP(now clock.Time) {
 			// WCDelAckT; Linux adds its minimum RTO).
 			pto += s.cfg.MinRTO
 		} else {
-			pto += tcpTimeoutMin
+			// Linux's TCP_TIMEOUT_MIN (Config.TimeoutMin).
+			pto += time.Duration(s.tlpSlack)
 		}
 	}
 	at := now.Add(pto)

@@ -241,7 +241,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("initial_rto must not be negative, got %v", c.InitialRTO)
 	case c.MinRTO <= 0 || c.MaxRTO < c.MinRTO:
 		return fmt.Errorf("need 0 < min_rto <= max_rto, got %v and %v", c.MinRTO, c.MaxRTO)
-	case c.TimeoutMin < 0 || c.TimeoutMin > time.Second:
+	case c.TimeoutMin <= 0 || c.TimeoutMin > time.Second:
 		return fmt.Errorf("timeout_min must be in (0, 1s], got %v", c.TimeoutMin)
 	case c.DupThresh < 1:
 		return fmt.Errorf("dupthresh must be at least 1, got %d", c.DupThresh)

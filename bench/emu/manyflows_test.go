@@ -65,6 +65,29 @@ func readKernelRuns(path string) (map[[2]string][]kernelRun, error) {
 	return out, sc.Err()
 }
 
+// kernelColumns are one workload's kernel runs, a column per total.
+type kernelColumns struct{ goodput, retx, rtos, jain []float64 }
+
+// kernelRunsOf returns the runs of file with cc in the reference at path,
+// failing the test unless there are want of them.
+func kernelRunsOf(t *testing.T, path, file, cc string, want int) kernelColumns {
+	t.Helper()
+	ref, err := readKernelRuns(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := ref[[2]string{file, cc}]
+	if len(runs) != want {
+		t.Fatalf("%s %s: %d kernel runs in %s, want %d", file, cc, len(runs), path, want)
+	}
+	var k kernelColumns
+	for _, r := range runs {
+		k.goodput, k.retx = append(k.goodput, r.goodput), append(k.retx, r.retx)
+		k.rtos, k.jain = append(k.rtos, r.rtos), append(k.jain, r.jain)
+	}
+	return k
+}
+
 // TestManyFlowsAgainstKernel: with a window of about 2.7 segments per
 // flow and a tenth of the segments dropped, the simulator's totals per
 // run, averaged over seeds 1-5, stay where docs/fidelity.md puts them
@@ -76,10 +99,6 @@ func readKernelRuns(path string) (map[[2]string][]kernelRun, error) {
 // from Linux's (ns-3's rules give 41% fewer retransmissions and Jain 0.49
 // with simultaneous starts) fails it.
 func TestManyFlowsAgainstKernel(t *testing.T) {
-	ref, err := readKernelRuns(manyFlowsKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		file, cc string
 		sets     []string
@@ -88,15 +107,9 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 		{"bench/scale/newreno-1000flows.yaml", "cubic", []string{"profile=linux"}},
 		{"bench/scenarios/cubic-1000flows.yaml", "cubic", []string{"profile=linux"}},
 	} {
-		kernel := ref[[2]string{c.file, c.cc}]
-		if len(kernel) != 5 {
-			t.Fatalf("%s %s: %d kernel runs in %s, want 5", c.file, c.cc, len(kernel), manyFlowsKernel)
-		}
+		k := kernelRunsOf(t, manyFlowsKernel, c.file, c.cc, 5)
+		gp, rx, jn := k.goodput, k.retx, k.jain
 		sim := simManyFlows(t, c.file, c.cc, c.sets)
-		var gp, rx, jn []float64
-		for _, k := range kernel {
-			gp, rx, jn = append(gp, k.goodput), append(rx, k.retx), append(jn, k.jain)
-		}
 		name := fmt.Sprintf("%s %s %v", c.file, c.cc, c.sets)
 		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), Jain %.3f (kernel %v)", name, sim.goodput, gp, sim.retx, rx, sim.jain, jn)
 		if !within(sim.goodput, gp, 0.05) {
@@ -165,19 +178,12 @@ const lossyKernel = "testdata/kernel-lossy-newreno-2026-12-04.tsv"
 // half a segment more, the next increase takes half a segment longer, and
 // the simulator is 5% under the kernel on both, which fails here.
 func TestRenoWholeSegmentsAgainstKernel(t *testing.T) {
-	ref, err := readKernelRuns(lossyKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const file = "scenarios/lossy.yaml"
-	kernel := ref[[2]string{file, "newreno"}]
-	if len(kernel) != 10 {
-		t.Fatalf("%d kernel runs in %s, want 10", len(kernel), lossyKernel)
-	}
+	k := kernelRunsOf(t, lossyKernel, file, "newreno", 10)
 	var gp, rx float64
-	for _, k := range kernel {
-		gp += k.goodput / 10
-		rx += k.retx / 10
+	for i := range k.goodput {
+		gp += k.goodput[i] / 10
+		rx += k.retx[i] / 10
 	}
 	sim := simRuns(t, file, "newreno", 10, []string{"duration=20s", "profile=linux"})
 	t.Logf("goodput %.3f Mbit/s (kernel mean %.3f), retransmissions %.1f (kernel mean %.1f)", sim.goodput, gp, sim.retx, rx)
@@ -199,20 +205,10 @@ func TestRenoWholeSegmentsAgainstKernel(t *testing.T) {
 // third as often (docs/fidelity.md, "Timing noise"); goodput and
 // retransmissions stay within 5% of the kernel's.
 func TestAckJitterAgainstKernel(t *testing.T) {
-	ref, err := readKernelRuns(manyFlowsKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const file = "bench/scale/newreno-1000flows.yaml"
-	kernel := ref[[2]string{file, "newreno"}]
-	if len(kernel) != 5 {
-		t.Fatalf("%d kernel runs in %s, want 5", len(kernel), manyFlowsKernel)
-	}
+	k := kernelRunsOf(t, manyFlowsKernel, file, "newreno", 5)
+	gp, rx, to := k.goodput, k.retx, k.rtos
 	sim := simManyFlows(t, file, "newreno", []string{"transport.srtt_sample=oldest", "bottleneck.ack_jitter=100us"})
-	var gp, rx, to []float64
-	for _, k := range kernel {
-		gp, rx, to = append(gp, k.goodput), append(rx, k.retx), append(to, k.rtos)
-	}
 	t.Logf("goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v)", sim.goodput, gp, sim.retx, rx, sim.rtos, to)
 	if !within(sim.goodput, gp, 0.05) {
 		t.Errorf("goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", sim.goodput, gp)
@@ -258,23 +254,13 @@ var linuxOptions = []string{"profile=linux", "transport.srtt_sample=oldest", "tr
 // 25%; CUBIC without Linux's PRR resends 12% more than the kernel's most
 // and fails here.
 func TestLinuxOptionsAgainstKernel(t *testing.T) {
-	ref, err := readKernelRuns(manyFlowsKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const file = "bench/scale/newreno-1000flows.yaml"
 	for _, c := range []struct {
 		cc      string
 		retxTol float64
 	}{{"newreno", 0.05}, {"cubic", 0.10}} {
-		kernel := ref[[2]string{file, c.cc}]
-		if len(kernel) != 5 {
-			t.Fatalf("%s: %d kernel runs in %s, want 5", c.cc, len(kernel), manyFlowsKernel)
-		}
-		var gp, rx, to []float64
-		for _, k := range kernel {
-			gp, rx, to = append(gp, k.goodput), append(rx, k.retx), append(to, k.rtos)
-		}
+		k := kernelRunsOf(t, manyFlowsKernel, file, c.cc, 5)
+		gp, rx, to := k.goodput, k.retx, k.rtos
 		sim := simManyFlows(t, file, c.cc, linuxOptions)
 		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v)", c.cc, sim.goodput, gp, sim.retx, rx, sim.rtos, to)
 		if !within(sim.goodput, gp, 0.05) {

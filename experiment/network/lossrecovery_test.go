@@ -13,16 +13,16 @@ import (
 // already there.
 func TestApplyLossRecovery(t *testing.T) {
 	var c tcp.Config
-	ApplyLossRecovery(&c, &scenario.Transport{PRR: "linux", SRTTSample: "oldest", LostRetransmissions: "rack"})
-	if !c.LinuxPRR || !c.OldestRTTSample || !c.RACKRetransmissions {
-		t.Fatalf("prr linux, srtt_sample oldest, lost_retransmissions rack: got %+v", c)
+	ApplyLossRecovery(&c, &scenario.Transport{PRR: "linux", SRTTSample: "oldest", LostRetransmissions: "rack", RACKTimer: "linux"})
+	if !c.LinuxPRR || !c.OldestRTTSample || !c.RACKRetransmissions || !c.LinuxRACKTimer {
+		t.Fatalf("prr linux, srtt_sample oldest, lost_retransmissions rack, rack_timer linux: got %+v", c)
 	}
 	ApplyLossRecovery(&c, &scenario.Transport{})
-	if !c.LinuxPRR || !c.OldestRTTSample || !c.RACKRetransmissions {
+	if !c.LinuxPRR || !c.OldestRTTSample || !c.RACKRetransmissions || !c.LinuxRACKTimer {
 		t.Errorf("an empty section changed the configuration: %+v", c)
 	}
-	ApplyLossRecovery(&c, &scenario.Transport{PRR: "rfc6937", SRTTSample: "newest", LostRetransmissions: "gap"})
-	if c.LinuxPRR || c.OldestRTTSample || c.RACKRetransmissions {
-		t.Errorf("prr rfc6937, srtt_sample newest, lost_retransmissions gap: got %+v", c)
+	ApplyLossRecovery(&c, &scenario.Transport{PRR: "rfc6937", SRTTSample: "newest", LostRetransmissions: "gap", RACKTimer: "earliest"})
+	if c.LinuxPRR || c.OldestRTTSample || c.RACKRetransmissions || c.LinuxRACKTimer {
+		t.Errorf("prr rfc6937, srtt_sample newest, lost_retransmissions gap, rack_timer earliest: got %+v", c)
 	}
 }

@@ -436,10 +436,10 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 }
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
-// (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr) that t
-// sets on c; what t leaves unset keeps c's value. The simulator's flows
-// and the emulator's cclab-stack flows (emu/udpstack) read them through
-// it.
+// (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
+// rack_timer) that t sets on c; what t leaves unset keeps c's value. The
+// simulator's flows and the emulator's cclab-stack flows (emu/udpstack)
+// read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	if t.TLP != nil {
 		c.NoTLP = !*t.TLP
@@ -462,6 +462,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.PRR != "" {
 		c.LinuxPRR = t.PRR == "linux"
+	}
+	if t.RACKTimer != "" {
+		c.LinuxRACKTimer = t.RACKTimer == "linux"
 	}
 }
 

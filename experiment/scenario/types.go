@@ -229,6 +229,12 @@ type Transport struct {
 	// the RFC writes it, or "linux", as Linux 6.18's tcp_cwnd_reduction
 	// does (tcp.Config.LinuxPRR) ["rfc6937"].
 	PRR string `yaml:"prr"`
+	// RACKTimer is when RACK's reordering timer fires: "earliest", at the
+	// first waiting segment's deadline, re-arming for the next, or
+	// "linux", at the latest one plus timeout_min, at most an RTO ahead,
+	// without re-arming itself, as Linux 6.18's tcp_rack_mark_lost and
+	// tcp_rack_reo_timeout (tcp.Config.LinuxRACKTimer) ["earliest"].
+	RACKTimer string `yaml:"rack_timer"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

@@ -417,6 +417,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}
+	if t.RACKTimer != "" && t.RACKTimer != "earliest" && t.RACKTimer != "linux" {
+		return errf(p+".rack_timer", "must be earliest or linux, got %q", t.RACKTimer)
+	}
 	if t.ReceiveWindow != "" && t.ReceiveWindow != "none" && t.ReceiveWindow != "linux" {
 		return errf(p+".receive_window", "must be none or linux, got %q", t.ReceiveWindow)
 	}

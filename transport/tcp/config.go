@@ -156,6 +156,16 @@ type Config struct {
 	// free room; and recovery entered by RACK's timer counts one segment
 	// delivered. Read only in recovery, so not among the hot fields.
 	LinuxPRR bool
+	// LinuxRACKTimer arms RACK's reordering timer as Linux 6.18 does
+	// (tcp_rack_mark_lost, tcp_rack_reo_timeout; RFC 8985 §6.2's
+	// timeout = max(remaining, timeout)): for the latest deadline among
+	// the segments waiting, plus TimeoutMin, at most the RTO ahead, so
+	// one expiry marks every segment that waited; and the timer does not
+	// re-arm itself when it fires (Linux arms the retransmission timer
+	// then). By default it is armed for the earliest deadline, marks the
+	// segments due by then and re-arms for the next. Read only when a
+	// segment waits or the timer fires, so not among the hot fields.
+	LinuxRACKTimer bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

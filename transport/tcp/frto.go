@@ -25,7 +25,6 @@ type undoer interface {
 // frtoState is F-RTO's state beside the sender's per-ACK flags
 // (Sender.frtoActive, Sender.frtoOrigAcked).
 type frtoState struct {
-	undo          bool // priors were recorded: the timeout came in the open state
 	priorCwnd     units.Bytes
 	priorSsthresh units.Bytes
 }
@@ -40,7 +39,7 @@ func (s *Sender) frtoOnRTO() {
 	}
 	switch s.phase {
 	case open:
-		s.frtoActive, f.undo = true, true
+		s.frtoActive, s.frtoUndo = true, true
 		f.priorCwnd = s.cc.CongestionWindow()
 		f.priorSsthresh = 0
 		if s.prr != nil {
@@ -49,7 +48,7 @@ func (s *Sender) frtoOnRTO() {
 	case lossPhase:
 		s.frtoActive = true // keep the priors of the first timeout
 	default:
-		s.frtoActive, f.undo = false, false
+		s.frtoActive, s.frtoUndo = false, false
 	}
 }
 
@@ -78,11 +77,11 @@ func (s *Sender) frtoAck() {
 			s.lost -= g.len
 		}
 	}
-	s.lostFront, s.rackFront = s.unaSeg, s.unaSeg
+	s.lostFront, s.rackFront, s.rackScan = s.unaSeg, s.unaSeg, s.unaSeg
 	s.resetRetxHint()
 	s.phase = open
-	if u, ok := s.cc.(undoer); ok && f.undo {
+	if u, ok := s.cc.(undoer); ok && s.frtoUndo {
 		u.UndoTimeout(f.priorCwnd, f.priorSsthresh)
 	}
-	f.undo = false
+	s.frtoUndo = false
 }

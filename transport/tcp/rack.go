@@ -13,9 +13,10 @@ import (
 // stale when their segment is acknowledged, SACKed or sent again; they are
 // dropped when they reach the front.
 type rackList struct {
-	buf  []rackEntry
-	head int
-	n    int
+	buf []rackEntry
+	// head and n fit in 32 bits: the list holds at most the outstanding
+	// segments, and so keeps the Sender within its size class.
+	head, n int32
 }
 
 type rackEntry struct {
@@ -28,20 +29,28 @@ type rackEntry struct {
 	nxt int64
 }
 
+// at returns the i-th entry from the front; i < n.
+func (l *rackList) at(i int) *rackEntry {
+	return &l.buf[(int(l.head)+i)&(len(l.buf)-1)]
+}
+
+// tail returns where the next entry goes; the list must have a buffer.
+func (l *rackList) tail() *rackEntry { return l.at(int(l.n)) }
+
 func (l *rackList) push(k int64, at clock.Time, nxt int64) {
-	if l.n == len(l.buf) {
+	if int(l.n) == len(l.buf) {
 		nb := make([]rackEntry, max(2*len(l.buf), 4))
-		for i := range l.n {
-			nb[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
+		for i := range int(l.n) {
+			nb[i] = *l.at(i)
 		}
 		l.buf, l.head = nb, 0
 	}
-	l.buf[(l.head+l.n)&(len(l.buf)-1)] = rackEntry{k, at, nxt}
+	*l.tail() = rackEntry{k, at, nxt}
 	l.n++
 }
 
 func (l *rackList) pop() {
-	l.head = (l.head + 1) & (len(l.buf) - 1)
+	l.head = (l.head + 1) & int32(len(l.buf)-1)
 	l.n--
 }
 
@@ -64,10 +73,10 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 	var wait time.Duration
 	gap := s.rtt.Min() / 4
 	if timeRule {
-		wait = s.rtt.Latest() + s.rackReoWnd()
+		wait = s.rackRTTNow() + s.rackReoWnd()
 	}
 	for s.rack.n > 0 {
-		e := s.rack.buf[s.rack.head]
+		e := *s.rack.at(0)
 		if e.k < s.unaSeg {
 			s.rack.pop() // acknowledged
 			continue
@@ -89,10 +98,13 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 			// and the sequence would judge that retransmission lost as
 			// soon as the new data is delivered.) A retransmission sent
 			// in the same instant came after it if it was sent later.
-			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(e)))) {
+			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(0)))) {
 				return clock.Never
 			}
 			if d := e.sentAt.Add(wait); d > now {
+				if s.cfg.LinuxRACKTimer {
+					return s.latestRetxWait().Add(wait)
+				}
 				return d
 			}
 		} else if !(e.sentAt.Add(gap) < s.rackXmit) {
@@ -107,24 +119,51 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 	return clock.Never
 }
 
+// latestRetxWait returns the send time of the last retransmission on the
+// list that waits for RACK's time rule, given that the front one does
+// (Config.LinuxRACKTimer: Linux arms its timer for the latest deadline).
+// The list is in send order, so that is the last live entry sent before
+// the newest delivered segment; the walk stops at the first live entry
+// sent after it, so it covers the retransmissions waiting and the stale
+// entries among them.
+func (s *Sender) latestRetxWait() clock.Time {
+	l := &s.rack
+	last := l.at(0).sentAt
+	for i := 1; i < int(l.n); i++ {
+		e := l.at(i)
+		if e.k < s.unaSeg {
+			continue
+		}
+		if g := s.seg(e.k); !g.retrans || g.sentAt != e.sentAt {
+			continue
+		}
+		if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(i)))) {
+			break
+		}
+		last = e.sentAt
+	}
+	return last
+}
+
 // retransmittedAfter reports whether the newest delivered segment
 // (rackXmitSeg, sent in e's instant) is a retransmission sent after e, the
-// list's front: then its delivery dates e. The list is in send order, so
+// list's i-th entry (0: the front): then its delivery dates e. The list is in send order, so
 // it is if its entry follows e's among those of that instant (Linux orders
 // same-instant segments by sequence, and with retransmissions of one event
 // that is the same order; over several ACKs in one instant, as a trace
 // link delivers them, a later event can resend a lower segment, and only
 // the send order says which left first).
-func (s *Sender) retransmittedAfter(e rackEntry) bool {
+func (s *Sender) retransmittedAfter(i int) bool {
+	l := &s.rack
+	e := l.at(i)
 	if s.rackXmitSeg < s.unaSeg {
 		return false
 	}
 	if g := s.seg(s.rackXmitSeg); !g.everRetrans || g.sentAt != e.sentAt {
 		return false
 	}
-	l := &s.rack
-	for i := 1; i < l.n; i++ {
-		f := l.buf[(l.head+i)&(len(l.buf)-1)]
+	for i++; i < int(l.n); i++ {
+		f := l.at(i)
 		if f.sentAt != e.sentAt {
 			return false
 		}

@@ -22,7 +22,7 @@ func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 	if s.cfg.NoRACK || s.rackXmit == 0 {
 		return clock.Never
 	}
-	rtt := s.rtt.Latest()
+	rtt := s.rackRTTNow()
 	if rtt == 0 {
 		return clock.Never
 	}
@@ -43,6 +43,9 @@ func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 			return clock.Never
 		}
 		if d := g.sentAt.Add(rtt + reo); d > now {
+			if s.cfg.LinuxRACKTimer {
+				return s.latestRACKWait(k).Add(rtt + reo)
+			}
 			return d
 		}
 		s.markLost(k, g)
@@ -52,14 +55,79 @@ func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 	return clock.Never
 }
 
+// latestRACKWait returns the send time of the last original that waits
+// for RACK's deadline, given that k0, the first one, waits: with
+// Config.LinuxRACKTimer the timer is armed for the latest deadline, as
+// Linux's tcp_rack_detect_loss records the maximum wait. The originals
+// waiting are the un-SACKed ones from k0 up to the first sent after the
+// newest delivered segment, in send order; each ACK looks only at those
+// sent since the last (rackScan), so the cost per ACK does not grow with
+// the window. The latest one found earlier is looked at again only if it
+// has been SACKed since (reordering), and then the search steps down
+// from it.
+func (s *Sender) latestRACKWait(k0 int64) clock.Time {
+	waits := func(g *segment) bool { return !(g.sacked || g.lost || g.retrans || g.everRetrans) }
+	if s.rackWaitTop < k0 {
+		s.rackWaitTop = k0
+	}
+	k := max(s.rackScan, k0+1)
+	for ; k < s.nxtSeg(); k++ {
+		g := s.seg(k)
+		if !waits(g) {
+			continue
+		}
+		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg) {
+			break
+		}
+		s.rackWaitTop = k
+	}
+	s.rackScan = k
+	for s.rackWaitTop > k0 && !waits(s.seg(s.rackWaitTop)) {
+		s.rackWaitTop--
+	}
+	return s.seg(s.rackWaitTop).sentAt
+}
+
+// rackRTTNow is the RTT RACK's rules add to a send time: with
+// Config.LinuxRACKTimer Linux's rack.rtt_us, the RTT of the latest
+// delivery that advanced RACK, which only such an ACK changes, so a
+// timer armed for a deadline finds it due when it fires; by default the
+// estimator's latest sample.
+func (s *Sender) rackRTTNow() time.Duration {
+	if s.cfg.LinuxRACKTimer {
+		return s.rackRTT
+	}
+	return s.rtt.Latest()
+}
+
 // armRACK arms the reordering timer for the deadlines the two rules found
 // in one ACK or timer event (clock.Never: none). An original's deadline
 // replaces whatever the timer held, since the hole it was armed for may
 // have been repaired since; a retransmission's only brings it forward, so
 // that it cannot push back an original's deadline found in the same
 // event. A stale earlier deadline left in place costs one timer event that
-// re-runs both rules and re-arms.
-func (s *Sender) armRACK(orig, retx clock.Time) {
+// re-runs both rules and re-arms. With Config.LinuxRACKTimer both are
+// latest deadlines and the later one is armed, TimeoutMin after it and at
+// most the RTO ahead (tcp_rack_mark_lost: usecs_to_jiffies(timeout +
+// TCP_TIMEOUT_MIN_US), capped at icsk_rto), and only by an event in which
+// RACK advanced (advanced): a retransmission's deadline found by an ACK
+// that delivered nothing new must not replace an original's later one,
+// which the timer would then miss, not re-arming itself.
+func (s *Sender) armRACK(now, orig, retx clock.Time, advanced bool) {
+	if orig == clock.Never && retx == clock.Never {
+		return
+	}
+	if s.cfg.LinuxRACKTimer {
+		if !advanced {
+			return
+		}
+		d := orig
+		if d == clock.Never || retx != clock.Never && retx > d {
+			d = retx
+		}
+		s.rackT.Reset(min(d.Add(time.Duration(s.tlpSlack)), now.Add(s.currentRTO())))
+		return
+	}
 	if orig != clock.Never {
 		s.rackT.Reset(orig)
 	}
@@ -96,7 +164,12 @@ func (s *Sender) onRACKTimer(now clock.Time) {
 	if retx {
 		retxAt = s.detectLostRetransmissions(now)
 	}
-	s.armRACK(orig, retxAt)
+	if !s.cfg.LinuxRACKTimer {
+		// Linux's tcp_rack_reo_timeout marks what is due and arms the
+		// retransmission timer, not this one: what still waits is left
+		// to the next ACK (or the RTO).
+		s.armRACK(now, orig, retxAt, true)
+	}
 	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
 		var delivered units.Bytes
 		if s.cfg.LinuxPRR && s.phase == open {

@@ -16,6 +16,7 @@ func (s *Sender) deliver(now clock.Time, k int64, g *segment, rs *estimate.Sampl
 	// probe's delivery is what dates the holes below it.
 	if !g.everRetrans || (!s.cfg.NoRACK && now.Sub(g.sentAt) >= s.rtt.Min()) {
 		s.rackAdvanced = true
+		s.rackRTT = now.Sub(g.sentAt)
 		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k > s.rackXmitSeg) {
 			s.rackXmit, s.rackXmitSeg = g.sentAt, k
 		}

@@ -1,6 +1,8 @@
 package tcp
 
 import (
+	"math"
+
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
@@ -94,12 +96,14 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 		s.renoSacked = 0
 		return 0, 0
 	}
-	s.dupAcks++
+	if s.dupAcks < math.MaxInt32 {
+		s.dupAcks++ // saturates: only the count up to DupThresh matters
+	}
 	if s.renoSacked+mss <= s.outBytes-s.lost-mss {
 		s.renoSacked += mss
 		dup = mss
 	}
-	if s.dupAcks == s.cfg.DupThresh && s.phase == open {
+	if int(s.dupAcks) == s.cfg.DupThresh && s.phase == open {
 		if g := s.seg(s.unaSeg); !g.lost && !g.retrans {
 			s.markLost(s.unaSeg, g)
 			s.lostFront = max(s.lostFront, s.unaSeg+1)

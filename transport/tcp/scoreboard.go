@@ -33,7 +33,7 @@ type segment struct {
 // the index wraps with a mask.
 
 func (s *Sender) seg(k int64) *segment {
-	return &s.ring[(s.head+int(k-s.unaSeg))&(len(s.ring)-1)]
+	return &s.ring[(int(s.head)+int(k-s.unaSeg))&(len(s.ring)-1)]
 }
 
 func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
@@ -48,19 +48,19 @@ const minRing = 16
 // at least s.n).
 func (s *Sender) resize(size int) {
 	nr := make([]segment, size)
-	for i := range s.n {
-		nr[i] = s.ring[(s.head+i)&(len(s.ring)-1)]
+	for i := range int(s.n) {
+		nr[i] = s.ring[(int(s.head)+i)&(len(s.ring)-1)]
 	}
 	s.ring, s.head = nr, 0
 }
 
 // addSegment appends the next new segment to the scoreboard.
 func (s *Sender) addSegment() *segment {
-	if s.n == len(s.ring) {
+	if int(s.n) == len(s.ring) {
 		s.resize(2 * len(s.ring))
 	}
 	s.n++
-	s.ringPeak = max(s.ringPeak, int32(s.n))
+	s.ringPeak = max(s.ringPeak, s.n)
 	g := s.seg(s.nxtSeg() - 1)
 	n := units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
 	*g = segment{len: n}
@@ -103,7 +103,7 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		s.stats.BytesAcked += g.len
 		// The slot is not cleared: nothing reads a slot outside
 		// [unaSeg, nxtSeg), and addSegment overwrites it whole.
-		s.head = (s.head + 1) & (len(s.ring) - 1)
+		s.head = (s.head + 1) & int32(len(s.ring)-1)
 		s.n--
 		s.unaSeg++
 		if s.head == 0 {
@@ -131,7 +131,7 @@ func (s *Sender) ringWrapped() {
 		}
 		s.resize(size)
 	}
-	s.ringPeak = int32(s.n)
+	s.ringPeak = s.n
 }
 
 // sackRange marks the segments of block b as SACKed, skipping the parts
@@ -251,7 +251,7 @@ func (s *Sender) resetRetxHint() {
 // (a link switch to a slower, deeper-queued radio), each a spurious
 // retransmission.
 func (s *Sender) markTimedOut(now clock.Time, spare bool) {
-	rtt := s.rtt.Latest()
+	rtt := s.rackRTTNow()
 	all := true
 	highest := s.unaSeg
 	for k := s.unaSeg; k < s.nxtSeg(); k++ {
@@ -275,7 +275,7 @@ func (s *Sender) markTimedOut(now clock.Time, spare bool) {
 		// Outstanding retransmissions spared stay on the RACK list, and
 		// the spared originals are RACK's to judge again.
 		s.lostFront = max(s.lostFront, highest+1)
-		s.rackFront = s.unaSeg
+		s.rackFront, s.rackScan = s.unaSeg, s.unaSeg
 	}
 	s.resetRetxHint()
 	s.dupAcks, s.renoSacked = 0, 0

@@ -63,15 +63,20 @@ type Sender struct {
 	// Without SACK (recovery.go): the bytes duplicate ACKs stand for.
 	renoSacked units.Bytes
 	ring       []segment
-	head, n    int
-	unaSeg     int64
-	lostFront  int64 // segments below have been classified by loss detection
-	retxHint   int64 // below this segment only those in retxLow may wait for retransmission
+	// head and n fit in 32 bits (the ring holds the outstanding
+	// segments), which leaves room for rackRTT in the hot lines.
+	head, n   int32
+	unaSeg    int64
+	lostFront int64 // segments below have been classified by loss detection
+	retxHint  int64 // below this segment only those in retxLow may wait for retransmission
 
 	rackXmit    clock.Time // latest send time of a delivered, never-retransmitted segment
 	rackXmitSeg int64      // the segment whose send time is rackXmit: ties go by sequence (Linux tcp_rack_sent_after)
-	rate        estimate.Rate
-	rtt         RTTEstimator
+	// rackRTT is Linux's rack.rtt_us, the RTT of the latest delivery
+	// that advanced RACK (Config.LinuxRACKTimer's rules use it).
+	rackRTT time.Duration
+	rate    estimate.Rate
+	rtt     RTTEstimator
 
 	// OnRTT, if set, receives every RTT sample.
 	OnRTT func(now clock.Time, rtt time.Duration)
@@ -100,21 +105,25 @@ type Sender struct {
 	// delivered below the highest SACKed one, so the path reorders and
 	// RACK keeps its reordering window in recovery too (racktime.go).
 	reordSeen     bool
+	dupAcks       int32 // without SACK: duplicate ACKs in a row
 	prevSACK      [packet.MaxSACK]packet.Block
-	dupAcks       int // without SACK: duplicate ACKs in a row
 	recoveryPoint int64
 	rack          rackList // outstanding retransmissions in send order (rack.go)
 	// rackFront bounds the time-based detection's scan (racktime.go).
 	rackFront int64
-	rackT     clock.Timer
-	pacerT    clock.Timer
-	frto      frtoState // frto.go
+	// With Config.LinuxRACKTimer: below rackScan every original has been
+	// looked at for the latest one waiting, rackWaitTop (racktime.go).
+	rackScan, rackWaitTop int64
+	rackT                 clock.Timer
+	pacerT                clock.Timer
+	frto                  frtoState // frto.go
 
 	// The receive window the peer advertises (Config.LinuxReceiveWindow;
 	// rwnd.go): snd_wnd bytes from una, once an ACK has carried one.
 	sndWnd       int64
 	hasSndWnd    bool
 	rwndLimited  bool       // the last trySend stopped at the window's edge
+	frtoUndo     bool       // F-RTO recorded priors: the timeout came in the open state (frto.go)
 	synRetries   int32      // SYNs sent again (rto.go); here, in the flags' padding, to keep the Sender in its size class
 	rwndLimSince clock.Time // when it started to
 	// rwndLimitedFor is the time sending has waited for the window, in
@@ -229,8 +238,8 @@ func (s *Sender) Prefetch() {
 	prefetch.Lines(prefetch.Data(s.cc), 2)
 	// A delayed ACK acknowledges two segments and lets about two new
 	// ones go; a 48-byte segment straddles two lines every other slot.
-	s.prefetchSegs(s.head, 2)
-	s.prefetchSegs((s.head+s.n)&(len(s.ring)-1), 2)
+	s.prefetchSegs(int(s.head), 2)
+	s.prefetchSegs(int(s.head+s.n)&(len(s.ring)-1), 2)
 	prefetch.Line(prefetch.Data(s.rtoT))
 	if s.tlp.timer != nil {
 		prefetch.Line(prefetch.Data(s.tlp.timer))
@@ -239,7 +248,7 @@ func (s *Sender) Prefetch() {
 		prefetch.Line(prefetch.Data(s.OnRTT)) // the closure: its code pointer
 	}
 	if l := &s.rack; s.retransOut > 0 && len(l.buf) > 0 {
-		prefetch.Line(unsafe.Pointer(&l.buf[(l.head+l.n)&(len(l.buf)-1)]))
+		prefetch.Line(unsafe.Pointer(l.tail()))
 	}
 }
 
@@ -521,6 +530,10 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		// Mockets: only the packets' own timers detect loss (mockets.go).
 	} else {
 		orig, retx := clock.Never, clock.Never
+		// Linux re-arms the reordering timer only from an ACK that
+		// delivered a segment with an unambiguous RTT (tcp_rack_mark_lost
+		// returns at once without tp->rack.advanced).
+		rackRan := s.rackAdvanced
 		if s.sacked > 0 {
 			if s.cfg.NoRACK {
 				// RFC 6675's DupThresh rule; with RACK on, Linux
@@ -538,7 +551,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		if s.retransOut > 0 && s.rackXmit > 0 {
 			retx = s.detectLostRetransmissions(now)
 		}
-		s.armRACK(orig, retx)
+		s.armRACK(now, orig, retx, rackRan)
 	}
 	s.sampleRTT(now, echo, ackDelay, advanced, sackOldest, &rs)
 

@@ -507,7 +507,7 @@ func TestArmRACK(t *testing.T) {
 		if c.armed != never {
 			h.snd.rackT.Reset(c.armed)
 		}
-		h.snd.armRACK(c.orig, c.retx)
+		h.snd.armRACK(0, c.orig, c.retx, true)
 		if got := h.snd.rackT.Deadline(); got != c.want {
 			t.Errorf("%s: timer at %v, want %v", c.name, got, c.want)
 		}

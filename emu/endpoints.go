@@ -60,6 +60,10 @@ type FlowStats struct {
 	// entries into fast recovery, when it counts them per flow (cclab's
 	// TCP on UDP; kernel TCP counts them per namespace only).
 	LossProbes, FastRecoveries *int64
+	// RTOsInRecovery and RTOsInLoss are the sender's first timeouts in
+	// fast recovery and in the loss state, when it counts them per flow
+	// (experiment.FlowResult.RTOsInRecovery).
+	RTOsInRecovery, RTOsInLoss *int64
 	// RwndLimited is how long the sender waited for the receiver's
 	// window (kernel TCP's tcpi_rwnd_limited), if the transport reports it.
 	RwndLimited *time.Duration

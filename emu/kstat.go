@@ -121,23 +121,47 @@ func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 // them). ok is false when some flow counts neither way: a simulated run
 // whose flows do not all count, or an emulated one without counters.
 func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {
+	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.LossProbes, f.FastRecoveries }, (*KernelCounters).Recoveries)
+}
+
+// Timeouts returns the senders' first timeouts in fast recovery
+// (TcpExt TCPSackRecoveryFail, plus TCPRenoRecoveryFail without SACK) and
+// in the loss state (TCPLossFailures), as tcp_retransmit_timer counts
+// them: kernel TCP's counts of what cclab's TCP reports per flow
+// (FlowResult.RTOsInRecovery, RTOsInLoss), for every TCP flow in the
+// senders' namespace. A counter that did not change is absent: 0.
+func (c *KernelCounters) Timeouts() (inRecovery, inLoss int64) {
+	return c.Sender["TcpExt.TCPSackRecoveryFail"] + c.Sender["TcpExt.TCPRenoRecoveryFail"], c.Sender["TcpExt.TCPLossFailures"]
+}
+
+// RunTimeouts totals the measured flows' first timeouts in fast recovery
+// and in the loss state by RunRecoveries' rule.
+func RunTimeouts(flows []experiment.FlowResult, kc *KernelCounters) (inRecovery, inLoss int64, ok bool) {
+	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.RTOsInRecovery, f.RTOsInLoss }, (*KernelCounters).Timeouts)
+}
+
+// runTotals adds two per-flow counts over flows: own gives a flow's (nil
+// if it does not count them), and kernel the namespace counters' total,
+// which stands for every flow that does not.
+func runTotals(flows []experiment.FlowResult, kc *KernelCounters, own func(*experiment.FlowResult) (*int64, *int64), kernel func(*KernelCounters) (int64, int64)) (a, b int64, ok bool) {
 	uncounted := false
-	for _, f := range flows {
-		if f.LossProbes == nil || f.FastRecoveries == nil {
+	for i := range flows {
+		x, y := own(&flows[i])
+		if x == nil || y == nil {
 			uncounted = true
 			continue
 		}
-		probes += *f.LossProbes
-		recoveries += *f.FastRecoveries
+		a += *x
+		b += *y
 	}
 	if uncounted {
 		if kc == nil {
 			return 0, 0, false
 		}
-		kp, kv := kc.Recoveries()
-		probes, recoveries = probes+kp, recoveries+kv
+		ka, kb := kernel(kc)
+		a, b = a+ka, b+kb
 	}
-	return probes, recoveries, true
+	return a, b, true
 }
 
 // since returns the counters that changed from before to c.

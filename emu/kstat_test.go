@@ -109,3 +109,29 @@ func TestRunRecoveries(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTimeouts: timeouts by state follow RunRecoveries' rule, and the
+// kernel's first timeouts in recovery include those without SACK.
+func TestRunTimeouts(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	cclab := experiment.FlowResult{RTOsInRecovery: n(2), RTOsInLoss: n(1)}
+	kernel := experiment.FlowResult{}
+	kc := &KernelCounters{Sender: map[string]int64{"TcpExt.TCPSackRecoveryFail": 5, "TcpExt.TCPRenoRecoveryFail": 1, "TcpExt.TCPLossFailures": 3, "TcpExt.TCPTimeouts": 20}}
+	for _, c := range []struct {
+		name  string
+		flows []experiment.FlowResult
+		kc    *KernelCounters
+		r, l  int64
+		ok    bool
+	}{
+		{"every flow counts", []experiment.FlowResult{cclab, cclab}, kc, 4, 2, true},
+		{"kernel flows", []experiment.FlowResult{kernel}, kc, 6, 3, true},
+		{"mixed", []experiment.FlowResult{cclab, kernel}, kc, 8, 4, true},
+		{"kernel flows without counters", []experiment.FlowResult{kernel}, nil, 0, 0, false},
+	} {
+		r, l, ok := RunTimeouts(c.flows, c.kc)
+		if r != c.r || l != c.l || ok != c.ok {
+			t.Errorf("%s: %d in recovery, %d in the loss state, ok %v; want %d, %d, %v", c.name, r, l, ok, c.r, c.l, c.ok)
+		}
+	}
+}

@@ -103,6 +103,8 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		RTOs:            st.RTOs,
 		LossProbes:      st.LossProbes,
 		FastRecoveries:  st.FastRecoveries,
+		RTOsInRecovery:  st.RTOsInRecovery,
+		RTOsInLoss:      st.RTOsInLoss,
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
 	}

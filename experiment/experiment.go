@@ -51,8 +51,16 @@ type FlowResult struct {
 	// or on UDP in the emulator and `cclab send`); kernel TCP counts them
 	// per namespace only, in the emulator's kernel_counters
 	// (TCPLossProbes, TCPSackRecovery).
-	LossProbes     *int64   `json:"loss_probes,omitempty"`
-	FastRecoveries *int64   `json:"fast_recoveries,omitempty"`
+	LossProbes     *int64 `json:"loss_probes,omitempty"`
+	FastRecoveries *int64 `json:"fast_recoveries,omitempty"`
+	// RTOsInRecovery and RTOsInLoss are the first timeouts (none since
+	// SND.UNA last advanced) that came in fast recovery and in the loss
+	// state after an earlier timeout, for cclab's TCP
+	// (tcp.Sender.TimeoutStates); kernel TCP counts them per namespace
+	// (TCPSackRecoveryFail, TCPLossFailures). The rest of RTOs are the
+	// SYN's, backed-off ones and those in the open state.
+	RTOsInRecovery *int64   `json:"rtos_in_recovery,omitempty"`
+	RTOsInLoss     *int64   `json:"rtos_in_loss,omitempty"`
 	Drops          int64    `json:"drops"`
 	Losses         int64    `json:"losses"`
 	RTTMinMs       float64  `json:"rtt_min_ms"`
@@ -172,6 +180,8 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 		Drops:           f.Drops,
 		Losses:          f.Losses + f.LastHopLosses,
 	}
+	inRecovery, inLoss := f.Sender.TimeoutStates()
+	fr.RTOsInRecovery, fr.RTOsInLoss = &inRecovery, &inLoss
 	if d, ok := f.Sender.RwndLimited(now); ok {
 		s := round(d.Seconds(), 6)
 		fr.RwndLimitedS = &s

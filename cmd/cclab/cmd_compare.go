@@ -325,14 +325,21 @@ func printComparison(w io.Writer, c *comparison) {
 		fmt.Fprintf(w, "bottleneck utilisation: simulator %.1f%%, emulator %.1f%%; queue drops %d vs %d\n",
 			100*c.Sim.Links[0].Utilization, 100*c.Emu.Links[0].Utilization, c.Sim.Links[0].Drops, c.Emu.Links[0].Drops)
 	}
-	// Kernel TCP counts loss probes and recoveries per namespace, not per
-	// flow, so they are compared over every measured flow.
+	// Kernel TCP counts loss probes, recoveries and timeouts by state per
+	// namespace, not per flow, so they are compared over every measured
+	// flow.
 	if kc := c.Emu.KernelCounters; kc != nil {
 		sp, sv, sok := emu.RunRecoveries(c.Sim.Flows, nil)
 		ep, ev, eok := emu.RunRecoveries(c.Emu.Flows, kc)
 		if sok && eok {
 			fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (kernel TCP flows by the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
 				sp, ep, sv, ev)
+		}
+		sr, sl, sok := emu.RunTimeouts(c.Sim.Flows, nil)
+		er, el, eok := emu.RunTimeouts(c.Emu.Flows, kc)
+		if sok && eok {
+			fmt.Fprintf(w, "all measured flows: first timeouts in fast recovery %d vs %d, in the loss state %d vs %d (kernel: TCPSackRecoveryFail and TCPLossFailures)\n",
+				sr, er, sl, el)
 		}
 	}
 }

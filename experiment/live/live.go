@@ -137,6 +137,8 @@ func senderResult(peer, label string, bytes units.Bytes, r udp.SenderResult, rtt
 		RTOs:            st.RTOs,
 		LossProbes:      &st.TLPs,
 		FastRecoveries:  &st.FastRecoveries,
+		RTOsInRecovery:  &r.Final.RTOsInRecovery,
+		RTOsInLoss:      &r.Final.RTOsInLoss,
 	}
 	elapsed := r.End.Sub(r.Start).Seconds()
 	if elapsed > 0 {

@@ -15,6 +15,16 @@ func (s *Sender) currentRTO() time.Duration {
 	return min(rto, s.cfg.MaxRTO)
 }
 
+// TimeoutStates returns how many of the sender's timeouts were first
+// timeouts (none since SND.UNA last advanced) in fast recovery and in the
+// loss state, which followed an earlier timeout and a partial ACK: what
+// Linux counts as TCPSackRecoveryFail (TCPRenoRecoveryFail without SACK)
+// and TCPLossFailures (tcp_retransmit_timer). The rest of Stats.RTOs are
+// the SYN's, backed-off ones and those in the open state.
+func (s *Sender) TimeoutStates() (inRecovery, inLoss int64) {
+	return int64(s.rtoInRecovery), int64(s.rtoInLoss)
+}
+
 // RTO returns the retransmission timeout before back-off, as the sender
 // computes it (Config.RFC6298RTO says which rule).
 func (s *Sender) RTO() time.Duration { return s.baseRTO() }
@@ -58,6 +68,14 @@ func (s *Sender) onRTO(now clock.Time) {
 	}
 	if s.n == 0 {
 		return
+	}
+	if s.backoff == 0 {
+		switch s.phase {
+		case recovery:
+			s.rtoInRecovery++
+		case lossPhase:
+			s.rtoInLoss++
+		}
 	}
 	s.stats.RTOs++
 	if s.currentRTO() < s.cfg.MaxRTO {

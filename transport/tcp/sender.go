@@ -155,6 +155,9 @@ type Sender struct {
 	// pq holds the sends waiting on their own timers with
 	// Config.PacketTimers (mockets.go), else nil.
 	pq *packetQueues
+	// rtoInRecovery and rtoInLoss count first timeouts (not backed off)
+	// that came in fast recovery and in the loss state (TimeoutStates).
+	rtoInRecovery, rtoInLoss uint32
 }
 
 // Scratch is the space in which a sender builds what it hands its

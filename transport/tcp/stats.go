@@ -51,6 +51,8 @@ type FlowState struct {
 	InRecovery bool
 	// Stats are the counters.
 	Stats Stats
+	// RTOsInRecovery and RTOsInLoss are Sender.TimeoutStates.
+	RTOsInRecovery, RTOsInLoss int64
 	// CC is the controller's own snapshot, if it has one.
 	CC cc.State
 }
@@ -71,6 +73,7 @@ func (s *Sender) State() FlowState {
 		InRecovery: s.phase != open,
 		Stats:      s.stats,
 	}
+	st.RTOsInRecovery, st.RTOsInLoss = s.TimeoutStates()
 	if in, ok := s.cc.(cc.Inspector); ok {
 		st.CC = in.State()
 	}

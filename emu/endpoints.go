@@ -94,10 +94,11 @@ type Endpoints interface {
 // kernelTCP is the default Endpoints: a kernel TCP connection with the
 // flow's controller.
 type kernelTCP struct {
-	spec FlowSpec
-	sink *endpoint.TCPSink
-	snd  *endpoint.TCPSender
-	ch   chan endpoint.Sample
+	spec    FlowSpec
+	sink    *endpoint.TCPSink
+	snd     *endpoint.TCPSender
+	started bool
+	ch      chan endpoint.Sample
 }
 
 // KernelTCP returns kernel TCP endpoints for spec; the controller must be
@@ -106,6 +107,9 @@ func KernelTCP(spec FlowSpec) Endpoints { return &kernelTCP{spec: spec} }
 
 func (k *kernelTCP) Proto() uint8 { return link.TCP }
 
+// Listen opens the receiver's socket and prepares the sender's, so that
+// Start only connects: flows due at the same instant then leave together
+// (endpoint.PrepareTCP).
 func (k *kernelTCP) Listen(env Env) error {
 	s, err := endpoint.ListenTCP(env.Rcv, env.Dst.Addr(), env.Dst.Port(), k.spec.Bytes, env.Clock)
 	if err != nil {
@@ -113,10 +117,6 @@ func (k *kernelTCP) Listen(env Env) error {
 	}
 	s.OnDone = env.Done
 	k.sink = s
-	return nil
-}
-
-func (k *kernelTCP) Start(env Env) {
 	cfg := endpoint.TCPConfig{CC: k.spec.CC, Bytes: k.spec.Bytes, Sample: env.Sample}
 	if env.Sample > 0 {
 		k.ch = make(chan endpoint.Sample, 1<<16)
@@ -127,13 +127,25 @@ func (k *kernelTCP) Start(env Env) {
 			}
 		}
 	}
-	k.snd = endpoint.StartTCP(env.Snd, env.Dst, cfg, env.Clock)
+	if k.snd, err = endpoint.PrepareTCP(env.Snd, cfg, env.Clock); err != nil {
+		s.Close()
+		k.sink = nil
+		return err
+	}
+	return nil
+}
+
+func (k *kernelTCP) Start(env Env) {
+	k.started = true
+	k.snd.Connect(env.Dst)
 }
 
 func (k *kernelTCP) Stop() (FlowStats, error) {
 	var st FlowStats
 	var err error
-	if k.snd != nil {
+	if k.snd != nil && !k.started {
+		_, _ = k.snd.Stop() // closes the prepared socket; nothing to report
+	} else if k.snd != nil {
 		var final endpoint.Sample
 		final, err = k.snd.Stop()
 		st.Retransmissions, st.RTOs = int64(final.Retrans), int64(final.RTOs)

@@ -95,9 +95,11 @@ func kernelRunsOf(t *testing.T, path, file, cc string, want int) kernelColumns {
 // 25% of the kernel's range (issue 13's targets), Jain's index within
 // 0.05 of it, for NewReno by default (4% below the kernel's mean) and
 // CUBIC with profile: linux (7% above; 19% above the kernel's highest run
-// with simultaneous starts). A change that moved the many-flow regime away
-// from Linux's (ns-3's rules give 41% fewer retransmissions and Jain 0.49
-// with simultaneous starts) fails it.
+// with the "simultaneous" starts of that reference, which the emulator
+// then made one after another over 7.8 ms, and so does the simulator
+// here). A change that moved the many-flow regime away from Linux's
+// (ns-3's rules give 41% fewer retransmissions and Jain 0.49 with
+// starts in one instant) fails it.
 func TestManyFlowsAgainstKernel(t *testing.T) {
 	for _, c := range []struct {
 		file, cc string
@@ -105,7 +107,7 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 	}{
 		{"bench/scale/newreno-1000flows.yaml", "newreno", nil},
 		{"bench/scale/newreno-1000flows.yaml", "cubic", []string{"profile=linux"}},
-		{"bench/scenarios/cubic-1000flows.yaml", "cubic", []string{"profile=linux"}},
+		{"bench/scenarios/cubic-1000flows.yaml", "cubic", []string{"profile=linux", "flows.0.start_spread=8ms"}},
 	} {
 		k := kernelRunsOf(t, manyFlowsKernel, c.file, c.cc, 5)
 		gp, rx, jn := k.goodput, k.retx, k.jain
@@ -293,19 +295,43 @@ func TestLinuxRACKTimerAgainstKernel(t *testing.T) {
 	}
 }
 
-// TestSimultaneousStartsAgainstKernel: the emulator starts kernel flows
-// due at the same instant one after another (their SYNs spread over about
-// 7.8 ms on this machine), and with the simulator's "all at 0 s" flows
-// spread over 8 ms as well its timeouts on the scaled simultaneous CUBIC
-// workload fall within the kernel's five runs (198 per run against
-// 167-228; docs/fidelity.md, "Timeouts by state"); started together
-// they time out 307 times per run and this fails.
-func TestSimultaneousStartsAgainstKernel(t *testing.T) {
+// TestSequentialStartsAgainstKernel: the kernel runs of the "all at 0 s"
+// CUBIC workload in manyFlowsKernel were started one after another (their
+// SYNs over 7.8 ms), and with the simulator's flows spread over 8 ms as
+// well its timeouts with every Linux option fall within those runs' (198
+// per run against 167-228; docs/fidelity.md, "Timeouts by state");
+// started together they time out 307 times per run and this fails.
+func TestSequentialStartsAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	k := kernelRunsOf(t, manyFlowsKernel, file, "cubic", 5)
 	sim := simManyFlows(t, file, "cubic", append(slices.Clone(linuxOptions), "flows.0.start_spread=8ms"))
 	t.Logf("RTOs %.0f (kernel %v), retransmissions %.0f (kernel %v)", sim.rtos, k.rtos, sim.retx, k.retx)
 	if !within(sim.rtos, k.rtos, 0) {
 		t.Errorf("%.0f RTOs per run, outside the kernel's %v", sim.rtos, k.rtos)
+	}
+}
+
+// simultaneousKernel holds Linux's runs of the scaled "all at 0 s" CUBIC
+// workload with the flows started together (SYNs within 0.53 ms).
+const simultaneousKernel = "testdata/kernel-simultaneous-2026-12-04.tsv"
+
+// TestSimultaneousStartsAgainstKernel: started together, a hundred CUBIC
+// flows lose most of their first windows at once. With every Linux option
+// the simulator's goodput is within 5% and its timeouts within 25% of the
+// kernel's five runs (307 per run against 225-285). What does not agree,
+// and is not asserted (docs/fidelity.md, "Many flows with small windows"):
+// the kernel leaves 22-38 of the flows under 0.1 Mbit/s in timeout
+// back-off (Jain 0.55-0.69) where the simulator leaves a few (0.90), and
+// resends 4,875-6,101 segments where it resends 8,810.
+func TestSimultaneousStartsAgainstKernel(t *testing.T) {
+	const file = "bench/scenarios/cubic-1000flows.yaml"
+	k := kernelRunsOf(t, simultaneousKernel, file, "cubic", 5)
+	sim := simManyFlows(t, file, "cubic", linuxOptions)
+	t.Logf("goodput %.2f (kernel %v), RTOs %.0f (kernel %v), retransmissions %.0f (kernel %v), Jain %.3f (kernel %v)", sim.goodput, k.goodput, sim.rtos, k.rtos, sim.retx, k.retx, sim.jain, k.jain)
+	if !within(sim.goodput, k.goodput, 0.05) {
+		t.Errorf("goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", sim.goodput, k.goodput)
+	}
+	if !within(sim.rtos, k.rtos, 0.25) {
+		t.Errorf("%.0f RTOs per run, more than 25%% outside the kernel's %v", sim.rtos, k.rtos)
 	}
 }

@@ -468,6 +468,15 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 }
 
+// kernelHZ is a flow's transport.kernel_hz: its own if it sets one, else
+// the scenario's.
+func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
+	if over != nil && over.KernelHZ > 0 {
+		return over.KernelHZ
+	}
+	return def.KernelHZ
+}
+
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {
 	var c tcp.Config
 	apply := func(t scenario.Transport) {
@@ -549,7 +558,10 @@ type FlowSpec struct {
 	Loss        *scenario.Loss
 	LossHops    int
 	Transport   tcp.Config
-	Coding      *scenario.Coding
+	// KernelHZ puts the flow's TCP timers on Linux's timer wheel at that
+	// many ticks a second (transport.kernel_hz; 0: exact).
+	KernelHZ int
+	Coding   *scenario.Coding
 }
 
 func (n *Network) addFlows(sf *scenario.Flow) error {
@@ -579,7 +591,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 		f, err := n.NewFlow(FlowSpec{
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
 			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss, LossHops: sf.LossHops,
-			Transport: tc, Coding: sf.Coding,
+			Transport: tc, KernelHZ: kernelHZ(n.scn.Transport, sf.Transport), Coding: sf.Coding,
 		})
 		if err != nil {
 			return err
@@ -646,6 +658,8 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	}
 	f.Sender = &blk.snd
 	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
+	f.Sender.UseKernelTimers(spec.KernelHZ, n.Sched)
+	f.Receiver.UseKernelTimers(spec.KernelHZ, n.Sched)
 	f.RTT.Reserve(blk.rttCounts[:])
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT

@@ -196,6 +196,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"prr linux6", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux6}\nflows: [{cc: newreno}]\n", "transport.prr: must be rfc6937 or linux, got \"linux6\""},
 		{"flow prr", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {prr: RFC6937}}]\n", "flows[0].transport.prr: must be rfc6937 or linux"},
 		{"rack_timer", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {rack_timer: latest}\nflows: [{cc: newreno}]\n", "transport.rack_timer: must be earliest or linux, got \"latest\""},
+		{"kernel_hz", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {kernel_hz: -250}\nflows: [{cc: newreno}]\n", "transport.kernel_hz: must be between 0 (exact timers) and 10000 ticks a second"},
+		{"flow kernel_hz", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {kernel_hz: 100000}}]\n", "flows[0].transport.kernel_hz: must be between 0"},
 		{"flow rack_timer", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {rack_timer: Linux}}]\n", "flows[0].transport.rack_timer: must be earliest or linux"},
 		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},
 		{"ack_jitter negative", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: \"-5us\": a duration cannot be negative"},

@@ -5,8 +5,8 @@ import "github.com/cclab/cclab/cc"
 // ProfileLinux is the profile that selects the Linux 6.18 behaviours the
 // simulator offers as options and that bring it closer to the kernel
 // together (docs/fidelity.md, "Linux's behaviours that are options";
-// transport.srtt_sample, transport.prr, transport.timeout_min and
-// transport.rack_timer are options outside it).
+// transport.srtt_sample, transport.prr, transport.timeout_min,
+// transport.rack_timer and transport.kernel_hz are options outside it).
 const ProfileLinux = "linux"
 
 // WithProfile returns the scenario its profile describes. With profile

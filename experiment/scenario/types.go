@@ -181,7 +181,12 @@ type Transport struct {
 	// than one segment is out (tcp.Config.TimeoutMin) [2ms: HZ=1000; 8ms
 	// at HZ=250, this machine's kernel].
 	TimeoutMin Duration `yaml:"timeout_min"`
-	DupThresh  int      `yaml:"dupthresh"`
+	// KernelHZ, if positive, makes the retransmission, loss-probe,
+	// reordering and delayed-ACK timers expire as on Linux's timer wheel
+	// with that many ticks a second (tcp.Sender.UseKernelTimers; this machine's
+	// kernel: 250) [0: exact deadlines].
+	KernelHZ  int `yaml:"kernel_hz"`
+	DupThresh int `yaml:"dupthresh"`
 	// SACKTimeout makes the receiver acknowledge on a timer only (the
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`

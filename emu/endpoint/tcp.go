@@ -308,7 +308,8 @@ func (s *TCPSender) Connect(dst netip.AddrPort) {
 		return
 	}
 	// The poller takes a duplicate; a write waits for the handshake
-	// (EAGAIN until the socket is writable) and fails if it does.
+	// (EAGAIN until the socket is writable) and fails if the handshake
+	// does.
 	f := os.NewFile(uintptr(fd), "tcp")
 	conn, err := net.FileConn(f)
 	f.Close()

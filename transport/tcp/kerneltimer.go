@@ -27,9 +27,10 @@ type kernelTimer struct {
 func (k *kernelTimer) Reset(at clock.Time) { k.Timer.Reset(wheelExpiry(k.clk.Now(), at, k.tick)) }
 
 // wheelExpiry is when Linux's timer wheel fires a timer armed at now for
-// a timeout ending at at, with a tick of tick; a time not after now stays.
+// a timeout ending at at, with a tick of tick; a time not after now, or
+// Never, stays.
 func wheelExpiry(now, at clock.Time, tick time.Duration) clock.Time {
-	if at <= now {
+	if at <= now || at == clock.Never {
 		return at
 	}
 	t := int64(tick)

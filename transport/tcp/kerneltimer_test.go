@@ -27,6 +27,7 @@ func TestWheelExpiry(t *testing.T) {
 		{"880 ms from jiffy 2: expiry 222, granule 224", ms(10), ms(890), ms(896)},
 		{"3.52 s: 880 jiffies, level 2, 64-jiffy granule 896", 0, ms(3520), ms(3584)},
 		{"a deadline not after now stays", ms(50), ms(50), ms(50)},
+		{"Never stays", ms(50), clock.Never, clock.Never},
 	} {
 		if got := wheelExpiry(c.now, c.at, tick); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)

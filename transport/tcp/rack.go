@@ -147,12 +147,12 @@ func (s *Sender) latestRetxWait() clock.Time {
 
 // retransmittedAfter reports whether the newest delivered segment
 // (rackXmitSeg, sent in e's instant) is a retransmission sent after e, the
-// list's i-th entry (0: the front): then its delivery dates e. The list is in send order, so
-// it is if its entry follows e's among those of that instant (Linux orders
-// same-instant segments by sequence, and with retransmissions of one event
-// that is the same order; over several ACKs in one instant, as a trace
-// link delivers them, a later event can resend a lower segment, and only
-// the send order says which left first).
+// list's i-th entry (0: the front): then its delivery dates e. The list
+// is in send order, so it is if its entry follows e's among those of that
+// instant (Linux orders same-instant segments by sequence, and with
+// retransmissions of one event that is the same order; over several ACKs
+// in one instant, as a trace link delivers them, a later event can resend
+// a lower segment, and only the send order says which left first).
 func (s *Sender) retransmittedAfter(i int) bool {
 	l := &s.rack
 	e := l.at(i)

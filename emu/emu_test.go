@@ -442,3 +442,38 @@ flows:
 		}
 	}
 }
+
+// TestUnstartedFlowClosesItsSocket: a measured flow's socket is made
+// before the run; a run that ends before the flow's start closes it, and
+// no descriptor outlives the run.
+func TestUnstartedFlowClosesItsSocket(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: unstarted
+duration: 5s
+bottleneck: {rate: 20Mbps, delay: 5ms, queue: {limit: 500}}
+flows:
+  - {name: early, cc: cubic, bytes: 100KB}
+  - {name: late, cc: cubic, start: 4s}
+`)
+	fds := func() int {
+		d, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(d)
+	}
+	run := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if _, _, err := emu.Run(ctx, s, emu.Options{}); err != nil && ctx.Err() == nil {
+			t.Fatal(err)
+		}
+	}
+	run() // the runtime's own descriptors (the poller) open on first use
+	before := fds()
+	run()
+	if after := fds(); after != before {
+		t.Errorf("%d descriptors open after a run whose late flow never started, %d before", after, before)
+	}
+}

@@ -137,9 +137,14 @@ func (r *runStats) row(cc, label string) string {
 // allStats is one row of seeds -all: the measured flows' totals per run
 // (many flows sharing a bottleneck, where no single flow is the result).
 type allStats struct {
-	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, probes, recoveries, jain, slowest []float64
-	noJain                                                                                  int
+	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, probes, recoveries, jain, slowest, stranded []float64
+	noJain                                                                                            int
 }
+
+// strandedMbps is the goodput under which -all counts a flow as stranded:
+// stuck in timeout back-off for most of the run (docs/fidelity.md, "Many
+// flows with small windows").
+const strandedMbps = 0.1
 
 // add adds one run: its result and, for an emulated run, the kernels'
 // counters, where kernel TCP's loss probes, SACK recoveries and timeouts
@@ -148,7 +153,7 @@ type allStats struct {
 // emu.RunRecoveries and emu.RunTimeouts; a run that cannot count every
 // flow adds none of them.
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
-	var g, r, d, o float64
+	var g, r, d, o, stranded float64
 	slowest := math.Inf(1)
 	for _, f := range res.Flows {
 		g += f.GoodputMbps
@@ -156,6 +161,9 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 		d += float64(f.Drops + f.Losses)
 		o += float64(f.RTOs)
 		slowest = min(slowest, f.GoodputMbps)
+		if f.GoodputMbps < strandedMbps {
+			stranded++
+		}
 	}
 	a.goodput = append(a.goodput, g)
 	a.retx = append(a.retx, r)
@@ -171,6 +179,7 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 	}
 	if len(res.Flows) > 0 {
 		a.slowest = append(a.slowest, slowest)
+		a.stranded = append(a.stranded, stranded)
 	}
 	if res.Jain == nil {
 		a.noJain++
@@ -196,9 +205,9 @@ func (a *allStats) row(cc, label string) string {
 	if a.noJain > 0 {
 		jain += fmt.Sprintf(" (%d runs without)", a.noJain)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
 		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), span(a.rtoRecovery, 0), span(a.rtoLoss, 0),
-		span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3))
+		span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3), span(a.stranded, 0))
 }
 
 func seeds(ctx context.Context, args []string) error {
@@ -258,8 +267,8 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *all {
 		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
-		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | loss probes | fast recoveries | Jain | slowest flow Mbit/s |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")

@@ -183,8 +183,10 @@ type Transport struct {
 	TimeoutMin Duration `yaml:"timeout_min"`
 	// KernelHZ, if positive, makes the retransmission, loss-probe,
 	// reordering and delayed-ACK timers expire as on Linux's timer wheel
-	// with that many ticks a second (tcp.Sender.UseKernelTimers; this machine's
-	// kernel: 250) [0: exact deadlines].
+	// with that many ticks a second (tcp.Sender.UseKernelTimers; this
+	// machine's kernel: 250), with TimeoutMin best left at 2ms then
+	// (Linux 6.18 adds 2 ms and the wheel the ticks) [0: exact
+	// deadlines].
 	KernelHZ  int `yaml:"kernel_hz"`
 	DupThresh int `yaml:"dupthresh"`
 	// SACKTimeout makes the receiver acknowledge on a timer only (the

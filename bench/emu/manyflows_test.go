@@ -110,19 +110,39 @@ func TestManyFlowsAgainstKernel(t *testing.T) {
 		{"bench/scenarios/cubic-1000flows.yaml", "cubic", []string{"profile=linux", "flows.0.start_spread=8ms"}},
 	} {
 		k := kernelRunsOf(t, manyFlowsKernel, c.file, c.cc, 5)
-		gp, rx, jn := k.goodput, k.retx, k.jain
 		sim := simManyFlows(t, c.file, c.cc, c.sets)
-		name := fmt.Sprintf("%s %s %v", c.file, c.cc, c.sets)
-		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), Jain %.3f (kernel %v)", name, sim.goodput, gp, sim.retx, rx, sim.jain, jn)
-		if !within(sim.goodput, gp, 0.05) {
-			t.Errorf("%s: goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", name, sim.goodput, gp)
+		checkAgainstKernel(t, fmt.Sprintf("%s %s %v", c.file, c.cc, c.sets), sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: -1, jain: 0.05})
+	}
+}
+
+// kernelBounds are how far outside the kernel's runs a test lets the
+// simulator's totals go: goodput, retransmissions and RTOs as a fraction
+// beyond the kernel's range (within), Jain's index in absolute terms. A
+// negative bound is not checked.
+type kernelBounds struct{ goodput, retx, rtos, jain float64 }
+
+// checkAgainstKernel logs the simulator's totals beside the kernel's runs
+// and fails the test for each one outside its bound.
+func checkAgainstKernel(t *testing.T, name string, sim kernelRun, k kernelColumns, b kernelBounds) {
+	t.Helper()
+	t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v), Jain %.3f (kernel %v)",
+		name, sim.goodput, k.goodput, sim.retx, k.retx, sim.rtos, k.rtos, sim.jain, k.jain)
+	for _, c := range []struct {
+		what, format string
+		v, tol       float64
+		ref          []float64
+	}{
+		{"goodput", "%.2f Mbit/s", sim.goodput, b.goodput, k.goodput},
+		{"retransmissions", "%.0f per run", sim.retx, b.retx, k.retx},
+		{"RTOs", "%.0f per run", sim.rtos, b.rtos, k.rtos},
+	} {
+		if c.tol >= 0 && !within(c.v, c.ref, c.tol) {
+			t.Errorf("%s: %s "+c.format+", more than %g%% outside the kernel's %v", name, c.what, c.v, 100*c.tol, c.ref)
 		}
-		if !within(sim.retx, rx, 0.25) {
-			t.Errorf("%s: %.0f retransmissions per run, more than 25%% outside the kernel's %v", name, sim.retx, rx)
-		}
-		lo, hi := slices.Min(jn), slices.Max(jn)
-		if sim.jain < lo-0.05 || sim.jain > hi+0.05 {
-			t.Errorf("%s: Jain %.3f, more than 0.05 outside the kernel's %.3f-%.3f", name, sim.jain, lo, hi)
+	}
+	if b.jain >= 0 {
+		if lo, hi := slices.Min(k.jain), slices.Max(k.jain); sim.jain < lo-b.jain || sim.jain > hi+b.jain {
+			t.Errorf("%s: Jain %.3f, more than %g outside the kernel's %.3f-%.3f", name, sim.jain, b.jain, lo, hi)
 		}
 	}
 }
@@ -262,18 +282,8 @@ func TestLinuxOptionsAgainstKernel(t *testing.T) {
 		retxTol float64
 	}{{"newreno", 0.05}, {"cubic", 0.10}} {
 		k := kernelRunsOf(t, manyFlowsKernel, file, c.cc, 5)
-		gp, rx, to := k.goodput, k.retx, k.rtos
 		sim := simManyFlows(t, file, c.cc, linuxOptions)
-		t.Logf("%s: goodput %.2f (kernel %v), retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v)", c.cc, sim.goodput, gp, sim.retx, rx, sim.rtos, to)
-		if !within(sim.goodput, gp, 0.05) {
-			t.Errorf("%s: goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", c.cc, sim.goodput, gp)
-		}
-		if !within(sim.retx, rx, c.retxTol) {
-			t.Errorf("%s: %.0f retransmissions per run, more than %.0f%% outside the kernel's %v", c.cc, sim.retx, 100*c.retxTol, rx)
-		}
-		if !within(sim.rtos, to, 0.25) {
-			t.Errorf("%s: %.0f RTOs per run, more than 25%% outside the kernel's %v", c.cc, sim.rtos, to)
-		}
+		checkAgainstKernel(t, c.cc, sim, k, kernelBounds{goodput: 0.05, retx: c.retxTol, rtos: 0.25, jain: -1})
 	}
 }
 
@@ -286,13 +296,7 @@ func TestLinuxRACKTimerAgainstKernel(t *testing.T) {
 	const file = "bench/scale/newreno-1000flows.yaml"
 	k := kernelRunsOf(t, manyFlowsKernel, file, "newreno", 5)
 	sim := simManyFlows(t, file, "newreno", append(slices.Clone(linuxOptions), "transport.rack_timer=linux"))
-	t.Logf("retransmissions %.0f (kernel %v), RTOs %.0f (kernel %v)", sim.retx, k.retx, sim.rtos, k.rtos)
-	if !within(sim.retx, k.retx, 0.015) {
-		t.Errorf("%.0f retransmissions per run, more than 1.5%% outside the kernel's %v", sim.retx, k.retx)
-	}
-	if !within(sim.rtos, k.rtos, 0) {
-		t.Errorf("%.0f RTOs per run, outside the kernel's %v", sim.rtos, k.rtos)
-	}
+	checkAgainstKernel(t, "newreno", sim, k, kernelBounds{goodput: -1, retx: 0.015, rtos: 0, jain: -1})
 }
 
 // TestSequentialStartsAgainstKernel: the kernel runs of the "all at 0 s"
@@ -305,10 +309,7 @@ func TestSequentialStartsAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	k := kernelRunsOf(t, manyFlowsKernel, file, "cubic", 5)
 	sim := simManyFlows(t, file, "cubic", append(slices.Clone(linuxOptions), "flows.0.start_spread=8ms"))
-	t.Logf("RTOs %.0f (kernel %v), retransmissions %.0f (kernel %v)", sim.rtos, k.rtos, sim.retx, k.retx)
-	if !within(sim.rtos, k.rtos, 0) {
-		t.Errorf("%.0f RTOs per run, outside the kernel's %v", sim.rtos, k.rtos)
-	}
+	checkAgainstKernel(t, "cubic", sim, k, kernelBounds{goodput: -1, retx: -1, rtos: 0, jain: -1})
 }
 
 // simultaneousKernel holds Linux's runs of the scaled "all at 0 s" CUBIC
@@ -328,13 +329,7 @@ func TestSimultaneousStartsAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	k := kernelRunsOf(t, simultaneousKernel, file, "cubic", 5)
 	sim := simManyFlows(t, file, "cubic", linuxOptions)
-	t.Logf("goodput %.2f (kernel %v), RTOs %.0f (kernel %v), retransmissions %.0f (kernel %v), Jain %.3f (kernel %v)", sim.goodput, k.goodput, sim.rtos, k.rtos, sim.retx, k.retx, sim.jain, k.jain)
-	if !within(sim.goodput, k.goodput, 0.05) {
-		t.Errorf("goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", sim.goodput, k.goodput)
-	}
-	if !within(sim.rtos, k.rtos, 0.25) {
-		t.Errorf("%.0f RTOs per run, more than 25%% outside the kernel's %v", sim.rtos, k.rtos)
-	}
+	checkAgainstKernel(t, "cubic", sim, k, kernelBounds{goodput: 0.05, retx: -1, rtos: 0.25, jain: -1})
 }
 
 // TestKernelTimerWheelAgainstKernel: on Linux's timer wheel at this
@@ -350,14 +345,5 @@ func TestKernelTimerWheelAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	k := kernelRunsOf(t, simultaneousKernel, file, "cubic", 5)
 	sim := simManyFlows(t, file, "cubic", []string{"profile=linux", "transport.srtt_sample=oldest", "transport.prr=linux", "bottleneck.ack_jitter=100us", "transport.kernel_hz=250"})
-	t.Logf("retransmissions %.0f (kernel %v), Jain %.3f (kernel %v), RTOs %.0f (kernel %v)", sim.retx, k.retx, sim.jain, k.jain, sim.rtos, k.rtos)
-	if !within(sim.retx, k.retx, 0.25) {
-		t.Errorf("%.0f retransmissions per run, more than 25%% outside the kernel's %v", sim.retx, k.retx)
-	}
-	if lo, hi := slices.Min(k.jain), slices.Max(k.jain); sim.jain < lo-0.05 || sim.jain > hi+0.05 {
-		t.Errorf("Jain %.3f, more than 0.05 outside the kernel's %.3f-%.3f", sim.jain, lo, hi)
-	}
-	if !within(sim.goodput, k.goodput, 0.05) {
-		t.Errorf("goodput %.2f Mbit/s, more than 5%% outside the kernel's %v", sim.goodput, k.goodput)
-	}
+	checkAgainstKernel(t, "cubic", sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: -1, jain: 0.05})
 }

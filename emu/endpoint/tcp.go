@@ -275,10 +275,9 @@ func PrepareTCP(ns *netns.NS, cfg TCPConfig, clk clock.Clock) (*TCPSender, error
 		if err != nil {
 			return fmt.Errorf("socket: %w", err)
 		}
-		// Before connect, so the SYN already runs the controller.
-		if err := unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, cfg.CC); err != nil {
+		if err := setCongestion(fd, cfg.CC); err != nil {
 			unix.Close(fd)
-			return fmt.Errorf("TCP_CONGESTION %s: %w", cfg.CC, err)
+			return err
 		}
 		s.fd = fd
 		return nil
@@ -324,14 +323,20 @@ func (s *TCPSender) Connect(dst netip.AddrPort) {
 	}()
 }
 
+// setCongestion sets the socket's controller, before connect, so that the
+// SYN already runs it.
+func setCongestion(fd int, cc string) error {
+	if err := unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc); err != nil {
+		return fmt.Errorf("TCP_CONGESTION %s: %w", cc, err)
+	}
+	return nil
+}
+
 func (s *TCPSender) run(ns *netns.NS, dst netip.AddrPort) {
 	defer s.wg.Done()
 	var ccErr error
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		// Before connect, so the SYN already runs the controller.
-		return c.Control(func(fd uintptr) {
-			ccErr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, s.cfg.CC)
-		})
+		return c.Control(func(fd uintptr) { ccErr = setCongestion(int(fd), s.cfg.CC) })
 	}}
 	var conn net.Conn
 	err := ns.Do(func() error {
@@ -340,7 +345,7 @@ func (s *TCPSender) run(ns *netns.NS, dst netip.AddrPort) {
 		return err
 	})
 	if ccErr != nil {
-		err = fmt.Errorf("TCP_CONGESTION %s: %w", s.cfg.CC, ccErr)
+		err = ccErr
 	}
 	if err != nil {
 		if conn != nil {

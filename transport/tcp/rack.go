@@ -77,15 +77,11 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 	}
 	for s.rack.n > 0 {
 		e := *s.rack.at(0)
-		if e.k < s.unaSeg {
-			s.rack.pop() // acknowledged
+		if !s.outstanding(&e) {
+			s.rack.pop() // acknowledged, SACKed, or superseded by a later retransmission
 			continue
 		}
 		g := s.seg(e.k)
-		if !g.retrans || g.sentAt != e.sentAt {
-			s.rack.pop() // SACKed, or superseded by a later retransmission
-			continue
-		}
 		if timeRule {
 			// Every later entry was sent no earlier: none is lost yet.
 			// Sent in the same instant, an original (rackXmitSeg) came
@@ -98,7 +94,7 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 			// and the sequence would judge that retransmission lost as
 			// soon as the new data is delivered.) A retransmission sent
 			// in the same instant came after it if it was sent later.
-			if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(0)))) {
+			if !s.retxBeforeNewest(0) {
 				return clock.Never
 			}
 			if d := e.sentAt.Add(wait); d > now {
@@ -131,18 +127,34 @@ func (s *Sender) latestRetxWait() clock.Time {
 	last := l.at(0).sentAt
 	for i := 1; i < int(l.n); i++ {
 		e := l.at(i)
-		if e.k < s.unaSeg {
+		if !s.outstanding(e) {
 			continue
 		}
-		if g := s.seg(e.k); !g.retrans || g.sentAt != e.sentAt {
-			continue
-		}
-		if !(e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(i)))) {
+		if !s.retxBeforeNewest(i) {
 			break
 		}
 		last = e.sentAt
 	}
 	return last
+}
+
+// outstanding reports whether e is its segment's latest retransmission,
+// still neither acknowledged nor SACKed; the list's other entries are
+// stale.
+func (s *Sender) outstanding(e *rackEntry) bool {
+	if e.k < s.unaSeg {
+		return false
+	}
+	g := s.seg(e.k)
+	return g.retrans && g.sentAt == e.sentAt
+}
+
+// retxBeforeNewest reports whether the list's i-th entry was sent before
+// the newest delivered segment, so that delivery dates it: earlier, or in
+// the same instant before it (see detectLostRetransmissions).
+func (s *Sender) retxBeforeNewest(i int) bool {
+	e := s.rack.at(i)
+	return e.sentAt < s.rackXmit || (e.sentAt == s.rackXmit && (s.rackXmitSeg >= e.nxt || s.retransmittedAfter(i)))
 }
 
 // retransmittedAfter reports whether the newest delivered segment

@@ -33,13 +33,12 @@ func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 	for k := max(s.rackFront, s.unaSeg); k < s.nxtSeg(); k++ {
 		s.rackFront = k
 		g := s.seg(k)
-		if g.sacked || g.lost || g.retrans || g.everRetrans {
+		if !awaitsRACK(g) {
 			continue
 		}
 		// Originals are sent in order: once one is too recent, so are
-		// the rest. Segments sent in the same instant are ordered by
-		// sequence (Linux tcp_rack_sent_after).
-		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg) {
+		// the rest.
+		if s.sentAfterNewest(k, g) {
 			return clock.Never
 		}
 		if d := g.sentAt.Add(rtt + reo); d > now {
@@ -66,26 +65,39 @@ func (s *Sender) detectLossRACK(now clock.Time) clock.Time {
 // has been SACKed since (reordering), and then the search steps down
 // from it.
 func (s *Sender) latestRACKWait(k0 int64) clock.Time {
-	waits := func(g *segment) bool { return !(g.sacked || g.lost || g.retrans || g.everRetrans) }
 	if s.rackWaitTop < k0 {
 		s.rackWaitTop = k0
 	}
 	k := max(s.rackScan, k0+1)
 	for ; k < s.nxtSeg(); k++ {
 		g := s.seg(k)
-		if !waits(g) {
+		if !awaitsRACK(g) {
 			continue
 		}
-		if g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg) {
+		if s.sentAfterNewest(k, g) {
 			break
 		}
 		s.rackWaitTop = k
 	}
 	s.rackScan = k
-	for s.rackWaitTop > k0 && !waits(s.seg(s.rackWaitTop)) {
+	for s.rackWaitTop > k0 && !awaitsRACK(s.seg(s.rackWaitTop)) {
 		s.rackWaitTop--
 	}
 	return s.seg(s.rackWaitTop).sentAt
+}
+
+// awaitsRACK reports whether RACK's time rule for originals judges g: an
+// original neither SACKed, marked lost nor ever retransmitted.
+func awaitsRACK(g *segment) bool {
+	return !(g.sacked || g.lost || g.retrans || g.everRetrans)
+}
+
+// sentAfterNewest reports whether original k (g) left after the newest
+// delivered segment, so that delivery dates nothing about it; segments
+// sent in the same instant are ordered by sequence (Linux
+// tcp_rack_sent_after).
+func (s *Sender) sentAfterNewest(k int64, g *segment) bool {
+	return g.sentAt > s.rackXmit || (g.sentAt == s.rackXmit && k >= s.rackXmitSeg)
 }
 
 // rackRTTNow is the RTT RACK's rules add to a send time: with

@@ -26,8 +26,8 @@
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
 # 10 Mbit/s over 10 Gbit/s, from the median runs.
 #
-# CPU = user + system seconds of the whole process and max RSS, from GNU
-# time; events from cclab's JSON (ns-3: Simulator::GetEventCount). On a
+# CPU = user + system seconds of the whole process (to the millisecond,
+# GNU time's own share taken off) and max RSS, from GNU time; events from cclab's JSON (ns-3: Simulator::GetEventCount). On a
 # shared machine, CPU seconds inflate with contention: compare the rows of
 # one invocation, and prefer events/op and ns/event from
 # go test -bench Scale -benchtime 3x ./experiment/network.
@@ -71,20 +71,36 @@ fi
 ns3bin="$repo/bench/ns3/build/dumbbell"
 htsimbin="$repo/bench/htsim/build/dumbbell"
 
+# timed CMD...: runs CMD under GNU time (its peak memory into $tmp/time,
+# its output into $tmp/out.json and $tmp/err) and prints the user + system
+# seconds of GNU time and CMD together. GNU time's own %U and %S truncate
+# to 10 ms, a tenth of an N = 100 run, so the CPU time is the subshell's
+# children's from bash's times (getrusage, printed to the millisecond).
+timed() {
+	(
+		/usr/bin/time -f '%M' -o "$tmp/time" "$@" > "$tmp/out.json" 2> "$tmp/err" || exit 1
+		times > "$tmp/times"
+	) || return 1
+	# times' second line: the children's user and system time, "0m0.112s 0m0.004s".
+	sed -n 2p "$tmp/times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += 60 * p[1] + p[2] } printf "%.3f", t }'
+}
+
+# GNU time's own CPU time (a few milliseconds), subtracted from every run:
+# the median of five runs of true.
+overhead=$(for _ in 1 2 3 4 5; do timed true; echo; done | sort -n | sed -n 3p)
+
 # measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"
 # of the median-CPU run and the CPU range.
 measure() {
 	local name=$1; shift
 	: > "$tmp/$name.runs"
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -f '%U %S %M' -o "$tmp/time" "$@" > "$tmp/out.json" 2> "$tmp/err" ||
-			{ echo "run.sh: $name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-		local ev
+		local ev cpu
+		cpu=$(timed "$@") || { echo "run.sh: $name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
 		ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
 		# htsim's driver reports on stderr (its stdout is htsim's own).
 		[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
-		read -r u s m < <(tail -1 "$tmp/time")
-		echo "$(echo "$u + $s" | bc) ${ev:-0} $m" >> "$tmp/$name.runs"
+		echo "$(awk -v c="$cpu" -v o="$overhead" 'BEGIN { printf "%.3f", c - o }') ${ev:-0} $(tail -1 "$tmp/time")" >> "$tmp/$name.runs"
 	done
 	sort -n "$tmp/$name.runs" > "$tmp/$name.sorted"
 	local mid=$(( (runs + 1) / 2 ))
@@ -95,10 +111,10 @@ measure() {
 	echo "$name $cpu $ev" >> "$tmp/summary"
 	awk -v n="$name" -v c="$cpu" -v e="$ev" -v r="$rss" -v lo="$lo" -v hi="$hi" 'BEGIN {
 		eps = (c > 0) ? e / c / 1e6 : 0
-		printf "%-34s %7.2f [%5.2f-%5.2f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
+		printf "%-34s %7.3f [%5.3f-%5.3f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
 }
 
-printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "[min-max]" events "events/CPUs" "max RSS"
+printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "  [min-max]" events "events/CPUs" "max RSS"
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each"
 for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10Mbps newreno-1flow-10Gbps; do
 	if [ -n "$only" ] && [[ ",$only," != *",$f,"* ]]; then

@@ -26,10 +26,11 @@
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
 # 10 Mbit/s over 10 Gbit/s, from the median runs.
 #
-# CPU = user + system seconds of the whole process (to the millisecond,
-# GNU time's own share taken off) and max RSS, from GNU time; events from cclab's JSON (ns-3: Simulator::GetEventCount). On a
-# shared machine, CPU seconds inflate with contention: compare the rows of
-# one invocation, and prefer events/op and ns/event from
+# CPU = user + system seconds of the whole process, to the millisecond
+# (GNU time's own share taken off), and max RSS, from GNU time; events
+# from cclab's JSON (ns-3: Simulator::GetEventCount). On a shared machine,
+# CPU seconds inflate with contention: compare the rows of one
+# invocation, and prefer events/op and ns/event from
 # go test -bench Scale -benchtime 3x ./experiment/network.
 set -euo pipefail
 
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--ns3) ns3=1 ;;
 	--htsim) htsim=1 ;;
 	--sim) sim=1 ;;
-	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,34p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift

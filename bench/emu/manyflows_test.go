@@ -363,3 +363,31 @@ func TestKernelTimerWheelAgainstKernel(t *testing.T) {
 	sim = simRuns(t, file, "cubic", 10, append(slices.Clone(manyFlowsScale), append(wheel, "flows.0.start_spread=8ms")...))
 	checkAgainstKernel(t, "cubic, starts over 8 ms", sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: 0.25, jain: 0.05})
 }
+
+// TestLinuxHostProfileAgainstKernel: profile linux-host (profile linux,
+// Linux's RTT sample and its 250 Hz timer wheel) without any timing noise
+// comes within the kernel's runs where profile linux does not. Started
+// together, a hundred CUBIC flows resend 4,568 segments per run with Jain
+// 0.485 (kernel 4,875-6,101 and 0.553-0.694; profile linux 10,496 and
+// 0.939, which fails here); with the starts spread over 8 ms 7,164 and
+// 0.693 (kernel 6,268-8,719 and 0.708-0.957); and with NewReno's
+// staggered starts it resends 1.2% more than the kernel's most (10,477
+// against 10,134-10,354). Without the emulator's noise the simulator's flows
+// stay in phase with the queue and time out less often with staggered
+// starts (57 RTOs against 150-188), so those are not checked.
+func TestLinuxHostProfileAgainstKernel(t *testing.T) {
+	const cubic = "bench/scenarios/cubic-1000flows.yaml"
+	host := []string{"profile=linux-host"}
+	k := kernelRunsOf(t, simultaneousKernel, cubic, "cubic", 5)
+	sim := simManyFlows(t, cubic, "cubic", host)
+	checkAgainstKernel(t, "cubic, started together", sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: 0.25, jain: 0.1})
+
+	k = kernelRunsOf(t, spreadKernel, cubic, "cubic", 10)
+	sim = simRuns(t, cubic, "cubic", 10, append(slices.Clone(manyFlowsScale), "profile=linux-host", "flows.0.start_spread=8ms"))
+	checkAgainstKernel(t, "cubic, starts over 8 ms", sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: 0.25, jain: 0.05})
+
+	const newreno = "bench/scale/newreno-1000flows.yaml"
+	k = kernelRunsOf(t, manyFlowsKernel, newreno, "newreno", 5)
+	sim = simManyFlows(t, newreno, "newreno", host)
+	checkAgainstKernel(t, "newreno, starts over 1 s", sim, k, kernelBounds{goodput: 0.05, retx: 0.05, rtos: -1, jain: 0.05})
+}

@@ -127,7 +127,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the shipped policy was trained at 1)")
 	tune := fs.Float64("tune-rtts", deepcc.TuneEvery, "tuning interval, RTTs (rounded to whole decision intervals)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
-	profile := fs.String("profile", "", "scenario profile of every run: linux turns on Linux's optional behaviours for the classic controllers' and the agent's transport (docs/fidelity.md); default none")
+	profile := fs.String("profile", "", "scenario profile of every run: linux turns on Linux's optional behaviours for the classic controllers' and the agent's transport, linux-host also Linux's RTT sample and 250 Hz timer wheel (docs/fidelity.md); default none")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write deepcc.json, plots and report.html to this directory")
 	pos, err := parseFlags(fs, args)
@@ -140,8 +140,8 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *runs < 1 || *duration <= 0 || *queue < 1 || *delay < 0 {
 		return usagef("--runs, --duration and --queue must be positive and --delay non-negative")
 	}
-	if *profile != "" && *profile != "default" && *profile != scenario.ProfileLinux {
-		return usagef("--profile must be default or linux, got %q", *profile)
+	if !scenario.KnownProfile(*profile) {
+		return usagef("--profile must be %s, got %q", scenario.ProfileNames, *profile)
 	}
 	names := splitList(*evalTraces)
 	if len(names) == 0 {

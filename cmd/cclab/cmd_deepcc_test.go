@@ -164,10 +164,10 @@ func TestDeepCCEvalSeeds(t *testing.T) {
 	}
 }
 
-// TestDeepCCEvalProfileRefused: --profile takes default or linux.
+// TestDeepCCEvalProfileRefused: --profile takes default, linux or linux-host.
 func TestDeepCCEvalProfileRefused(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := Main(context.Background(), []string{"deepcc", "eval", "--profile", "kernel"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--profile must be default or linux") {
+	if code := Main(context.Background(), []string{"deepcc", "eval", "--profile", "kernel"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--profile must be default, linux or linux-host") {
 		t.Errorf("exit %d, %q", code, errb.String())
 	}
 }

@@ -9,16 +9,45 @@ import "github.com/cclab/cclab/cc"
 // transport.rack_timer and transport.kernel_hz are options outside it).
 const ProfileLinux = "linux"
 
+// ProfileLinuxHost is ProfileLinux and two more of Linux's own rules:
+// the RTO estimator's RTT sample from the oldest segment an ACK newly
+// acknowledges (transport.srtt_sample oldest) and TCP's timers on the
+// kernel's timer wheel at 250 Hz (transport.kernel_hz 250; Debian's
+// kernel, the project's reference host). With many flows sharing a queue
+// it is the profile closest to the kernel measured through the emulator
+// (docs/fidelity.md, "A profile for the host"); ProfileLinux keeps the
+// figures the papers' studies were checked with.
+const ProfileLinuxHost = "linux-host"
+
+// KnownProfile reports whether p names a profile: "" or "default",
+// ProfileLinux or ProfileLinuxHost.
+func KnownProfile(p string) bool {
+	switch p {
+	case "", "default", ProfileLinux, ProfileLinuxHost:
+		return true
+	}
+	return false
+}
+
+// ProfileNames is what KnownProfile accepts, for error messages.
+const ProfileNames = "default, linux or linux-host"
+
+// linuxHostHZ is the timer wheel's rate in ProfileLinuxHost.
+const linuxHostHZ = 250
+
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
 // linux, and the linux parameter 1 for CUBIC, BBR and NewReno, measured
-// and background flows alike. What the scenario sets (scenario-wide or per
-// flow) is kept, so a flow can still opt out. Any other profile returns s
-// itself. The simulator applies it when it builds a network; the
-// emulator's kernel flows are Linux's own and take no parameters.
+// and background flows alike; profile linux-host adds
+// transport.srtt_sample oldest and transport.kernel_hz 250. What the
+// scenario sets (scenario-wide or per flow) is kept, so a flow can still
+// opt out (except of the wheel: a kernel_hz of 0 means unset). Any other
+// profile returns s itself. The simulator applies it when it builds a
+// network; the emulator's kernel flows are Linux's own and take no
+// parameters.
 func (s *Scenario) WithProfile() *Scenario {
-	if s.Profile != ProfileLinux {
+	if s.Profile != ProfileLinux && s.Profile != ProfileLinuxHost {
 		return s
 	}
 	c := s.Clone()
@@ -27,6 +56,14 @@ func (s *Scenario) WithProfile() *Scenario {
 	}
 	if c.Transport.ReceiveWindow == "" {
 		c.Transport.ReceiveWindow = "linux"
+	}
+	if s.Profile == ProfileLinuxHost {
+		if c.Transport.SRTTSample == "" {
+			c.Transport.SRTTSample = "oldest"
+		}
+		if c.Transport.KernelHZ == 0 {
+			c.Transport.KernelHZ = linuxHostHZ
+		}
 	}
 	for i := range c.Flows {
 		linuxParam(&c.Flows[i].CC)

@@ -62,7 +62,39 @@ background:
 	if d.WithProfile() != d {
 		t.Error("the default profile made a copy")
 	}
-	if _, err := scenario.Parse([]byte("profile: kernel\n"+body), "p.yaml"); err == nil || !strings.Contains(err.Error(), "profile") || !strings.Contains(err.Error(), "default or linux") {
+	if _, err := scenario.Parse([]byte("profile: kernel\n"+body), "p.yaml"); err == nil || !strings.Contains(err.Error(), "profile") || !strings.Contains(err.Error(), "default, linux or linux-host") {
 		t.Errorf("profile: kernel gave %v, want an error naming profile and what is accepted", err)
+	}
+}
+
+// TestLinuxHostProfile: profile linux-host is profile linux plus Linux's
+// RTT sample and its 250 Hz timer wheel where the scenario leaves them
+// unset, keeping what it sets; profile linux sets neither.
+func TestLinuxHostProfile(t *testing.T) {
+	const body = `
+name: p
+bottleneck: {rate: 10Mbps, delay: 10ms}
+flows:
+  - {name: a, cc: cubic}
+`
+	for _, c := range []struct {
+		head, srtt string
+		hz         int
+	}{
+		{"profile: linux-host\n", "oldest", 250},
+		{"profile: linux-host\ntransport: {srtt_sample: newest, kernel_hz: 1000}\n", "newest", 1000},
+		{"profile: linux\n", "", 0},
+	} {
+		s, err := scenario.Parse([]byte(c.head+body), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.WithProfile()
+		if p.Transport.SRTTSample != c.srtt || p.Transport.KernelHZ != c.hz {
+			t.Errorf("%q: srtt_sample %q, kernel_hz %d; want %q, %d", c.head, p.Transport.SRTTSample, p.Transport.KernelHZ, c.srtt, c.hz)
+		}
+		if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "linux" || p.Flows[0].CC.Params["linux"] != 1 {
+			t.Errorf("%q: not profile linux's choices: %+v, %v", c.head, p.Transport, p.Flows[0].CC.Params)
+		}
 	}
 }

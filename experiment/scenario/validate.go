@@ -78,8 +78,8 @@ func (s *Scenario) Validate() error {
 	if err := validateTransport(&s.Transport, "transport"); err != nil {
 		return err
 	}
-	if s.Profile != "" && s.Profile != "default" && s.Profile != ProfileLinux {
-		return errf("profile", "must be default or linux, got %q", s.Profile)
+	if !KnownProfile(s.Profile) {
+		return errf("profile", "must be %s, got %q", ProfileNames, s.Profile)
 	}
 	if len(s.Flows) == 0 && len(s.Background) == 0 {
 		return errf("flows", "a scenario needs at least one flow")

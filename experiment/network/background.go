@@ -202,7 +202,7 @@ func (sp *spawner) fire(now clock.Time) {
 		Name: fmt.Sprintf("%s#%d", sp.name, sp.count), Group: sp.group, Background: true,
 		CC: b.CC, Start: time.Duration(now), ExtraDelay: b.ExtraDelay.V,
 		Transport: transportConfig(n.scn.Transport, nil),
-		KernelHZ:  n.scn.Transport.KernelHZ,
+		KernelHZ:  kernelHZ(n.scn.Transport, nil),
 	}
 	var next clock.Time
 	switch b.Type {

@@ -469,12 +469,15 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 }
 
 // kernelHZ is a flow's transport.kernel_hz: its own if it sets one, else
-// the scenario's.
+// the scenario's, else 0 (exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
-	if over != nil && over.KernelHZ > 0 {
-		return over.KernelHZ
+	if over != nil && over.KernelHZ != nil {
+		return *over.KernelHZ
 	}
-	return def.KernelHZ
+	if def.KernelHZ != nil {
+		return *def.KernelHZ
+	}
+	return 0
 }
 
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {

@@ -322,6 +322,7 @@ func cloneTransport(t Transport) Transport {
 	t.TLP = clonePtr(t.TLP, same[bool])
 	t.RACK = clonePtr(t.RACK, same[bool])
 	t.FRTO = clonePtr(t.FRTO, same[bool])
+	t.KernelHZ = clonePtr(t.KernelHZ, same[int])
 	return t
 }
 

@@ -42,7 +42,7 @@ const linuxHostHZ = 250
 // and background flows alike; profile linux-host adds
 // transport.srtt_sample oldest and transport.kernel_hz 250. What the
 // scenario sets (scenario-wide or per flow) is kept, so a flow can still
-// opt out (except of the wheel: a kernel_hz of 0 means unset). Any other
+// opt out (kernel_hz: 0 for exact timers). Any other
 // profile returns s itself. The simulator applies it when it builds a
 // network; the emulator's kernel flows are Linux's own and take no
 // parameters.
@@ -61,8 +61,9 @@ func (s *Scenario) WithProfile() *Scenario {
 		if c.Transport.SRTTSample == "" {
 			c.Transport.SRTTSample = "oldest"
 		}
-		if c.Transport.KernelHZ == 0 {
-			c.Transport.KernelHZ = linuxHostHZ
+		if c.Transport.KernelHZ == nil {
+			hz := linuxHostHZ
+			c.Transport.KernelHZ = &hz
 		}
 	}
 	for i := range c.Flows {

@@ -83,6 +83,7 @@ flows:
 	}{
 		{"profile: linux-host\n", "oldest", 250},
 		{"profile: linux-host\ntransport: {srtt_sample: newest, kernel_hz: 1000}\n", "newest", 1000},
+		{"profile: linux-host\ntransport: {kernel_hz: 0}\n", "oldest", 0},
 		{"profile: linux\n", "", 0},
 	} {
 		s, err := scenario.Parse([]byte(c.head+body), "p.yaml")
@@ -90,8 +91,12 @@ flows:
 			t.Fatal(err)
 		}
 		p := s.WithProfile()
-		if p.Transport.SRTTSample != c.srtt || p.Transport.KernelHZ != c.hz {
-			t.Errorf("%q: srtt_sample %q, kernel_hz %d; want %q, %d", c.head, p.Transport.SRTTSample, p.Transport.KernelHZ, c.srtt, c.hz)
+		hz := 0
+		if p.Transport.KernelHZ != nil {
+			hz = *p.Transport.KernelHZ
+		}
+		if p.Transport.SRTTSample != c.srtt || hz != c.hz {
+			t.Errorf("%q: srtt_sample %q, kernel_hz %d; want %q, %d", c.head, p.Transport.SRTTSample, hz, c.srtt, c.hz)
 		}
 		if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "linux" || p.Flows[0].CC.Params["linux"] != 1 {
 			t.Errorf("%q: not profile linux's choices: %+v, %v", c.head, p.Transport, p.Flows[0].CC.Params)

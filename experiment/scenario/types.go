@@ -185,10 +185,12 @@ type Transport struct {
 	// reordering and delayed-ACK timers expire as on Linux's timer wheel
 	// with that many ticks a second (tcp.Sender.UseKernelTimers; this
 	// machine's kernel: 250), with TimeoutMin best left at 2ms then
-	// (Linux 6.18 adds 2 ms and the wheel the ticks) [0: exact
-	// deadlines].
-	KernelHZ  int `yaml:"kernel_hz"`
-	DupThresh int `yaml:"dupthresh"`
+	// (Linux 6.18 adds 2 ms and the wheel the ticks); 0 keeps exact
+	// deadlines, also against profile linux-host's wheel and, in a flow,
+	// against the scenario's [unset: exact deadlines unless a profile or
+	// the scenario sets it].
+	KernelHZ  *int `yaml:"kernel_hz"`
+	DupThresh int  `yaml:"dupthresh"`
 	// SACKTimeout makes the receiver acknowledge on a timer only (the
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`

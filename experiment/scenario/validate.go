@@ -417,8 +417,8 @@ func validateTransport(t *Transport, p string) error {
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}
-	if t.KernelHZ < 0 || t.KernelHZ > 10000 {
-		return errf(p+".kernel_hz", "must be between 0 (exact timers) and 10000 ticks a second (Linux: 100, 250, 300 or 1000), got %d", t.KernelHZ)
+	if t.KernelHZ != nil && (*t.KernelHZ < 0 || *t.KernelHZ > 10000) {
+		return errf(p+".kernel_hz", "must be between 0 (exact timers) and 10000 ticks a second (Linux: 100, 250, 300 or 1000), got %d", *t.KernelHZ)
 	}
 	if t.RACKTimer != "" && t.RACKTimer != "earliest" && t.RACKTimer != "linux" {
 		return errf(p+".rack_timer", "must be earliest or linux, got %q", t.RACKTimer)

@@ -15,6 +15,12 @@ import (
 // wheel), and an unset one takes the scenario's.
 func TestKernelHZPrecedence(t *testing.T) {
 	hz := func(v int) *int { return &v }
+	show := func(t *scenario.Transport) string {
+		if t == nil || t.KernelHZ == nil {
+			return "unset"
+		}
+		return fmt.Sprint(*t.KernelHZ)
+	}
 	for _, c := range []struct {
 		def  scenario.Transport
 		over *scenario.Transport
@@ -28,7 +34,7 @@ func TestKernelHZPrecedence(t *testing.T) {
 		{scenario.Transport{}, &scenario.Transport{KernelHZ: hz(100)}, 100},
 	} {
 		if got := kernelHZ(c.def, c.over); got != c.want {
-			t.Errorf("scenario %v, flow %v: kernel_hz %d, want %d", c.def.KernelHZ, c.over, got, c.want)
+			t.Errorf("scenario %s, flow %s: kernel_hz %d, want %d", show(&c.def), show(c.over), got, c.want)
 		}
 	}
 }

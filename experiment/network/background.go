@@ -201,8 +201,9 @@ func (sp *spawner) fire(now clock.Time) {
 	spec := FlowSpec{
 		Name: fmt.Sprintf("%s#%d", sp.name, sp.count), Group: sp.group, Background: true,
 		CC: b.CC, Start: time.Duration(now), ExtraDelay: b.ExtraDelay.V,
-		Transport: transportConfig(n.scn.Transport, nil),
-		KernelHZ:  kernelHZ(n.scn.Transport, nil),
+		Transport:       transportConfig(n.scn.Transport, nil),
+		KernelHZ:        kernelHZ(n.scn.Transport, nil),
+		SACKCompression: sackCompression(n.scn.Transport, nil),
 	}
 	var next clock.Time
 	switch b.Type {

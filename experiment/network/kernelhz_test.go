@@ -42,7 +42,8 @@ func TestKernelHZPrecedence(t *testing.T) {
 // TestKernelHZOptOut: under profile linux-host, whose wheel makes the
 // flows' timers fire on 4 ms jiffies, kernel_hz: 0 in the scenario or in
 // every flow gives exactly the run of profile linux with Linux's RTT
-// sample and exact timers, and the wheel changes the run.
+// sample, SACK compression and exact timers, and the wheel changes the
+// run.
 func TestKernelHZOptOut(t *testing.T) {
 	run := func(head, flowTransport string) []string {
 		s, err := parseScenario(head + `
@@ -67,7 +68,7 @@ flows:
 		}
 		return out
 	}
-	exact := run("profile: linux\ntransport: {srtt_sample: oldest}\n", "")
+	exact := run("profile: linux\ntransport: {srtt_sample: oldest, sack_compression: true}\n", "")
 	wheel := run("profile: linux-host\n", "")
 	if reflect.DeepEqual(exact, wheel) {
 		t.Fatal("profile linux-host ran as profile linux with exact timers: no wheel")
@@ -78,7 +79,7 @@ flows:
 	if got := run("profile: linux-host\n", ", transport: {kernel_hz: 0}"); !reflect.DeepEqual(got, exact) {
 		t.Errorf("every flow's kernel_hz: 0 under linux-host: not exact timers\n got %v\nwant %v", got, exact)
 	}
-	if got := run("profile: linux\ntransport: {srtt_sample: oldest, kernel_hz: 250}\n", ""); !reflect.DeepEqual(got, wheel) {
-		t.Errorf("profile linux with srtt_sample oldest and kernel_hz 250 is not linux-host")
+	if got := run("profile: linux\ntransport: {srtt_sample: oldest, kernel_hz: 250, sack_compression: true}\n", ""); !reflect.DeepEqual(got, wheel) {
+		t.Errorf("profile linux with srtt_sample oldest, kernel_hz 250 and sack_compression true is not linux-host")
 	}
 }

@@ -468,6 +468,15 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 }
 
+// sackCompression is a flow's transport.sack_compression: its own if it
+// sets one, else the scenario's, else off.
+func sackCompression(def scenario.Transport, over *scenario.Transport) bool {
+	if over != nil && over.SACKCompression != nil {
+		return *over.SACKCompression
+	}
+	return def.SACKCompression != nil && *def.SACKCompression
+}
+
 // kernelHZ is a flow's transport.kernel_hz: its own if it sets one, else
 // the scenario's, else 0 (exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
@@ -564,7 +573,10 @@ type FlowSpec struct {
 	// KernelHZ puts the flow's TCP timers on Linux's timer wheel at that
 	// many ticks a second (transport.kernel_hz; 0: exact).
 	KernelHZ int
-	Coding   *scenario.Coding
+	// SACKCompression makes the flow's receiver compress SACKs as Linux
+	// does (transport.sack_compression, tcp.Receiver.UseSACKCompression).
+	SACKCompression bool
+	Coding          *scenario.Coding
 }
 
 func (n *Network) addFlows(sf *scenario.Flow) error {
@@ -595,6 +607,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 			Name: name, Group: sf.Name, CC: sf.CC, Bytes: sf.Bytes.V,
 			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss, LossHops: sf.LossHops,
 			Transport: tc, KernelHZ: kernelHZ(n.scn.Transport, sf.Transport), Coding: sf.Coding,
+			SACKCompression: sackCompression(n.scn.Transport, sf.Transport),
 		})
 		if err != nil {
 			return err
@@ -663,6 +676,9 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
 	f.Sender.UseKernelTimers(spec.KernelHZ, n.Sched)
 	f.Receiver.UseKernelTimers(spec.KernelHZ, n.Sched)
+	if spec.SACKCompression {
+		f.Receiver.UseSACKCompression(n.Sched)
+	}
 	f.RTT.Reserve(blk.rttCounts[:])
 	f.fwd, f.rev = n.delayLines(f.ExtraDelay)
 	f.Sender.OnRTT = f.onRTT

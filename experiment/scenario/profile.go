@@ -9,14 +9,15 @@ import "github.com/cclab/cclab/cc"
 // transport.rack_timer and transport.kernel_hz are options outside it).
 const ProfileLinux = "linux"
 
-// ProfileLinuxHost is ProfileLinux and two more of Linux's own rules:
+// ProfileLinuxHost is ProfileLinux and three more of Linux's own rules:
 // the RTO estimator's RTT sample from the oldest segment an ACK newly
-// acknowledges (transport.srtt_sample oldest) and TCP's timers on the
+// acknowledges (transport.srtt_sample oldest), TCP's timers on the
 // kernel's timer wheel at 250 Hz (transport.kernel_hz 250; Debian's
-// kernel, the project's reference host). With many flows sharing a queue
-// it is the profile closest to the kernel measured through the emulator
-// (docs/fidelity.md, "A profile for the host"); ProfileLinux keeps the
-// figures the papers' studies were checked with.
+// kernel, the project's reference host) and the receiver's SACK
+// compression (transport.sack_compression true). With many flows sharing
+// a queue it is the profile closest to the kernel measured through the
+// emulator (docs/fidelity.md, "A profile for the host"); ProfileLinux
+// keeps the figures the papers' studies were checked with.
 const ProfileLinuxHost = "linux-host"
 
 // KnownProfile reports whether p names a profile: "" or "default",
@@ -40,9 +41,11 @@ const linuxHostHZ = 250
 // choice: transport.lost_retransmissions rack, transport.receive_window
 // linux, and the linux parameter 1 for CUBIC, BBR and NewReno, measured
 // and background flows alike; profile linux-host adds
-// transport.srtt_sample oldest and transport.kernel_hz 250. What the
+// transport.srtt_sample oldest, transport.kernel_hz 250 and
+// transport.sack_compression true. What the
 // scenario sets (scenario-wide or per flow) is kept, so a flow can still
-// opt out (kernel_hz: 0 for exact timers). Any other
+// opt out (kernel_hz: 0 for exact timers, sack_compression: false). Any
+// other
 // profile returns s itself. The simulator applies it when it builds a
 // network; the emulator's kernel flows are Linux's own and take no
 // parameters.
@@ -64,6 +67,10 @@ func (s *Scenario) WithProfile() *Scenario {
 		if c.Transport.KernelHZ == nil {
 			hz := linuxHostHZ
 			c.Transport.KernelHZ = &hz
+		}
+		if c.Transport.SACKCompression == nil {
+			on := true
+			c.Transport.SACKCompression = &on
 		}
 	}
 	for i := range c.Flows {

@@ -68,8 +68,9 @@ background:
 }
 
 // TestLinuxHostProfile: profile linux-host is profile linux plus Linux's
-// RTT sample and its 250 Hz timer wheel where the scenario leaves them
-// unset, keeping what it sets; profile linux sets neither.
+// RTT sample, its 250 Hz timer wheel and its SACK compression where the
+// scenario leaves them unset, keeping what it sets; profile linux sets
+// none of them.
 func TestLinuxHostProfile(t *testing.T) {
 	const body = `
 name: p
@@ -80,11 +81,12 @@ flows:
 	for _, c := range []struct {
 		head, srtt string
 		hz         int
+		compress   bool
 	}{
-		{"profile: linux-host\n", "oldest", 250},
-		{"profile: linux-host\ntransport: {srtt_sample: newest, kernel_hz: 1000}\n", "newest", 1000},
-		{"profile: linux-host\ntransport: {kernel_hz: 0}\n", "oldest", 0},
-		{"profile: linux\n", "", 0},
+		{"profile: linux-host\n", "oldest", 250, true},
+		{"profile: linux-host\ntransport: {srtt_sample: newest, kernel_hz: 1000, sack_compression: false}\n", "newest", 1000, false},
+		{"profile: linux-host\ntransport: {kernel_hz: 0}\n", "oldest", 0, true},
+		{"profile: linux\n", "", 0, false},
 	} {
 		s, err := scenario.Parse([]byte(c.head+body), "p.yaml")
 		if err != nil {
@@ -95,8 +97,9 @@ flows:
 		if p.Transport.KernelHZ != nil {
 			hz = *p.Transport.KernelHZ
 		}
-		if p.Transport.SRTTSample != c.srtt || hz != c.hz {
-			t.Errorf("%q: srtt_sample %q, kernel_hz %d; want %q, %d", c.head, p.Transport.SRTTSample, hz, c.srtt, c.hz)
+		compress := p.Transport.SACKCompression != nil && *p.Transport.SACKCompression
+		if p.Transport.SRTTSample != c.srtt || hz != c.hz || compress != c.compress {
+			t.Errorf("%q: srtt_sample %q, kernel_hz %d, sack_compression %v; want %q, %d, %v", c.head, p.Transport.SRTTSample, hz, compress, c.srtt, c.hz, c.compress)
 		}
 		if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "linux" || p.Flows[0].CC.Params["linux"] != 1 {
 			t.Errorf("%q: not profile linux's choices: %+v, %v", c.head, p.Transport, p.Flows[0].CC.Params)

@@ -176,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux}\nflows: [{cc: cubic, transport: {prr: rfc6937}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {rack_timer: linux}\nflows: [{cc: cubic, transport: {rack_timer: earliest}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {kernel_hz: 250}\nflows: [{cc: cubic, transport: {kernel_hz: 1000}}]\n"))
+	f.Add([]byte("name: x\nprofile: linux-host\nbottleneck: {rate: 1Mbps}\ntransport: {sack_compression: true}\nflows: [{cc: cubic, transport: {sack_compression: false, kernel_hz: 0}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: oldest}\nflows: [{cc: newreno, transport: {srtt_sample: newest}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 70us}\nflows: [{cc: newreno}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {receive_window: linux}\nflows: [{cc: cubic, transport: {receive_window: none}}, {cc: newreno, transport: {receive_window: linux, sack: false}}]\n"))

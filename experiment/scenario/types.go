@@ -189,8 +189,16 @@ type Transport struct {
 	// deadlines, also against profile linux-host's wheel and, in a flow,
 	// against the scenario's [unset: exact deadlines unless a profile or
 	// the scenario sets it].
-	KernelHZ  *int `yaml:"kernel_hz"`
-	DupThresh int  `yaml:"dupthresh"`
+	KernelHZ *int `yaml:"kernel_hz"`
+	// SACKCompression true makes the receiver compress SACKs as Linux
+	// does by default (net.ipv4.tcp_comp_sack_*; tcp.Receiver.
+	// UseSACKCompression): while a hole persists, the first three
+	// out-of-order segments are acknowledged at once, later ones by one
+	// ACK after min(1 ms, RTT/20) or 44 of them [false: every
+	// out-of-order segment at once, as RFC 5681 asks; profile linux-host:
+	// true].
+	SACKCompression *bool `yaml:"sack_compression"`
+	DupThresh       int   `yaml:"dupthresh"`
 	// SACKTimeout makes the receiver acknowledge on a timer only (the
 	// Mockets policy); flows with protocol mockets default to 20ms.
 	SACKTimeout Duration `yaml:"sack_timeout"`

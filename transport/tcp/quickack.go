@@ -70,6 +70,9 @@ func (r *Receiver) quickAckOnData(now, tsecr clock.Time) {
 		if start != clock.Never && now > start {
 			m := now.Sub(start)
 			q.rto = m + max(2*m, r.minRTO)
+			if r.sc != nil {
+				r.sc.rtt = m
+			}
 		}
 		r.enterQuickAck()
 	case now.Sub(q.lastData) > q.rto:

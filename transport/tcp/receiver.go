@@ -28,6 +28,7 @@ type Receiver struct {
 	noSACK       bool  // Config.NoSACK
 	linuxWnd     bool  // Config.LinuxReceiveWindow: rw != nil, kept here in the hot line
 	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
+	compress     bool  // sc != nil (UseSACKCompression), kept here in the hot line
 	// oooHead is where the live blocks start in ooo: those before it
 	// were absorbed by rcvNxt. Repairs fill the holes from the lowest up,
 	// and dropping the blocks they absorb by moving the rest down cost a
@@ -79,7 +80,8 @@ type Receiver struct {
 	minRTO     time.Duration
 	quickAcks  int // quick ACKs one entry grants (quickack.go)
 	noQuickAck bool
-	rw         *rcvWindow // Config.LinuxReceiveWindow (rcvbuf.go), else nil
+	rw         *rcvWindow    // Config.LinuxReceiveWindow (rcvbuf.go), else nil
+	sc         *sackCompress // Config.SACKCompression (sackcomp.go), else nil
 }
 
 // ReceiverHotLines is the number of 64-byte lines from the start of a
@@ -111,6 +113,7 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
 		r.rw.readT = clk.NewTimer(r.appRead)
 	}
+
 	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
 		if r.pending > 0 {
@@ -213,6 +216,10 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 				r.growWindow(end - seq)
 			}
 			r.rcvbufGrow(r.rw.space)
+		}
+		if r.compress {
+			r.ackOutOfOrder(now)
+			return
 		}
 		r.sendAck(now)
 	}
@@ -342,6 +349,9 @@ func (r *Receiver) block(seq int64) (packet.Block, bool) {
 func (r *Receiver) sendAck(now clock.Time) {
 	r.pending = 0
 	r.delackT.Stop()
+	if r.compress && r.sc.n > 0 {
+		r.sackCompressed()
+	}
 	r.quickAckSent()
 	if r.Silent {
 		return

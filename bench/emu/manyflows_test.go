@@ -392,3 +392,67 @@ func TestLinuxHostProfileAgainstKernel(t *testing.T) {
 	sim = simManyFlows(t, newreno, "newreno", host)
 	checkAgainstKernel(t, "newreno, starts over 1 s", sim, k, kernelBounds{goodput: 0.05, retx: 0.1, rtos: -1, jain: 0.05})
 }
+
+// ackCompressedKernel holds the kernel receivers' TCPAckCompressed on the
+// held-out 40-flow workload.
+const ackCompressedKernel = "testdata/kernel-ackcompressed-2026-12-04.tsv"
+
+// TestSACKCompressionAgainstKernel: the simulator's receivers with Linux's
+// SACK compression (profile linux-host) save as many ACKs as the
+// kernel's, whose TcpExt.TCPAckCompressed counted them: the mean over
+// seeds 1-5 within 10% of the kernel's five runs for NewReno and CUBIC,
+// started together and over 2 s. With every out-of-order segment
+// acknowledged (profile linux) none are saved, and this fails.
+func TestSACKCompressionAgainstKernel(t *testing.T) {
+	f, err := os.Open(ackCompressedKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kernel := map[[2]string][]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), "\t")
+		if strings.HasPrefix(sc.Text(), "#") || fields[0] == "start_spread" {
+			continue
+		}
+		v, err := strconv.ParseFloat(fields[3], 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", ackCompressedKernel, sc.Text(), err)
+		}
+		kernel[[2]string{fields[0], fields[1]}] = append(kernel[[2]string{fields[0], fields[1]}], v)
+	}
+	const file = "bench/scale/newreno-1000flows.yaml"
+	data, err := scenarios.Read("../../" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spread := range []string{"0s", "2s"} {
+		for _, cc := range []string{"newreno", "cubic"} {
+			k := kernel[[2]string{spread, cc}]
+			if len(k) != 5 {
+				t.Fatalf("%s %s: %d kernel runs, want 5", spread, cc, len(k))
+			}
+			var mean float64
+			for seed := 1; seed <= 5; seed++ {
+				s, err := scenario.ParseWithOverrides(data, file, cc, int64(seed), []string{
+					"bottleneck.rate=40Mbps", "bottleneck.delay=25ms", "bottleneck.queue.limit=60",
+					"flows.0.count=40", "flows.0.start_spread=" + spread, "duration=15s", "profile=linux-host"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, n, err := experiment.Run(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, fl := range n.Flows {
+					mean += float64(fl.Receiver.AcksCompressed()) / 5
+				}
+			}
+			t.Logf("%s, starts over %s: %.0f ACKs compressed per run (kernel %v)", cc, spread, mean, k)
+			if !within(mean, k, 0.1) {
+				t.Errorf("%s, starts over %s: %.0f ACKs compressed per run, more than 10%% outside the kernel's %v", cc, spread, mean, k)
+			}
+		}
+	}
+}

@@ -81,7 +81,7 @@ type Receiver struct {
 	quickAcks  int // quick ACKs one entry grants (quickack.go)
 	noQuickAck bool
 	rw         *rcvWindow    // Config.LinuxReceiveWindow (rcvbuf.go), else nil
-	sc         *sackCompress // Config.SACKCompression (sackcomp.go), else nil
+	sc         *sackCompress // UseSACKCompression (sackcomp.go), else nil
 }
 
 // ReceiverHotLines is the number of 64-byte lines from the start of a
@@ -113,7 +113,6 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
 		r.rw.readT = clk.NewTimer(r.appRead)
 	}
-
 	r.qa.synAt = clock.Never
 	r.delackT = clk.NewTimer(func(now clock.Time) {
 		if r.pending > 0 {

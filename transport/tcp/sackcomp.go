@@ -40,10 +40,10 @@ func (r *Receiver) UseSACKCompression(clk clock.Scheduler) {
 // ACK, sent when a high-resolution timer of min(1 ms, RTT/20) fires
 // (tcp_compressed_ack_kick), when 44 have been compressed, or when any
 // other ACK goes out first (tcp_event_ack_sent cancels the timer). In a
-// loss episode this is up to a millisecond of delay on the SACKs that
-// clock the sender's recovery, which is the timing noise that breaks the
-// phase of many flows at a shared queue (docs/fidelity.md, "Linux's SACK
-// compression").
+// loss episode this holds back the SACKs that clock the sender's recovery
+// by up to a millisecond, which is what brings many flows started
+// together through a shared queue to the kernel's behaviour
+// (docs/fidelity.md, "A profile for the host").
 type sackCompress struct {
 	t clock.Timer
 	// rtt is the handshake's RTT sample (quickack.go), 0 without one.

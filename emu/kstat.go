@@ -140,6 +140,32 @@ func RunTimeouts(flows []experiment.FlowResult, kc *KernelCounters) (inRecovery,
 	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.RTOsInRecovery, f.RTOsInLoss }, (*KernelCounters).Timeouts)
 }
 
+// AcksCompressed returns the receivers' ACKs saved by SACK compression
+// (TcpExt TCPAckCompressed), every TCP flow in the receivers' namespace.
+func (c *KernelCounters) AcksCompressed() int64 {
+	return c.Receiver["TcpExt.TCPAckCompressed"]
+}
+
+// RunAcksCompressed totals the ACKs a run's measured flows' receivers
+// saved by SACK compression: each flow that compresses adds its own
+// (FlowResult.AcksCompressed), and the kernel's receiver counters kc,
+// when the run has them, add kernel TCP's. A flow that reports none
+// saved none: cclab's receivers compress only with
+// transport.sack_compression, and its UDP flows never touch the
+// kernel's counters.
+func RunAcksCompressed(flows []experiment.FlowResult, kc *KernelCounters) int64 {
+	var n int64
+	for i := range flows {
+		if c := flows[i].AcksCompressed; c != nil {
+			n += *c
+		}
+	}
+	if kc != nil {
+		n += kc.AcksCompressed()
+	}
+	return n
+}
+
 // runTotals adds two per-flow counts over flows: own gives a flow's (nil
 // if it does not count them), and kernel the namespace counters' total,
 // which stands for every flow that does not.

@@ -59,8 +59,13 @@ type FlowResult struct {
 	// (tcp.Sender.TimeoutStates); kernel TCP counts them per namespace
 	// (TCPSackRecoveryFail, TCPLossFailures). The rest of RTOs are the
 	// SYN's, backed-off ones and those in the open state.
-	RTOsInRecovery *int64   `json:"rtos_in_recovery,omitempty"`
-	RTOsInLoss     *int64   `json:"rtos_in_loss,omitempty"`
+	RTOsInRecovery *int64 `json:"rtos_in_recovery,omitempty"`
+	RTOsInLoss     *int64 `json:"rtos_in_loss,omitempty"`
+	// AcksCompressed is the ACKs the receiver's SACK compression saved
+	// (transport.sack_compression; tcp.Receiver.AcksCompressed), present
+	// only when it compresses; kernel TCP counts them per namespace
+	// (the receivers' TCPAckCompressed).
+	AcksCompressed *int64   `json:"acks_compressed,omitempty"`
 	Drops          int64    `json:"drops"`
 	Losses         int64    `json:"losses"`
 	RTTMinMs       float64  `json:"rtt_min_ms"`
@@ -182,6 +187,10 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 	}
 	inRecovery, inLoss := f.Sender.TimeoutStates()
 	fr.RTOsInRecovery, fr.RTOsInLoss = &inRecovery, &inLoss
+	if f.Receiver.CompressesSACKs() {
+		c := f.Receiver.AcksCompressed()
+		fr.AcksCompressed = &c
+	}
 	if d, ok := f.Sender.RwndLimited(now); ok {
 		s := round(d.Seconds(), 6)
 		fr.RwndLimitedS = &s

@@ -168,3 +168,37 @@ flows:
 		t.Errorf("%d loss probes and %d fast recoveries: the run does not exercise them", probes, recoveries)
 	}
 }
+
+// TestFlowResultAcksCompressed: acks_compressed is each receiver's count
+// when it compresses SACKs, and absent otherwise, so results without the
+// option are unchanged.
+func TestFlowResultAcksCompressed(t *testing.T) {
+	const body = `
+name: compress
+seed: 2
+duration: 5s
+bottleneck: {rate: 20Mbps, delay: 20ms, queue: {discipline: droptail, limit: 30}}
+flows:
+  - {name: bulk, cc: cubic, count: 10, start_spread: 0.2s}
+`
+	r, n := run(t, mustParse(t, "transport: {sack_compression: true}\n"+body))
+	var total int64
+	for i, f := range r.Flows {
+		if f.AcksCompressed == nil {
+			t.Fatalf("flow %d: acks_compressed missing with sack_compression on", i)
+		}
+		if got := n.Flows[i].Receiver.AcksCompressed(); *f.AcksCompressed != got {
+			t.Errorf("flow %d: acks_compressed %d, the receiver's %d", i, *f.AcksCompressed, got)
+		}
+		total += *f.AcksCompressed
+	}
+	if total == 0 {
+		t.Error("no ACK compressed: the run does not exercise the compression")
+	}
+	r, _ = run(t, mustParse(t, body))
+	for i, f := range r.Flows {
+		if f.AcksCompressed != nil {
+			t.Errorf("flow %d: acks_compressed %d without sack_compression", i, *f.AcksCompressed)
+		}
+	}
+}

@@ -137,8 +137,8 @@ func (r *runStats) row(cc, label string) string {
 // allStats is one row of seeds -all: the measured flows' totals per run
 // (many flows sharing a bottleneck, where no single flow is the result).
 type allStats struct {
-	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, probes, recoveries, jain, slowest, stranded []float64
-	noJain                                                                                            int
+	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, probes, recoveries, jain, slowest, stranded, compressed []float64
+	noJain                                                                                                        int
 }
 
 // strandedMbps is the goodput under which -all counts a flow as stranded:
@@ -181,6 +181,7 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 		a.slowest = append(a.slowest, slowest)
 		a.stranded = append(a.stranded, stranded)
 	}
+	a.compressed = append(a.compressed, float64(emu.RunAcksCompressed(res.Flows, kc)))
 	if res.Jain == nil {
 		a.noJain++
 		return
@@ -205,9 +206,9 @@ func (a *allStats) row(cc, label string) string {
 	if a.noJain > 0 {
 		jain += fmt.Sprintf(" (%d runs without)", a.noJain)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
 		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), span(a.rtoRecovery, 0), span(a.rtoLoss, 0),
-		span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3), span(a.stranded, 0))
+		span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3), span(a.stranded, 0), span(a.compressed, 0))
 }
 
 func seeds(ctx context.Context, args []string) error {
@@ -218,7 +219,7 @@ func seeds(ctx context.Context, args []string) error {
 	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
 	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
 	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
-	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast (SACK) recoveries, Jain's index, the slowest flow (for many flows sharing a bottleneck)")
+	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast (SACK) recoveries, Jain's index, the slowest flow, ACKs saved by SACK compression (for many flows sharing a bottleneck)")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -267,8 +268,8 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *all {
 		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
-		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s | ACKs compressed |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")

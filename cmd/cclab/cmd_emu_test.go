@@ -119,11 +119,17 @@ func TestCompareDiffs(t *testing.T) {
 	// compared over all the measured flows.
 	p, v := int64(3), int64(7)
 	sim.Flows[0].LossProbes, sim.Flows[0].FastRecoveries = &p, &v
-	em.KernelCounters = &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 4, "TcpExt.TCPSackRecovery": 9}}
+	comp := int64(12)
+	sim.Flows[0].AcksCompressed = &comp
+	em.KernelCounters = &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 4, "TcpExt.TCPSackRecovery": 9},
+		Receiver: map[string]int64{"TcpExt.TCPAckCompressed": 15}}
 	out.Reset()
 	printComparison(&out, compareResults(sim, em))
 	if !strings.Contains(out.String(), "loss probes 3 vs 4, fast recoveries 7 vs 9") {
 		t.Errorf("counters line missing:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "ACKs saved by SACK compression 12 vs 15") {
+		t.Errorf("SACK compression line missing:\n%s", out.String())
 	}
 	if _, ok := m["rwnd_limited_s"]; ok {
 		t.Error("rwnd_limited_s compared though the simulator's flow has none (no receive_window: linux)")

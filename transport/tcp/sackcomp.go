@@ -109,6 +109,10 @@ func (r *Receiver) sackCompressed() {
 	r.sc.t.Stop()
 }
 
+// CompressesSACKs reports whether the receiver compresses SACKs
+// (UseSACKCompression).
+func (r *Receiver) CompressesSACKs() bool { return r.compress }
+
 // AcksCompressed returns how many ACKs SACK compression has saved, as
 // Linux's TcpExtTCPAckCompressed counts them (0 without
 // UseSACKCompression).

@@ -1,7 +1,6 @@
 package network
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -78,27 +77,15 @@ func TestAckJitterRuns(t *testing.T) {
 		stats  []string
 	}
 	run := func(seed int, jitter string) result {
-		s, err := parseScenario(`
+		var r result
+		r.stats, r.events = runFlows(t, `
 name: jitter
-seed: ` + strconv.Itoa(seed) + `
+seed: `+strconv.Itoa(seed)+`
 duration: 2s
-bottleneck: {rate: 50Mbps, delay: 5ms, queue: {discipline: droptail, limit: 60}` + jitter + `}
+bottleneck: {rate: 50Mbps, delay: 5ms, queue: {discipline: droptail, limit: 60}`+jitter+`}
 flows:
   - {name: a, cc: newreno, count: 8, start_spread: 0.2s}
-`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.Sched.RunUntil(clock.Time(2 * time.Second))
-		var r result
-		r.events = n.Sched.Events()
-		for _, f := range n.Flows {
-			r.stats = append(r.stats, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))
-		}
+`, 2*time.Second)
 		return r
 	}
 	none := run(3, "")

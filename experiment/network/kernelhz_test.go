@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
@@ -46,27 +45,15 @@ func TestKernelHZPrecedence(t *testing.T) {
 // run.
 func TestKernelHZOptOut(t *testing.T) {
 	run := func(head, flowTransport string) []string {
-		s, err := parseScenario(head + `
+		flows, _ := runFlows(t, head+`
 name: hz
 seed: 2
 duration: 3s
 bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 30}}
 flows:
-  - {name: a, cc: cubic, count: 12, start_spread: 3ms` + flowTransport + `}
-`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.Sched.RunUntil(clock.Time(3 * time.Second))
-		var out []string
-		for _, f := range n.Flows {
-			out = append(out, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))
-		}
-		return out
+  - {name: a, cc: cubic, count: 12, start_spread: 3ms`+flowTransport+`}
+`, 3*time.Second)
+		return flows
 	}
 	exact := run("profile: linux\ntransport: {srtt_sample: oldest, sack_compression: true}\n", "")
 	wheel := run("profile: linux-host\n", "")

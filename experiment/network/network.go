@@ -468,25 +468,30 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 }
 
-// sackCompression is a flow's transport.sack_compression: its own if it
-// sets one, else the scenario's, else off.
+// sackCompression is a flow's transport.sack_compression (flowSetting).
 func sackCompression(def scenario.Transport, over *scenario.Transport) bool {
-	if over != nil && over.SACKCompression != nil {
-		return *over.SACKCompression
-	}
-	return def.SACKCompression != nil && *def.SACKCompression
+	return flowSetting(def, over, func(t *scenario.Transport) *bool { return t.SACKCompression })
 }
 
-// kernelHZ is a flow's transport.kernel_hz: its own if it sets one, else
-// the scenario's, else 0 (exact timers).
+// kernelHZ is a flow's transport.kernel_hz (flowSetting; 0: exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
-	if over != nil && over.KernelHZ != nil {
-		return *over.KernelHZ
+	return flowSetting(def, over, func(t *scenario.Transport) *int { return t.KernelHZ })
+}
+
+// flowSetting is a setting of the receiving or sending host that a
+// transport section may set, which field picks: the flow's own (over) if
+// it sets one, else the scenario's (def), else T's zero value.
+func flowSetting[T any](def scenario.Transport, over *scenario.Transport, field func(*scenario.Transport) *T) T {
+	if over != nil {
+		if v := field(over); v != nil {
+			return *v
+		}
 	}
-	if def.KernelHZ != nil {
-		return *def.KernelHZ
+	if v := field(&def); v != nil {
+		return *v
 	}
-	return 0
+	var zero T
+	return zero
 }
 
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {

@@ -768,16 +768,14 @@ func (d *forwardDispatch) Receive(now clock.Time, p *packet.Packet) {
 // Prefetch implements link.Prefetcher: the flow's forward-path lines three
 // packets ahead, its receiver's hot lines two ahead, the receiver's timer
 // one ahead.
-func (d *forwardDispatch) Prefetch(p *packet.Packet, ahead int) {
-	f := d.Flows[p.Flow]
-	switch ahead {
-	case 3:
-		prefetch.Lines(unsafe.Pointer(f), 2)
-	case 2:
-		prefetch.Lines(unsafe.Pointer(f.Receiver), tcp.ReceiverHotLines)
-	case 1:
-		f.Receiver.Prefetch()
+func (d *forwardDispatch) Prefetch(near, mid, far *packet.Packet) {
+	if far != nil {
+		prefetch.Lines(unsafe.Pointer(d.Flows[far.Flow]), 2)
 	}
+	if mid != nil {
+		prefetch.Lines(unsafe.Pointer(d.Flows[mid.Flow].Receiver), tcp.ReceiverHotLines)
+	}
+	d.Flows[near.Flow].Receiver.Prefetch()
 }
 
 // reverseDispatch hands an ACK leaving a shared reverse delay line to its
@@ -787,19 +785,18 @@ type reverseDispatch Network
 // Prefetch implements link.Prefetcher: the flow's sender-side lines three
 // ACKs ahead, its sender's hot lines two ahead, what the sender points to
 // (controller, scoreboard, timers) and the flow's RTT histogram one ahead.
-func (d *reverseDispatch) Prefetch(p *packet.Packet, ahead int) {
-	f := d.Flows[p.Flow]
-	switch ahead {
-	case 3:
-		prefetch.Lines(unsafe.Pointer(f), 3)
-	case 2:
-		prefetch.Lines(unsafe.Pointer(f.Sender), tcp.SenderHotLines)
-	case 1:
-		f.Sender.Prefetch()
-		f.RTT.Prefetch()
-		if i := d.segIdx; i < len(f.SegMaxRTT) {
-			prefetch.Line(unsafe.Pointer(&f.SegMaxRTT[i]))
-		}
+func (d *reverseDispatch) Prefetch(near, mid, far *packet.Packet) {
+	if far != nil {
+		prefetch.Lines(unsafe.Pointer(d.Flows[far.Flow]), 3)
+	}
+	if mid != nil {
+		prefetch.Lines(unsafe.Pointer(d.Flows[mid.Flow].Sender), tcp.SenderHotLines)
+	}
+	f := d.Flows[near.Flow]
+	f.Sender.Prefetch()
+	f.RTT.Prefetch()
+	if i := d.segIdx; i < len(f.SegMaxRTT) {
+		prefetch.Line(unsafe.Pointer(&f.SegMaxRTT[i]))
 	}
 }
 
@@ -949,7 +946,7 @@ type observer Network
 
 // Prefetch implements link.Prefetcher: the lines of the packet's flow that
 // Sent and route read when its transmission ends.
-func (o *observer) Prefetch(p *packet.Packet, ahead int) {
+func (o *observer) Prefetch(p, _, _ *packet.Packet) {
 	if p.Kind != packet.Datagram {
 		prefetch.Lines(unsafe.Pointer(o.Flows[p.Flow]), 2)
 	}

@@ -59,8 +59,12 @@ type recordingPrefetcher struct {
 
 func (r *recordingPrefetcher) Receive(now clock.Time, p *packet.Packet) { r.got = append(r.got, p) }
 
-func (r *recordingPrefetcher) Prefetch(p *packet.Packet, ahead int) {
-	r.calls = append(r.calls, fmt.Sprintf("%d@%d", p.Seq, ahead))
+func (r *recordingPrefetcher) Prefetch(near, mid, far *packet.Packet) {
+	for ahead, p := range []*packet.Packet{far, mid, near} {
+		if p != nil {
+			r.calls = append(r.calls, fmt.Sprintf("%d@%d", p.Seq, 3-ahead))
+		}
+	}
 }
 
 // A delay line announces each of its next packets to a Prefetcher three,

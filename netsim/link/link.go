@@ -162,12 +162,13 @@ func (l *Link) DropFunc() func(*packet.Packet, clock.Time) {
 	return func(p *packet.Packet, now clock.Time) { l.drop(now, p) }
 }
 
-// startNext begins transmitting the next queued packet, if any.
 // SetPrefetcher makes the link tell pf about each packet when it starts
 // sending it, a transmission time before the packet is handed on (nil:
-// nobody); see DelayLine.SetPrefetcher.
+// nobody): one stage, the packet as near, mid and far nil; see
+// DelayLine.SetPrefetcher.
 func (l *Link) SetPrefetcher(pf Prefetcher) { l.pf = pf }
 
+// startNext begins transmitting the next queued packet, if any.
 func (l *Link) startNext(now clock.Time) {
 	if l.tr != nil {
 		if !l.trWaiting && l.q.Len() > 0 {
@@ -192,7 +193,7 @@ func (l *Link) startNext(now clock.Time) {
 	if l.pf != nil {
 		// The observer and the output read the packet's flow when its
 		// transmission ends: let them start loading it now.
-		l.pf.Prefetch(l.head, 1)
+		l.pf.Prefetch(l.head, nil, nil)
 	}
 }
 

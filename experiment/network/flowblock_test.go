@@ -22,6 +22,17 @@ func TestFlowBlock(t *testing.T) {
 	if off := unsafe.Offsetof(flowBlock{}.flowBlockTail); off%64 != 0 {
 		t.Errorf("the receiver starts at byte %d, not on a cache line", off)
 	}
+	// The timers an ACK or a segment re-arms each lie on one line.
+	var b flowBlock
+	for _, tm := range []struct {
+		name string
+		p    unsafe.Pointer
+	}{{"retransmission", unsafe.Pointer(&b.sndT[0])}, {"loss probe", unsafe.Pointer(&b.sndT[3])}, {"delayed ACK", unsafe.Pointer(&b.rcvT[0])}} {
+		off := uintptr(tm.p) - uintptr(unsafe.Pointer(&b))
+		if off/64 != (off+unsafe.Sizeof(b.sndT[0])-1)/64 {
+			t.Errorf("the %s timer lies across two cache lines (bytes %d-%d of the block)", tm.name, off, off+unsafe.Sizeof(b.sndT[0])-1)
+		}
+	}
 	for _, schedule := range []string{"", "\n  schedule: [{at: 1s, rate: 50Mbps}]"} {
 		s, err := parseScenario(`
 name: block

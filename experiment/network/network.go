@@ -193,7 +193,6 @@ type flowBlock struct {
 type flowBlockHead struct {
 	flow Flow
 	snd  tcp.Sender
-	sndT [4]sim.Timer // retransmission, pacing, RACK, loss probe
 	// segMax backs the flow's SegMaxRTT (read on every ACK) when the
 	// schedule has one segment.
 	segMax [1]time.Duration
@@ -201,12 +200,17 @@ type flowBlockHead struct {
 	// while they fit: a span of 100 buckets, RTTs up to 2.7 times the
 	// first sample, which covers most flows' (metrics.Hist.Reserve).
 	rttCounts [104]uint16
+	// The timers come last, the first on a cache line: a 48-byte timer
+	// across two lines costs two misses per re-arm where one line costs
+	// one, and the sender prefetches only a timer's first line.
+	sndT [4]sim.Timer // retransmission, pacing, RACK, loss probe
 }
 
 // flowBlockTail is the data path's part of a flowBlock.
 type flowBlockTail struct {
 	rcv  tcp.Receiver
-	rcvT [1]sim.Timer // delayed ACK
+	_    [(64 - unsafe.Sizeof(tcp.Receiver{})%64) % 64]byte // rcvT on a line of its own
+	rcvT [1]sim.Timer                                       // delayed ACK
 }
 
 // The receiver starts on a cache line, and a block is whole lines.

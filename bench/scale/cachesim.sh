@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Issue 19's workload under valgrind's cachegrind: instructions and
+# simulated cache misses per event at N = 100 and N = 1000, counted, not
+# timed. The counts are the same on every run and every host (they depend
+# only on the binary and the scenario), so a change to the simulator's
+# instruction count or memory footprint shows at once, where CPU time
+# needs tens of interleaved runs to resolve 1% on a shared machine.
+#
+# usage: [CCLAB_SIM=binary] bench/scale/cachesim.sh [--ll BYTES,WAYS] [--curve] [--annotate N]
+#   CCLAB_SIM   count this cclab-sim binary instead of building the checkout
+#   --ll        the simulated last-level cache (default 2097152,16: one core's
+#               2 MiB L2 on the machine issue 19 is measured on; the
+#               first-level data cache is 48 KiB, 12-way)
+#   --curve     also count N = 1000's misses with a last-level cache of 1, 2,
+#               3, 4 and 8 MiB: where the per-event working set fits
+#   --annotate N  print the N source lines with the most last-level misses
+#               at N = 1000 (where the footprint is)
+#
+# Needs valgrind (apt-get install valgrind); about a minute. Cachegrind
+# models the caches as LRU and ignores prefetch instructions, so its misses
+# are an upper bound on what the hardware, which prefetches, sees: use them
+# to compare two builds, and confirm a gain with CPU time (run.sh, or
+# perf stat interleaved). Instructions per event count exactly.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+ll="2097152,16"
+curve=0
+annotate=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--ll) ll="$2"; shift ;;
+	--curve) curve=1 ;;
+	--annotate) annotate="$2"; shift ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	*) echo "cachesim.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+command -v valgrind > /dev/null || { echo "cachesim.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+[[ $ll =~ ^[0-9]+,[0-9]+$ ]] || { echo "cachesim.sh: --ll wants BYTES,WAYS (e.g. 2097152,16), got $ll" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -n "${CCLAB_SIM:-}" ]; then
+	cp "$CCLAB_SIM" "$tmp/cclab-sim"
+else
+	(cd "$repo" && go build -o "$tmp/cclab-sim" ./cmd/cclab-sim)
+fi
+
+# count N LL [OUT]: prints "events instructions D1misses LLmisses" for the
+# N-flow scenario with last-level cache LL (BYTES,WAYS).
+count() {
+	local f="$here/newreno-$1flows.yaml" out=${3:-/dev/null}
+	local ev
+	"$tmp/cclab-sim" "$f" --json > "$tmp/out.json"
+	ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+	valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=49152,12,64 \
+		--LL="$2,64" --cachegrind-out-file="$out" "$tmp/cclab-sim" "$f" > /dev/null 2> "$tmp/vg"
+	awk -v ev="$ev" '
+	function num(s) { gsub(",", "", s); return s + 0 }
+	/ I +refs:/ { ir = num($4) }
+	/ D1 +misses:/ { d1 = num($4) }
+	/ LLd misses:/ { ll = num($4) }
+	END { print ev, ir, d1, ll }' "$tmp/vg"
+}
+
+printf "%-6s %10s %14s %14s %14s\n" N events "instr/event" "D1 miss/event" "LL miss/event"
+echo "# $(date -u +%FT%TZ), last level ${ll%,*} bytes ${ll#*,}-way, first-level data 48 KiB 12-way"
+for n in 100 1000; do
+	out=/dev/null
+	if [ "$n" = 1000 ] && [ "$annotate" -gt 0 ]; then
+		out="$tmp/cg1000.out"
+	fi
+	read -r ev ir d1 llm < <(count "$n" "$ll" "$out")
+	echo "$n $ev $ir $d1 $llm" >> "$tmp/rows"
+	awk -v n="$n" -v e="$ev" -v i="$ir" -v d="$d1" -v l="$llm" 'BEGIN {
+		printf "%-6s %10d %14.1f %14.2f %14.2f\n", n, e, i / e, d / e, l / e }'
+done
+awk '{ ipe[$1] = $3 / $2 } END {
+	printf "# instructions per event, N = 1000 over N = 100: %.3fx\n", ipe[1000] / ipe[100] }' "$tmp/rows"
+
+if [ "$curve" = 1 ]; then
+	echo "# N = 1000, last-level misses per event by the last level's size:"
+	for size in 1048576,16 2097152,16 3145728,12 4194304,16 8388608,16; do
+		read -r ev _ _ llm < <(count 1000 "$size")
+		awk -v s="${size%,*}" -v e="$ev" -v l="$llm" 'BEGIN { printf "#   %5.1f MiB  %6.2f\n", s / 1048576, l / e }'
+	done
+fi
+
+if [ "$annotate" -gt 0 ]; then
+	echo "# N = 1000, the $annotate source lines with the most last-level data misses (reads + writes):"
+	cg_annotate --show=DLmr,DLmw --sort=DLmr --auto=yes "$tmp/cg1000.out" 2> /dev/null | python3 -c '
+import re, sys
+top = int(sys.argv[1])
+col = r"\s*(?:([\d,]+)(?: \(\s*[\d.]+%\))?|\.)"
+row = re.compile("^" + col + col + r"\s(.*)$")
+rows, name, line = [], None, 0
+for text in sys.stdin:
+    text = text.rstrip("\n")
+    if text.startswith("-- Auto-annotated source: "):
+        name = text.rsplit("/", 1)[-1]
+        continue
+    if text.endswith("events annotated"):
+        break
+    m = re.match(r"^-- line (\d+) ", text)
+    if m:
+        line = int(m.group(1))
+        continue
+    m = row.match(text) if name else None
+    if m:
+        misses = sum(int(g.replace(",", "")) for g in m.groups()[:2] if g)
+        if misses:
+            rows.append((misses, "%s:%d" % (name, line), m.group(3).strip()[:80]))
+        line += 1
+for misses, where, src in sorted(rows, reverse=True)[:top]:
+    print("#   %9d  %-24s %s" % (misses, where, src))
+' "$annotate"
+fi

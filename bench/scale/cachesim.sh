@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--ll) ll="$2"; shift ;;
 	--curve) curve=1 ;;
 	--annotate) annotate="$2"; shift ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "cachesim.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift

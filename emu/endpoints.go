@@ -64,6 +64,10 @@ type FlowStats struct {
 	// fast recovery and in the loss state, when it counts them per flow
 	// (experiment.FlowResult.RTOsInRecovery).
 	RTOsInRecovery, RTOsInLoss *int64
+	// LostRetransmits is the sender's retransmissions found lost in
+	// turn, when it counts them per flow
+	// (experiment.FlowResult.LostRetransmits).
+	LostRetransmits *int64
 	// RwndLimited is how long the sender waited for the receiver's
 	// window (kernel TCP's tcpi_rwnd_limited), if the transport reports it.
 	RwndLimited *time.Duration

@@ -140,6 +140,21 @@ func RunTimeouts(flows []experiment.FlowResult, kc *KernelCounters) (inRecovery,
 	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.RTOsInRecovery, f.RTOsInLoss }, (*KernelCounters).Timeouts)
 }
 
+// LostRetransmits returns the senders' retransmissions found lost in
+// turn (TcpExt TCPLostRetransmit, tcp_mark_skb_lost): kernel TCP's count
+// of what cclab's TCP reports per flow (FlowResult.LostRetransmits).
+func (c *KernelCounters) LostRetransmits() int64 {
+	return c.Sender["TcpExt.TCPLostRetransmit"]
+}
+
+// RunLostRetransmits totals the measured flows' lost retransmissions by
+// RunRecoveries' rule.
+func RunLostRetransmits(flows []experiment.FlowResult, kc *KernelCounters) (n int64, ok bool) {
+	n, _, ok = runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.LostRetransmits, f.LostRetransmits },
+		func(c *KernelCounters) (int64, int64) { return c.LostRetransmits(), 0 })
+	return n, ok
+}
+
 // AcksCompressed returns the receivers' ACKs saved by SACK compression
 // (TcpExt TCPAckCompressed), every TCP flow in the receivers' namespace.
 func (c *KernelCounters) AcksCompressed() int64 {

@@ -105,6 +105,7 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		FastRecoveries:  st.FastRecoveries,
 		RTOsInRecovery:  st.RTOsInRecovery,
 		RTOsInLoss:      st.RTOsInLoss,
+		LostRetransmits: st.LostRetransmits,
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
 	}

@@ -61,6 +61,10 @@ type FlowResult struct {
 	// SYN's, backed-off ones and those in the open state.
 	RTOsInRecovery *int64 `json:"rtos_in_recovery,omitempty"`
 	RTOsInLoss     *int64 `json:"rtos_in_loss,omitempty"`
+	// LostRetransmits is the retransmissions found lost in turn, for
+	// cclab's TCP (tcp.Sender.LostRetransmits); kernel TCP counts them per
+	// namespace (TCPLostRetransmit).
+	LostRetransmits *int64 `json:"lost_retransmits,omitempty"`
 	// AcksCompressed is the ACKs the receiver's SACK compression saved
 	// (transport.sack_compression; tcp.Receiver.AcksCompressed), present
 	// only when it compresses; kernel TCP counts them per namespace
@@ -187,6 +191,8 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 	}
 	inRecovery, inLoss := f.Sender.TimeoutStates()
 	fr.RTOsInRecovery, fr.RTOsInLoss = &inRecovery, &inLoss
+	lostRetx := f.Sender.LostRetransmits()
+	fr.LostRetransmits = &lostRetx
 	if f.Receiver.CompressesSACKs() {
 		c := f.Receiver.AcksCompressed()
 		fr.AcksCompressed = &c

@@ -135,9 +135,10 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestFlowResultRecoveryCounters: each flow's loss probes and fast
-// recoveries in the result are its sender's, and a lossy run has some of
-// each, so a study can read them from `cclab run --json`.
+// TestFlowResultRecoveryCounters: each flow's loss probes, fast
+// recoveries and lost retransmissions in the result are its sender's, and
+// a lossy run has some of each, so a study can read them from `cclab run
+// --json`.
 func TestFlowResultRecoveryCounters(t *testing.T) {
 	// Twenty flows of about three segments' window each through a short
 	// queue: drops, recoveries and tail probes.
@@ -152,20 +153,24 @@ flows:
 	if len(r.Flows) != len(n.Flows) {
 		t.Fatalf("%d results for %d flows", len(r.Flows), len(n.Flows))
 	}
-	var probes, recoveries int64
+	var probes, recoveries, lostRetx int64
 	for i, f := range r.Flows {
 		st := n.Flows[i].Sender.Stats()
-		if f.LossProbes == nil || f.FastRecoveries == nil {
-			t.Fatalf("flow %d: loss_probes or fast_recoveries missing", i)
+		if f.LossProbes == nil || f.FastRecoveries == nil || f.LostRetransmits == nil {
+			t.Fatalf("flow %d: loss_probes, fast_recoveries or lost_retransmits missing", i)
 		}
+		if got := n.Flows[i].Sender.LostRetransmits(); *f.LostRetransmits != got {
+			t.Errorf("flow %d: %d lost retransmissions in the result, the sender's %d", i, *f.LostRetransmits, got)
+		}
+		lostRetx += *f.LostRetransmits
 		if *f.LossProbes != st.TLPs || *f.FastRecoveries != st.FastRecoveries {
 			t.Errorf("flow %d: %d loss probes and %d fast recoveries in the result, the sender's %d and %d", i, *f.LossProbes, *f.FastRecoveries, st.TLPs, st.FastRecoveries)
 		}
 		probes += *f.LossProbes
 		recoveries += *f.FastRecoveries
 	}
-	if probes == 0 || recoveries == 0 {
-		t.Errorf("%d loss probes and %d fast recoveries: the run does not exercise them", probes, recoveries)
+	if probes == 0 || recoveries == 0 || lostRetx == 0 {
+		t.Errorf("%d loss probes, %d fast recoveries and %d lost retransmissions: the run does not exercise them", probes, recoveries, lostRetx)
 	}
 }
 

@@ -137,8 +137,8 @@ func (r *runStats) row(cc, label string) string {
 // allStats is one row of seeds -all: the measured flows' totals per run
 // (many flows sharing a bottleneck, where no single flow is the result).
 type allStats struct {
-	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, probes, recoveries, jain, slowest, stranded, compressed []float64
-	noJain                                                                                                        int
+	goodput, retx, discarded, rtos, rtoRecovery, rtoLoss, lostRetx, probes, recoveries, jain, slowest, stranded, compressed []float64
+	noJain                                                                                                                  int
 }
 
 // strandedMbps is the goodput under which -all counts a flow as stranded:
@@ -148,10 +148,11 @@ const strandedMbps = 0.1
 
 // add adds one run: its result and, for an emulated run, the kernels'
 // counters, where kernel TCP's loss probes, SACK recoveries and timeouts
-// by state are (tcp_info counts none of them per flow; the counters are
-// the whole sender namespace's, background flows included), totalled by
-// emu.RunRecoveries and emu.RunTimeouts; a run that cannot count every
-// flow adds none of them.
+// by state and lost retransmissions are (tcp_info counts none of them per
+// flow; the counters are the whole sender namespace's, background flows
+// included), totalled by emu.RunRecoveries, emu.RunTimeouts and
+// emu.RunLostRetransmits; a run that cannot count every flow adds none of
+// them.
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 	var g, r, d, o, stranded float64
 	slowest := math.Inf(1)
@@ -176,6 +177,9 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 	if r, l, ok := emu.RunTimeouts(res.Flows, kc); ok {
 		a.rtoRecovery = append(a.rtoRecovery, float64(r))
 		a.rtoLoss = append(a.rtoLoss, float64(l))
+	}
+	if n, ok := emu.RunLostRetransmits(res.Flows, kc); ok {
+		a.lostRetx = append(a.lostRetx, float64(n))
 	}
 	if len(res.Flows) > 0 {
 		a.slowest = append(a.slowest, slowest)
@@ -206,9 +210,9 @@ func (a *allStats) row(cc, label string) string {
 	if a.noJain > 0 {
 		jain += fmt.Sprintf(" (%d runs without)", a.noJain)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", cc, label, len(a.goodput),
 		span(a.goodput, 2), span(a.retx, 0), span(a.discarded, 0), span(a.rtos, 0), span(a.rtoRecovery, 0), span(a.rtoLoss, 0),
-		span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3), span(a.stranded, 0), span(a.compressed, 0))
+		span(a.lostRetx, 0), span(a.probes, 0), span(a.recoveries, 0), jain, span(a.slowest, 3), span(a.stranded, 0), span(a.compressed, 0))
 }
 
 func seeds(ctx context.Context, args []string) error {
@@ -268,8 +272,8 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *all {
 		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
-		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s | ACKs compressed |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | lost retransmissions | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s | ACKs compressed |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	} else {
 		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")

@@ -120,7 +120,7 @@ func TestAllStatsRow(t *testing.T) {
 	a.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{
 		{GoodputMbps: 3, Retransmissions: 10, Drops: 9, Losses: 1, RTOs: 2},
 		{GoodputMbps: 1, Retransmissions: 20, Drops: 18, RTOs: 0},
-	}}, &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 9, "TcpExt.TCPSackRecoveryFail": 2, "TcpExt.TCPLossFailures": 1},
+	}}, &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 9, "TcpExt.TCPSackRecoveryFail": 2, "TcpExt.TCPLossFailures": 1, "TcpExt.TCPLostRetransmit": 11},
 		Receiver: map[string]int64{"TcpExt.TCPAckCompressed": 40}})
 	a.add(&experiment.Result{Jain: &j2, Flows: []experiment.FlowResult{
 		{GoodputMbps: 5, Retransmissions: 4, Drops: 4, RTOs: 1},
@@ -129,21 +129,22 @@ func TestAllStatsRow(t *testing.T) {
 	a.add(&experiment.Result{Flows: []experiment.FlowResult{{}, {}}}, &emu.KernelCounters{})
 	// Runs: goodput 4, 5.5, 0; retransmissions 30, 10, 0; discarded 28,
 	// 10, 0; RTOs 2, 2, 0, of them first in recovery 2, 0, 0 and in the
-	// loss state 1, 0, 0; probes 7, 0, 0; recoveries 9, 3, 0; slowest 1,
-	// 0.5, 0; flows under 0.1 Mbit/s 0, 0, 2; ACKs compressed 40, 0, 0.
-	want := "| cubic | kernel | 3 | 3.17 [0.00-5.50] | 13 [0-30] | 13 [0-28] | 1 [0-2] | 1 [0-2] | 0 [0-1] | 2 [0-7] | 4 [0-9] | 0.800 [0.700-0.900] (1 runs without) | 0.500 [0.000-1.000] | 1 [0-2] | 13 [0-40] |"
+	// loss state 1, 0, 0; lost retransmissions 11, 0, 0; probes 7, 0, 0;
+	// recoveries 9, 3, 0; slowest 1, 0.5, 0; flows under 0.1 Mbit/s 0, 0,
+	// 2; ACKs compressed 40, 0, 0.
+	want := "| cubic | kernel | 3 | 3.17 [0.00-5.50] | 13 [0-30] | 13 [0-28] | 1 [0-2] | 1 [0-2] | 0 [0-1] | 4 [0-11] | 2 [0-7] | 4 [0-9] | 0.800 [0.700-0.900] (1 runs without) | 0.500 [0.000-1.000] | 1 [0-2] | 13 [0-40] |"
 	if got := a.row("cubic", "kernel"); got != want {
 		t.Errorf("row\n got %s\nwant %s", got, want)
 	}
 	var one allStats
-	p, v, r, l, c := int64(4), int64(6), int64(1), int64(2), int64(5)
-	one.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{{GoodputMbps: 2, Retransmissions: 3, RTOs: 3, LossProbes: &p, FastRecoveries: &v, RTOsInRecovery: &r, RTOsInLoss: &l, AcksCompressed: &c}}}, nil)
-	if got, want := one.row("newreno", "simulator"), "| newreno | simulator | 1 | 2.00 | 3 | 0 | 3 | 1 | 2 | 4 | 6 | 0.900 | 2.000 | 0 | 5 |"; got != want {
+	p, v, r, l, c, x := int64(4), int64(6), int64(1), int64(2), int64(5), int64(7)
+	one.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{{GoodputMbps: 2, Retransmissions: 3, RTOs: 3, LossProbes: &p, FastRecoveries: &v, RTOsInRecovery: &r, RTOsInLoss: &l, LostRetransmits: &x, AcksCompressed: &c}}}, nil)
+	if got, want := one.row("newreno", "simulator"), "| newreno | simulator | 1 | 2.00 | 3 | 0 | 3 | 1 | 2 | 7 | 4 | 6 | 0.900 | 2.000 | 0 | 5 |"; got != want {
 		t.Errorf("one run\n got %s\nwant %s", got, want)
 	}
 	var uncounted allStats
 	uncounted.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 2}}}, nil)
-	if got, want := uncounted.row("bbr", "simulator"), "| bbr | simulator | 1 | 2.00 | 0 | 0 | 0 | - | - | - | - | - (1 runs without) | 2.000 | 0 | 0 |"; got != want {
+	if got, want := uncounted.row("bbr", "simulator"), "| bbr | simulator | 1 | 2.00 | 0 | 0 | 0 | - | - | - | - | - | - (1 runs without) | 2.000 | 0 | 0 |"; got != want {
 		t.Errorf("a run without counters\n got %s\nwant %s", got, want)
 	}
 }

@@ -341,6 +341,11 @@ func printComparison(w io.Writer, c *comparison) {
 			fmt.Fprintf(w, "all measured flows: first timeouts in fast recovery %d vs %d, in the loss state %d vs %d (kernel: TCPSackRecoveryFail and TCPLossFailures)\n",
 				sr, er, sl, el)
 		}
+		if sn, sok := emu.RunLostRetransmits(c.Sim.Flows, nil); sok {
+			if en, eok := emu.RunLostRetransmits(c.Emu.Flows, kc); eok {
+				fmt.Fprintf(w, "all measured flows: retransmissions lost in turn %d vs %d (kernel: TCPLostRetransmit)\n", sn, en)
+			}
+		}
 		fmt.Fprintf(w, "all measured flows: ACKs saved by SACK compression %d vs %d (kernel: the receivers' TCPAckCompressed; the simulator compresses with transport.sack_compression or profile linux-host)\n",
 			emu.RunAcksCompressed(c.Sim.Flows, nil), emu.RunAcksCompressed(c.Emu.Flows, kc))
 	}

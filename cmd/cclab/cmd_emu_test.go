@@ -119,9 +119,9 @@ func TestCompareDiffs(t *testing.T) {
 	// compared over all the measured flows.
 	p, v := int64(3), int64(7)
 	sim.Flows[0].LossProbes, sim.Flows[0].FastRecoveries = &p, &v
-	comp := int64(12)
-	sim.Flows[0].AcksCompressed = &comp
-	em.KernelCounters = &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 4, "TcpExt.TCPSackRecovery": 9},
+	comp, lost := int64(12), int64(21)
+	sim.Flows[0].AcksCompressed, sim.Flows[0].LostRetransmits = &comp, &lost
+	em.KernelCounters = &emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 4, "TcpExt.TCPSackRecovery": 9, "TcpExt.TCPLostRetransmit": 17},
 		Receiver: map[string]int64{"TcpExt.TCPAckCompressed": 15}}
 	out.Reset()
 	printComparison(&out, compareResults(sim, em))
@@ -130,6 +130,9 @@ func TestCompareDiffs(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ACKs saved by SACK compression 12 vs 15") {
 		t.Errorf("SACK compression line missing:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "retransmissions lost in turn 21 vs 17") {
+		t.Errorf("lost retransmissions line missing:\n%s", out.String())
 	}
 	if _, ok := m["rwnd_limited_s"]; ok {
 		t.Error("rwnd_limited_s compared though the simulator's flow has none (no receive_window: linux)")

@@ -215,6 +215,7 @@ func (e *Endpoints) Stop() (emu.FlowStats, error) {
 		st.Retransmissions, st.RTOs = r.Flow.Retransmissions, r.Flow.RTOs
 		st.LossProbes, st.FastRecoveries = r.Flow.LossProbes, r.Flow.FastRecoveries
 		st.RTOsInRecovery, st.RTOsInLoss = r.Flow.RTOsInRecovery, r.Flow.RTOsInLoss
+		st.LostRetransmits = r.Flow.LostRetransmits
 		st.Agent = r.Extra
 	}
 	if e.serr != nil && !errors.Is(e.serr, context.Canceled) {

@@ -139,6 +139,7 @@ func senderResult(peer, label string, bytes units.Bytes, r udp.SenderResult, rtt
 		FastRecoveries:  &st.FastRecoveries,
 		RTOsInRecovery:  &r.Final.RTOsInRecovery,
 		RTOsInLoss:      &r.Final.RTOsInLoss,
+		LostRetransmits: &r.Final.LostRetransmits,
 	}
 	elapsed := r.End.Sub(r.Start).Seconds()
 	if elapsed > 0 {

@@ -15,6 +15,13 @@ func (s *Sender) currentRTO() time.Duration {
 	return min(rto, s.cfg.MaxRTO)
 }
 
+// LostRetransmits returns how many retransmissions the sender found lost
+// in turn: by RACK (or the send-time gap rule, detectLostRetransmissions)
+// or when a timeout marked them lost with their segment. It is Linux's
+// TcpExtTCPLostRetransmit (tcp_mark_skb_lost), which the emulator's
+// kernel counters report beside it.
+func (s *Sender) LostRetransmits() int64 { return int64(s.lostRetx) }
+
 // TimeoutStates returns how many of the sender's timeouts were first
 // timeouts (none since SND.UNA last advanced) in fast recovery and in the
 // loss state, which followed an earlier timeout and a partial ACK: what
@@ -54,7 +61,7 @@ func (s *Sender) onRTO(now clock.Time) {
 	}
 	if !s.established {
 		// RFC 6298 §5.5 applies to the SYN as to data.
-		s.synRetries++
+		s.synRetried = true
 		s.stats.RTOs++
 		if s.currentRTO() < s.cfg.MaxRTO {
 			s.backoff++

@@ -205,6 +205,12 @@ func (s *Sender) markLostAgain(g *segment) bool {
 	if g.retrans {
 		g.retrans = false
 		s.retransOut -= g.len
+		if g.lost {
+			// A retransmission of a segment marked lost, lost in turn
+			// (Linux's tcp_timeout_mark_lost counts it in
+			// TCPLostRetransmit too); a probe's is not.
+			s.lostRetx++
+		}
 	}
 	if g.lost {
 		return false

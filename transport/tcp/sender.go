@@ -120,11 +120,14 @@ type Sender struct {
 
 	// The receive window the peer advertises (Config.LinuxReceiveWindow;
 	// rwnd.go): snd_wnd bytes from una, once an ACK has carried one.
-	sndWnd       int64
-	hasSndWnd    bool
-	rwndLimited  bool       // the last trySend stopped at the window's edge
-	frtoUndo     bool       // F-RTO recorded priors: the timeout came in the open state (frto.go)
-	synRetries   int32      // SYNs sent again (rto.go); here, in the flags' padding, to keep the Sender in its size class
+	sndWnd      int64
+	hasSndWnd   bool
+	rwndLimited bool // the last trySend stopped at the window's edge
+	frtoUndo    bool // F-RTO recorded priors: the timeout came in the open state (frto.go)
+	synRetried  bool // a SYN was sent again (rto.go)
+	// lostRetx counts retransmissions found lost in turn (LostRetransmits);
+	// here, in the flags' padding, to keep the Sender in its size class.
+	lostRetx     uint32
 	rwndLimSince clock.Time // when it started to
 	// rwndLimitedFor is the time sending has waited for the window, in
 	// the periods ended so far (RwndLimited adds an open one).
@@ -316,7 +319,7 @@ func (s *Sender) sendSyn(now clock.Time) {
 	p.Kind = packet.Syn
 	p.Size = s.cfg.Header + s.cfg.SynOptions
 	p.SentAt = now
-	p.Retransmission = s.synRetries > 0
+	p.Retransmission = s.synRetried
 	s.rtoT.Reset(now.Add(s.currentRTO()))
 	s.out.Receive(now, p)
 }

@@ -53,6 +53,8 @@ type FlowState struct {
 	Stats Stats
 	// RTOsInRecovery and RTOsInLoss are Sender.TimeoutStates.
 	RTOsInRecovery, RTOsInLoss int64
+	// LostRetransmits is Sender.LostRetransmits.
+	LostRetransmits int64
 	// CC is the controller's own snapshot, if it has one.
 	CC cc.State
 }
@@ -74,6 +76,7 @@ func (s *Sender) State() FlowState {
 		Stats:      s.stats,
 	}
 	st.RTOsInRecovery, st.RTOsInLoss = s.TimeoutStates()
+	st.LostRetransmits = s.LostRetransmits()
 	if in, ok := s.cc.(cc.Inspector); ok {
 		st.CC = in.State()
 	}

@@ -105,6 +105,9 @@ func TestSingleLossFastRetransmit(t *testing.T) {
 	if st.RTOs != 0 || st.FastRecoveries != 1 || st.Retransmissions != 1 {
 		t.Errorf("RTOs=%d recoveries=%d retransmissions=%d, want 0, 1, 1", st.RTOs, st.FastRecoveries, st.Retransmissions)
 	}
+	if n := h.snd.LostRetransmits(); n != 0 {
+		t.Errorf("%d lost retransmissions, want 0", n)
+	}
 }
 
 func TestLostRetransmissionRecoveredWithoutTimeout(t *testing.T) {
@@ -127,6 +130,11 @@ func TestLostRetransmissionRecoveredWithoutTimeout(t *testing.T) {
 	}
 	if st.RTOs != 0 || st.Retransmissions != 2 {
 		t.Errorf("RTOs=%d retransmissions=%d, want 0 and 2", st.RTOs, st.Retransmissions)
+	}
+	// Linux's TCPLostRetransmit counts the first retransmission, found
+	// lost by time order.
+	if n := h.snd.LostRetransmits(); n != 1 {
+		t.Errorf("%d lost retransmissions, want 1", n)
 	}
 }
 
@@ -458,6 +466,12 @@ func TestLostRetransmissionFoundByRACKTimeRule(t *testing.T) {
 		}
 		if gap := lastOriginal.Sub(retx[0]); gap <= 0 || gap >= reo {
 			t.Fatalf("rack rule %v: the last original went %v after the first retransmission; the case needs (0, %v)", rackRule, gap, reo)
+		}
+		// Found by the timeout or by RACK's time rule, the lost
+		// retransmission is counted once either way (Linux counts it in
+		// tcp_timeout_mark_lost and in tcp_rack_detect_loss).
+		if n := h.snd.LostRetransmits(); n != 1 {
+			t.Errorf("rack rule %v: %d lost retransmissions, want 1", rackRule, n)
 		}
 		if !rackRule {
 			if st.RTOs != 1 {

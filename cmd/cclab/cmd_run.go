@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"strings"
 
 	"github.com/cclab/cclab/analysis/report"
@@ -70,7 +72,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	experiment.SimulationGC()
+	restore := oneProcessor()
 	res, n, err := runScenario(ctx, s, *pcap)
+	restore()
 	if err != nil {
 		return err
 	}
@@ -81,4 +85,17 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	experiment.CollectFinishedNetwork()
 	return emit(stdout, *asJSON, res, res.WriteText)
+}
+
+// oneProcessor runs the Go scheduler on one processor until the returned
+// function restores the previous setting, unless the environment sets
+// GOMAXPROCS: a simulation is one goroutine, and with a second processor
+// the collector's work is handed between two threads (cmd/cclab-sim runs
+// on one throughout; docs/performance.md).
+func oneProcessor() (restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	return func() { runtime.GOMAXPROCS(prev) }
 }

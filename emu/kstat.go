@@ -121,7 +121,11 @@ func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 // them). ok is false when some flow counts neither way: a simulated run
 // whose flows do not all count, or an emulated one without counters.
 func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {
-	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.LossProbes, f.FastRecoveries }, (*KernelCounters).Recoveries)
+	probes, ok1 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.LossProbes },
+		func(c *KernelCounters) int64 { p, _ := c.Recoveries(); return p })
+	recoveries, ok2 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.FastRecoveries },
+		func(c *KernelCounters) int64 { _, v := c.Recoveries(); return v })
+	return probes, recoveries, ok1 && ok2
 }
 
 // Timeouts returns the senders' first timeouts in fast recovery
@@ -137,7 +141,11 @@ func (c *KernelCounters) Timeouts() (inRecovery, inLoss int64) {
 // RunTimeouts totals the measured flows' first timeouts in fast recovery
 // and in the loss state by RunRecoveries' rule.
 func RunTimeouts(flows []experiment.FlowResult, kc *KernelCounters) (inRecovery, inLoss int64, ok bool) {
-	return runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.RTOsInRecovery, f.RTOsInLoss }, (*KernelCounters).Timeouts)
+	inRecovery, ok1 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.RTOsInRecovery },
+		func(c *KernelCounters) int64 { r, _ := c.Timeouts(); return r })
+	inLoss, ok2 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.RTOsInLoss },
+		func(c *KernelCounters) int64 { _, l := c.Timeouts(); return l })
+	return inRecovery, inLoss, ok1 && ok2
 }
 
 // LostRetransmits returns the senders' retransmissions found lost in
@@ -150,9 +158,7 @@ func (c *KernelCounters) LostRetransmits() int64 {
 // RunLostRetransmits totals the measured flows' lost retransmissions by
 // RunRecoveries' rule.
 func RunLostRetransmits(flows []experiment.FlowResult, kc *KernelCounters) (n int64, ok bool) {
-	n, _, ok = runTotals(flows, kc, func(f *experiment.FlowResult) (*int64, *int64) { return f.LostRetransmits, f.LostRetransmits },
-		func(c *KernelCounters) (int64, int64) { return c.LostRetransmits(), 0 })
-	return n, ok
+	return runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.LostRetransmits }, (*KernelCounters).LostRetransmits)
 }
 
 // AcksCompressed returns the receivers' ACKs saved by SACK compression
@@ -181,28 +187,27 @@ func RunAcksCompressed(flows []experiment.FlowResult, kc *KernelCounters) int64 
 	return n
 }
 
-// runTotals adds two per-flow counts over flows: own gives a flow's (nil
-// if it does not count them), and kernel the namespace counters' total,
-// which stands for every flow that does not.
-func runTotals(flows []experiment.FlowResult, kc *KernelCounters, own func(*experiment.FlowResult) (*int64, *int64), kernel func(*KernelCounters) (int64, int64)) (a, b int64, ok bool) {
+// runTotal adds a per-flow count over flows: own gives a flow's (nil if it
+// does not count it), and kernel the namespace counters' total, which
+// stands for every flow that does not; ok is false when some flow does
+// not count it and there are no counters.
+func runTotal(flows []experiment.FlowResult, kc *KernelCounters, own func(*experiment.FlowResult) *int64, kernel func(*KernelCounters) int64) (n int64, ok bool) {
 	uncounted := false
 	for i := range flows {
-		x, y := own(&flows[i])
-		if x == nil || y == nil {
+		x := own(&flows[i])
+		if x == nil {
 			uncounted = true
 			continue
 		}
-		a += *x
-		b += *y
+		n += *x
 	}
 	if uncounted {
 		if kc == nil {
-			return 0, 0, false
+			return 0, false
 		}
-		ka, kb := kernel(kc)
-		a, b = a+ka, b+kb
+		n += kernel(kc)
 	}
-	return a, b, true
+	return n, true
 }
 
 // since returns the counters that changed from before to c.

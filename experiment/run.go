@@ -65,6 +65,22 @@ func SimulationGC() {
 	simGC.Store(simGCBuilding)
 }
 
+// OneProcessor runs the Go scheduler on one processor until the returned
+// function restores the previous setting, unless the environment sets
+// GOMAXPROCS (which then wins). A simulation is one goroutine: with a
+// second processor the collector's mark termination hands work between
+// two threads (a fifth of the CPU time of building and reporting 1000
+// flows); with one, the collector runs on the simulation's thread and the
+// process takes less CPU time in all (docs/performance.md). cclab-sim
+// keeps it for the whole process, cclab run for the simulation.
+func OneProcessor() (restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
 // The states of SimulationGC's policy.
 const (
 	simGCOff      = iota // the process's own GOGC

@@ -54,10 +54,12 @@ fi
 count() {
 	local f="$here/newreno-$1flows.yaml" out=${3:-/dev/null}
 	local ev
-	"$tmp/cclab-sim" "$f" --json > "$tmp/out.json"
-	ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+	# The counted run's own table gives the events ("(N events, ...)" in
+	# its first line): the simulation runs once.
 	valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=49152,12,64 \
-		--LL="$2,64" --cachegrind-out-file="$out" "$tmp/cclab-sim" "$f" > /dev/null 2> "$tmp/vg"
+		--LL="$2,64" --cachegrind-out-file="$out" "$tmp/cclab-sim" "$f" > "$tmp/out.txt" 2> "$tmp/vg"
+	ev=$(head -1 "$tmp/out.txt" | sed -n 's/.*(\([0-9]*\) events.*/\1/p')
+	[ -n "$ev" ] || { echo "cachesim.sh: no event count in the run's output: $(head -1 "$tmp/out.txt")" >&2; exit 1; }
 	awk -v ev="$ev" '
 	function num(s) { gsub(",", "", s); return s + 0 }
 	/ I +refs:/ { ir = num($4) }

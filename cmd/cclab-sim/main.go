@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -127,14 +126,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func main() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		// A simulation is one goroutine. With a second processor the
-		// collector's mark termination hands work between two threads
-		// (a fifth of the CPU time of building and reporting 1000 flows);
-		// with one, the collector runs on the simulation's thread and the
-		// process takes less CPU time in all (docs/performance.md).
-		runtime.GOMAXPROCS(1)
-	}
+	experiment.OneProcessor() // for the whole process
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 
 	"github.com/cclab/cclab/analysis/report"
@@ -72,7 +70,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	experiment.SimulationGC()
-	restore := oneProcessor()
+	restore := experiment.OneProcessor()
 	res, n, err := runScenario(ctx, s, *pcap)
 	restore()
 	if err != nil {
@@ -85,17 +83,4 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	experiment.CollectFinishedNetwork()
 	return emit(stdout, *asJSON, res, res.WriteText)
-}
-
-// oneProcessor runs the Go scheduler on one processor until the returned
-// function restores the previous setting, unless the environment sets
-// GOMAXPROCS: a simulation is one goroutine, and with a second processor
-// the collector's work is handed between two threads (cmd/cclab-sim runs
-// on one throughout; docs/performance.md).
-func oneProcessor() (restore func()) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return func() {}
-	}
-	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
 }

@@ -42,13 +42,11 @@ const linuxHostHZ = 250
 // linux, and the linux parameter 1 for CUBIC, BBR and NewReno, measured
 // and background flows alike; profile linux-host adds
 // transport.srtt_sample oldest, transport.kernel_hz 250 and
-// transport.sack_compression true. What the
-// scenario sets (scenario-wide or per flow) is kept, so a flow can still
-// opt out (kernel_hz: 0 for exact timers, sack_compression: false). Any
-// other
-// profile returns s itself. The simulator applies it when it builds a
-// network; the emulator's kernel flows are Linux's own and take no
-// parameters.
+// transport.sack_compression true. What the scenario sets (scenario-wide
+// or per flow) is kept, so a flow can still opt out (kernel_hz: 0 for
+// exact timers, sack_compression: false). Any other profile returns s
+// itself. The simulator applies it when it builds a network; the
+// emulator's kernel flows are Linux's own and take no parameters.
 func (s *Scenario) WithProfile() *Scenario {
 	if s.Profile != ProfileLinux && s.Profile != ProfileLinuxHost {
 		return s

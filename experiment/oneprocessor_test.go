@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"os"
@@ -14,7 +14,7 @@ func TestOneProcessor(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	t.Setenv("GOMAXPROCS", "")
 	os.Unsetenv("GOMAXPROCS")
-	restore := oneProcessor()
+	restore := OneProcessor()
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("during the run: GOMAXPROCS %d, want 1", n)
 	}
@@ -23,7 +23,7 @@ func TestOneProcessor(t *testing.T) {
 		t.Errorf("after the run: GOMAXPROCS %d, want 2 back", n)
 	}
 	t.Setenv("GOMAXPROCS", "2")
-	restore = oneProcessor()
+	restore = OneProcessor()
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Errorf("with GOMAXPROCS=2 in the environment: %d during the run, want 2", n)
 	}

@@ -46,6 +46,13 @@ type Options struct {
 	// Pcap, if set, receives the bottleneck's packets (headers only) as a
 	// pcap stream.
 	Pcap io.Writer
+	// PcapArrivals, if set, receives the packets reaching the bottleneck,
+	// before its queue (headers only): what the senders sent, when.
+	PcapArrivals io.Writer
+	// PcapDrops, if set, receives the packets the bottleneck's queue drops
+	// (headers only, at the drop): with the other two, every packet's
+	// fate, retransmissions included.
+	PcapDrops io.Writer
 	// Record keeps every bottleneck packet's record in Run.Records.
 	Record bool
 	// Endpoints makes a measured flow's endpoints; nil means kernel TCP
@@ -283,6 +290,22 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 			return nil, nil, err
 		}
 		f.Capture = pw.write
+		defer pw.flush()
+	}
+	if opt.PcapArrivals != nil {
+		pw, err := newPcap(opt.PcapArrivals)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.CaptureArrival = pw.write
+		defer pw.flush()
+	}
+	if opt.PcapDrops != nil {
+		pw, err := newPcap(opt.PcapDrops)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.CaptureDrop = pw.write
 		defer pw.flush()
 	}
 	f.OnRTT = e.onRTT

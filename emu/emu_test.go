@@ -1,7 +1,11 @@
 package emu_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +15,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/core/clock"
@@ -475,5 +483,117 @@ flows:
 	run()
 	if after := fds(); after != before {
 		t.Errorf("%d descriptors open after a run whose late flow never started, %d before", after, before)
+	}
+}
+
+// TestPcapCaptures: with kernel TCP through a queue too small for three
+// flows, the drops capture holds exactly the packets the queue dropped,
+// each also in the arrivals capture at the same instant; the arrivals not
+// dropped leave the queue in order (the departures capture); and every
+// dropped data segment's bytes leave the queue later (the flows complete,
+// so the kernel resent them, possibly in a segment of another size).
+func TestPcapCaptures(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: drops
+seed: 5
+duration: 8s
+bottleneck: {rate: 10Mbps, delay: 10ms, queue: {limit: 8}}
+flows:
+  - {count: 3, cc: newreno, bytes: 400KB}
+`)
+	var departures, arrivals, drops bytes.Buffer
+	res, _, err := emu.Run(context.Background(), s, emu.Options{Pcap: &departures, PcapArrivals: &arrivals, PcapDrops: &drops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Flows {
+		if f.BytesDelivered != 400_000 {
+			t.Fatalf("flow %s delivered %d of 400000 bytes", f.Name, f.BytesDelivered)
+		}
+	}
+	want := res.Emulator.QueueDrops
+	if want < 5 {
+		t.Skipf("the queue dropped only %d packets; nothing to check", want)
+	}
+	dropped, packets := readTCPSegs(t, drops.Bytes())
+	if int64(packets) != want || len(dropped) != packets {
+		t.Fatalf("drops capture: %d packets, %d of them data segments; the emulator counted %d queue drops", packets, len(dropped), want)
+	}
+	arrived, _ := readTCPSegs(t, arrivals.Bytes())
+	left, _ := readTCPSegs(t, departures.Bytes())
+	var kept []tcpSeg
+	j := 0
+	for _, a := range arrived {
+		if j < len(dropped) && a == dropped[j] {
+			j++
+			continue
+		}
+		kept = append(kept, a)
+	}
+	if j != len(dropped) {
+		t.Fatalf("drop %d (%s seq %d at %v) is not among the arrivals at its instant", j, dropped[j].flow, dropped[j].seq, dropped[j].at)
+	}
+	// What arrived after the last departure may still be inside.
+	if len(kept) < len(left) {
+		t.Fatalf("%d arrivals not dropped, %d departures", len(kept), len(left))
+	}
+	for i := range left {
+		k, l := kept[i], left[i]
+		if k.flow != l.flow || k.seq != l.seq || k.payload != l.payload || l.at.Before(k.at) {
+			t.Fatalf("arrival %d (%s seq %d at %v) leaves as departure (%s seq %d at %v)", i, k.flow, k.seq, k.at, l.flow, l.seq, l.at)
+		}
+	}
+	for _, d := range dropped {
+		covered := false
+		for _, o := range left {
+			// Sequence numbers wrap: compare offsets from o's start.
+			if o.at.After(d.at) && o.flow == d.flow && d.seq-o.seq < uint32(o.payload) && d.seq-o.seq+uint32(d.payload) <= uint32(o.payload) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			t.Errorf("bytes %d-%d of %s dropped at %v never leave the queue afterwards", d.seq, d.seq+uint32(d.payload), d.flow, d.at)
+		}
+	}
+	t.Logf("%d drops, %d data segments arrived, %d left", want, len(arrived), len(left))
+}
+
+// tcpSeg is one TCP data segment read back from a capture.
+type tcpSeg struct {
+	at      time.Time
+	flow    string
+	seq     uint32
+	payload int
+}
+
+// readTCPSegs decodes a pcap stream of raw IPv4 packets, keeping the TCP
+// segments with payload; it also returns how many packets it holds.
+func readTCPSegs(t *testing.T, b []byte) (segs []tcpSeg, packets int) {
+	t.Helper()
+	r, err := pcapgo.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		data, ci, err := r.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return segs, packets
+		}
+		if err != nil {
+			t.Fatalf("packet %d: %v", packets, err)
+		}
+		packets++
+		p := gopacket.NewPacket(data, layers.LayerTypeIPv4, gopacket.Default)
+		ip, _ := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+		tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+		if ip == nil || tcp == nil {
+			continue
+		}
+		if n := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; n > 0 {
+			flow := fmt.Sprintf("%s:%d>%s:%d", ip.SrcIP, tcp.SrcPort, ip.DstIP, tcp.DstPort)
+			segs = append(segs, tcpSeg{ci.Timestamp, flow, tcp.Seq, n})
+		}
 	}
 }

@@ -10,33 +10,88 @@ import (
 	"github.com/cclab/cclab/netsim/pcap"
 )
 
-// captureObserver writes bottleneck packets to a pcap file.
-type captureObserver struct{ w *pcap.Writer }
+// captureObserver writes bottleneck packets to pcap files: those that
+// leave the queue (and the ACKs entering the reverse path) to sent, those
+// the queue drops to dropped; either may be nil.
+type captureObserver struct{ sent, dropped *pcap.Writer }
 
-func (c captureObserver) Dropped(clock.Time, *packet.Packet) {}
-func (c captureObserver) Lost(now clock.Time, p *packet.Packet) {
-	c.w.Write(now, p)
+func (c captureObserver) Dropped(now clock.Time, p *packet.Packet) {
+	if c.dropped != nil {
+		c.dropped.Write(now, p)
+	}
 }
-func (c captureObserver) Sent(now clock.Time, p *packet.Packet) { c.w.Write(now, p) }
 
-// AttachPcap makes the network write every packet leaving the bottleneck
-// (and every ACK entering the reverse path) to path.
-func AttachPcap(n *network.Network, path string) (func() error, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
+func (c captureObserver) Lost(now clock.Time, p *packet.Packet) {
+	if c.sent != nil {
+		c.sent.Write(now, p)
 	}
-	w, err := pcap.NewWriter(f)
-	if err != nil {
-		f.Close()
-		return nil, err
+}
+
+func (c captureObserver) Sent(now clock.Time, p *packet.Packet) {
+	if c.sent != nil {
+		c.sent.Write(now, p)
 	}
-	n.Capture = captureObserver{w}
-	return func() error {
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
+}
+
+// Capture names the pcap files a run's bottleneck is captured to; an empty
+// name writes no file. Departures is what a capture after the queue sees
+// (what the receivers get, and the ACKs as they set off back); Arrivals
+// what one before it sees (what the senders sent, when, dropped or not);
+// Drops what the queue dropped, at the drop. A capture after the queue
+// cannot tell a segment dropped from one never sent; with the other two
+// every packet's fate is known.
+type Capture struct {
+	Departures, Arrivals, Drops string
+}
+
+// AttachPcap makes the network write its bottleneck's packets to the files
+// c names. The returned function flushes and closes them.
+func AttachPcap(n *network.Network, c Capture) (func() error, error) {
+	var obs captureObserver
+	var arrivals *pcap.Writer
+	var closers []func() error
+	closeAll := func() error {
+		var first error
+		for _, f := range closers {
+			if err := f(); err != nil && first == nil {
+				first = err
+			}
 		}
-		return f.Close()
-	}, nil
+		return first
+	}
+	for _, o := range []struct {
+		path string
+		w    **pcap.Writer
+	}{{c.Departures, &obs.sent}, {c.Arrivals, &arrivals}, {c.Drops, &obs.dropped}} {
+		if o.path == "" {
+			continue
+		}
+		f, err := os.Create(o.path)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		w, err := pcap.NewWriter(f)
+		if err != nil {
+			f.Close()
+			closeAll()
+			return nil, err
+		}
+		*o.w = w
+		name := o.path
+		closers = append(closers, func() error {
+			if err := w.Flush(); err != nil {
+				f.Close()
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return f.Close()
+		})
+	}
+	if obs.sent != nil || obs.dropped != nil {
+		n.Capture = obs
+	}
+	if arrivals != nil {
+		n.Bottleneck.OnArrival(arrivals.Write)
+	}
+	return closeAll, nil
 }

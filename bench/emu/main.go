@@ -5,6 +5,7 @@
 //	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [-set path=value] [-cc-param name=value] [-sim [-ref kernel.jsonl,...]] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
 //	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
+//	go run ./bench/emu captures [-after 2s] [-rto 200ms] ARRIVALS.pcap DROPS.pcap
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
@@ -20,6 +21,10 @@
 // the distribution of one flow's (-flow; the first by default) completion
 // time, its tail and its retransmissions against what the bottleneck
 // discarded: the kernel comparison of docs/fidelity.md's "Tail timeouts".
+// captures reads a run's --pcap-arrivals and --pcap-drops files (cclab
+// run or cclab emu; no root) and counts how often the queue dropped
+// retransmissions against new data and how each lost retransmission was
+// repaired (docs/fidelity.md, "What the kernel's late timeouts are").
 package main
 
 import (
@@ -45,7 +50,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling|seeds [flags]")
+		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling|seeds|captures [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,6 +63,8 @@ func main() {
 		err = ceiling(ctx, os.Args[2:])
 	case "seeds":
 		err = seeds(ctx, os.Args[2:])
+	case "captures":
+		err = captures(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}

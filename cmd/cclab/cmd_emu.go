@@ -30,6 +30,8 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	out := fs.String("out", "", "write summary.json and tcp_info.csv (per-flow TCP_INFO samples) to this directory, and for kernel BBR flows bbr.csv and bbr_estimates.png/svg (its model from TCP_CC_INFO)")
 	pcap := fs.String("pcap", "", "write the bottleneck's packets (headers) to this pcap file")
+	pcapArrivals := fs.String("pcap-arrivals", "", "write the packets reaching the bottleneck, before its queue (headers), to this pcap file")
+	pcapDrops := fs.String("pcap-drops", "", "write the packets the bottleneck's queue drops (headers, at the drop) to this pcap file")
 	netgenAddr := fs.String("netgen", "", "serve the network-generator RPC for the bottleneck on ADDR (loopback host:port or unix:PATH)")
 	sample := fs.Duration("sample", 0, "TCP_INFO sampling interval (default 100ms with --out, or the scenario's sample)")
 	clean := fs.Bool("clean", false, "remove cclab namespaces left by dead processes, then exit")
@@ -79,6 +81,20 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer f.Close()
 		opt.Pcap = f
+	}
+	for _, c := range []struct {
+		flag, path string
+		w          *io.Writer
+	}{{"--pcap-arrivals", *pcapArrivals, &opt.PcapArrivals}, {"--pcap-drops", *pcapDrops, &opt.PcapDrops}} {
+		if c.path == "" {
+			continue
+		}
+		f, err := os.Create(c.path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.flag, err)
+		}
+		defer f.Close()
+		*c.w = f
 	}
 	res, det, err := emu.Run(ctx, s, opt)
 	if err != nil {

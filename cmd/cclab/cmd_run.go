@@ -48,7 +48,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable), e.g. bottleneck.loss.p=0.01")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	out := fs.String("out", "", "write summary.json, time-series CSV files and plots to this directory")
-	pcap := fs.String("pcap", "", "write the bottleneck's packets to this pcap file")
+	var capture experiment.Capture
+	fs.StringVar(&capture.Departures, "pcap", "", "write the bottleneck's packets, as they leave it, to this pcap file")
+	fs.StringVar(&capture.Arrivals, "pcap-arrivals", "", "write the packets reaching the bottleneck, before its queue, to this pcap file")
+	fs.StringVar(&capture.Drops, "pcap-drops", "", "write the packets the bottleneck's queue drops, at the drop, to this pcap file")
 	sample := fs.Duration("sample", 0, "time-series interval with --out (default 100ms, or the scenario's sample)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -71,7 +74,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	experiment.SimulationGC()
 	restore := experiment.OneProcessor()
-	res, n, err := runScenario(ctx, s, *pcap)
+	res, n, err := runScenario(ctx, s, capture)
 	restore()
 	if err != nil {
 		return err

@@ -25,21 +25,21 @@ func readFile(path string) ([]byte, error) {
 }
 
 // runScenario builds, optionally captures, and runs one scenario.
-func runScenario(ctx context.Context, s *scenario.Scenario, pcapPath string) (*experiment.Result, *network.Network, error) {
+func runScenario(ctx context.Context, s *scenario.Scenario, capture experiment.Capture) (*experiment.Result, *network.Network, error) {
 	n, err := network.Build(s)
 	if err != nil {
 		return nil, nil, err
 	}
 	var closeCapture func() error
-	if pcapPath != "" {
-		if closeCapture, err = experiment.AttachPcap(n, pcapPath); err != nil {
-			return nil, nil, fmt.Errorf("--pcap: %w", err)
+	if capture != (experiment.Capture{}) {
+		if closeCapture, err = experiment.AttachPcap(n, capture); err != nil {
+			return nil, nil, fmt.Errorf("capture: %w", err)
 		}
 	}
 	res, err := experiment.RunNetwork(ctx, n)
 	if closeCapture != nil {
 		if cerr := closeCapture(); cerr != nil && err == nil {
-			err = fmt.Errorf("--pcap %w", cerr)
+			err = fmt.Errorf("capture: %w", cerr)
 		}
 	}
 	if err != nil {

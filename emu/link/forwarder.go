@@ -141,6 +141,12 @@ type Forwarder struct {
 	// every reverse packet, at the time it leaves (for pcap files); it
 	// must not retain the slice.
 	Capture func(now clock.Time, ip []byte)
+	// CaptureArrival, if set, is called with every packet that reaches the
+	// bottleneck, before its queue; it must not retain the slice.
+	CaptureArrival func(now clock.Time, ip []byte)
+	// CaptureDrop, if set, is called with every packet the bottleneck's
+	// queue drops, at the drop; it must not retain the slice.
+	CaptureDrop func(now clock.Time, ip []byte)
 	// OnRTT, if set, receives every RTT sample.
 	OnRTT func(p *Path, now clock.Time, rtt time.Duration)
 	// Other counts packets of no registered path (dropped); WriteErrors
@@ -382,6 +388,9 @@ func (f *Forwarder) handle(now clock.Time, p *packet.Packet, up bool) {
 	if proto == TCP {
 		path.rtt.onData(b, now)
 	}
+	if f.CaptureArrival != nil {
+		f.CaptureArrival(now, b)
+	}
 	f.Link.Receive(now, p)
 }
 
@@ -474,6 +483,9 @@ func (o *observer) record(now clock.Time, p *packet.Packet, out Outcome) {
 func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
 	o.Paths[p.Flow].Dropped++
 	o.record(now, p, Dropped)
+	if o.CaptureDrop != nil {
+		o.CaptureDrop(now, p.Body().Payload)
+	}
 }
 
 func (o *observer) Lost(now clock.Time, p *packet.Packet) {

@@ -47,6 +47,9 @@ type Link struct {
 	loss  loss.Model
 	obs   Observer
 	pf    Prefetcher // told about each packet it starts sending, if set
+	// arrive, if set, sees each packet as it reaches the queue (a capture
+	// before the queue).
+	arrive func(now clock.Time, p *packet.Packet)
 	// Output receives transmitted packets with the delay they must
 	// propagate for; the simulation routes them to the flow's path.
 	Output func(now clock.Time, p *packet.Packet, delay time.Duration)
@@ -138,6 +141,9 @@ func (l *Link) LossRate() float64 { return l.loss.Rate() }
 
 // Receive implements packet.Receiver: the packet joins the queue.
 func (l *Link) Receive(now clock.Time, p *packet.Packet) {
+	if l.arrive != nil {
+		l.arrive(now, p)
+	}
 	if !l.q.Enqueue(p, now) {
 		l.drop(now, p)
 		return
@@ -161,6 +167,10 @@ func (l *Link) drop(now clock.Time, p *packet.Packet) {
 func (l *Link) DropFunc() func(*packet.Packet, clock.Time) {
 	return func(p *packet.Packet, now clock.Time) { l.drop(now, p) }
 }
+
+// OnArrival makes the link call f with each packet that reaches it, before
+// the queue admits or drops it (nil: nobody); f must not retain p.
+func (l *Link) OnArrival(f func(now clock.Time, p *packet.Packet)) { l.arrive = f }
 
 // SetPrefetcher makes the link tell pf about each packet when it starts
 // sending it, a transmission time before the packet is handed on (nil:

@@ -144,7 +144,8 @@ func (w *Writer) Write(now clock.Time, p *packet.Packet) {
 		binary.BigEndian.PutUint32(opt[8:], uint32(p.EchoAt/clock.Time(time.Millisecond)))
 		l4len = 32
 		var flags uint16 = 0x10 // ACK
-		if p.Kind == packet.Data {
+		switch p.Kind {
+		case packet.Data:
 			putAddr(ip[12:], 1, p.Flow)
 			putAddr(ip[16:], 2, p.Flow)
 			binary.BigEndian.PutUint16(l4[0:], uint16(10000+p.Flow%50000))
@@ -152,12 +153,24 @@ func (w *Writer) Write(now clock.Time, p *packet.Packet) {
 			binary.BigEndian.PutUint32(l4[4:], uint32(p.Seq+1)) // ISN 0, SYN takes one
 			binary.BigEndian.PutUint32(l4[8:], 1)
 			flags |= 0x08 // PSH
-		} else {
+		case packet.Syn:
+			// The sender's SYN: sequence number 0 (the ISN), no ACK.
+			putAddr(ip[12:], 1, p.Flow)
+			putAddr(ip[16:], 2, p.Flow)
+			binary.BigEndian.PutUint16(l4[0:], uint16(10000+p.Flow%50000))
+			binary.BigEndian.PutUint16(l4[2:], 5001)
+			flags = 0x02
+			payload = 0
+		default:
 			putAddr(ip[12:], 2, p.Flow)
 			putAddr(ip[16:], 1, p.Flow)
 			binary.BigEndian.PutUint16(l4[0:], 5001)
 			binary.BigEndian.PutUint16(l4[2:], uint16(10000+p.Flow%50000))
 			binary.BigEndian.PutUint32(l4[4:], 1)
+			if p.Kind == packet.SynAck {
+				flags |= 0x02 // SYN: the receiver's ISN, 0, before its sequence number 1
+				binary.BigEndian.PutUint32(l4[4:], 0)
+			}
 			binary.BigEndian.PutUint32(l4[8:], uint32(p.AckNo+1))
 			payload = 0
 			if n := int(p.NSACK); n > 0 {

@@ -54,15 +54,24 @@ func referenceCapture(t *testing.T, times []clock.Time, ps []*packet.Packet) []b
 				layers.TCPOption{OptionType: layers.TCPOptionKindNop, OptionLength: 1},
 				layers.TCPOption{OptionType: layers.TCPOptionKindNop, OptionLength: 1},
 				layers.TCPOption{OptionType: layers.TCPOptionKindTimestamps, OptionLength: 10, OptionData: ts})
-			if p.Kind == packet.Data {
+			switch p.Kind {
+			case packet.Data:
 				ip.SrcIP, ip.DstIP = addr(1, p.Flow), addr(2, p.Flow)
 				tcp.SrcPort, tcp.DstPort = layers.TCPPort(10000+p.Flow%50000), 5001
 				tcp.Seq = uint32(p.Seq + 1)
 				tcp.ACK, tcp.Ack, tcp.PSH = true, 1, true
-			} else {
+			case packet.Syn:
+				ip.SrcIP, ip.DstIP = addr(1, p.Flow), addr(2, p.Flow)
+				tcp.SrcPort, tcp.DstPort = layers.TCPPort(10000+p.Flow%50000), 5001
+				tcp.SYN = true
+				payload = 0
+			default:
 				ip.SrcIP, ip.DstIP = addr(2, p.Flow), addr(1, p.Flow)
 				tcp.SrcPort, tcp.DstPort = 5001, layers.TCPPort(10000+p.Flow%50000)
 				tcp.Seq, tcp.ACK, tcp.Ack = 1, true, uint32(p.AckNo+1)
+				if p.Kind == packet.SynAck {
+					tcp.Seq, tcp.SYN = 0, true
+				}
 				payload = 0
 				if p.NSACK > 0 {
 					data := make([]byte, 8*int(p.NSACK))
@@ -98,8 +107,8 @@ func referenceCapture(t *testing.T, times []clock.Time, ps []*packet.Packet) []b
 	return out.Bytes()
 }
 
-// randomPackets draws data segments, ACKs with 0-3 SACK blocks and
-// datagrams over the whole range of flow indices, sequence numbers past
+// randomPackets draws data segments, ACKs with 0-3 SACK blocks, SYNs,
+// SYN-ACKs and datagrams over the whole range of flow indices, sequence numbers past
 // 2^32 and sizes past 64 KiB, with times in increasing order.
 func randomPackets(r *rand.Rand, n int) ([]clock.Time, []*packet.Packet) {
 	times := make([]clock.Time, n)
@@ -114,7 +123,7 @@ func randomPackets(r *rand.Rand, n int) ([]clock.Time, []*packet.Packet) {
 		p.Seq = r.Int64N(1 << 40)
 		p.AckNo = r.Int64N(1 << 40)
 		if p.Kind != packet.Datagram {
-			p.Kind = []packet.Kind{packet.Data, packet.Ack}[r.IntN(2)]
+			p.Kind = []packet.Kind{packet.Data, packet.Ack, packet.Data, packet.Ack, packet.Syn, packet.SynAck}[r.IntN(6)]
 		}
 		if p.Kind == packet.Ack {
 			p.NSACK = uint8(r.IntN(packet.MaxSACK + 1))

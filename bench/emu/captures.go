@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// captures reads the two captures of a bottleneck that `cclab run` and
+// `cclab emu` write with --pcap-arrivals and --pcap-drops, and says what
+// happened to the senders' retransmissions: how often the queue dropped
+// them against new data, and how each dropped one was repaired (sent again
+// soon, or only after a silence as long as a retransmission timeout), with
+// what the flow had sent after it. Both files stamp a packet when it
+// reaches the queue (DropTail drops as packets arrive), so the order of a
+// flow's transmissions and their fates are exact, for the kernel's TCP
+// through the emulator as for the simulator's.
+func captures(args []string) error {
+	fs := flag.NewFlagSet("captures", flag.ContinueOnError)
+	after := fs.Duration("after", 0, "count only transmissions this long after the first arrival (e.g. 2s: leave out the start)")
+	rto := fs.Duration("rto", 200*time.Millisecond, "a flow's silence this long or longer before a retransmission counts as a timeout (Linux's least RTO)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return fmt.Errorf("usage: emu captures [-after D] [-rto D] ARRIVALS.pcap DROPS.pcap")
+	}
+	arrivals, err := readCapture(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	drops, err := readCapture(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	f, err := analyseFates(arrivals, drops, *after, *rto)
+	if err != nil {
+		return err
+	}
+	f.write(os.Stdout, *after, *rto)
+	return nil
+}
+
+// capSeg is one TCP data segment in a capture: when, which connection
+// (addresses and ports), which bytes.
+type capSeg struct {
+	at      time.Time
+	conn    string
+	seq     uint32
+	payload uint32
+}
+
+// readCapture decodes a pcap file of raw IPv4 packets (cclab's captures)
+// and returns its TCP segments with payload, in file order.
+func readCapture(path string) ([]capSeg, error) {
+	segs, _, err := readCaptureCounting(path)
+	return segs, err
+}
+
+// readCaptureCounting is readCapture that also counts the file's packets
+// (SYNs and pure ACKs included).
+func readCaptureCounting(path string) ([]capSeg, int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	return decodeCapture(path, b)
+}
+
+func decodeCapture(name string, b []byte) ([]capSeg, int, error) {
+	r, err := pcapgo.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if r.LinkType() != layers.LinkTypeRaw && r.LinkType() != layers.LinkTypeIPv4 {
+		return nil, 0, fmt.Errorf("%s: link type %v, want raw IPv4 (a capture written by cclab run or cclab emu)", name, r.LinkType())
+	}
+	var ip layers.IPv4
+	var tcp layers.TCP
+	var segs []capSeg
+	for n := 0; ; n++ {
+		data, ci, err := r.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return segs, n, nil
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: packet %d: %w", name, n+1, err)
+		}
+		if err := ip.DecodeFromBytes(data, gopacket.NilDecodeFeedback); err != nil || ip.Protocol != layers.IPProtocolTCP {
+			continue
+		}
+		if err := tcp.DecodeFromBytes(ip.Payload, gopacket.NilDecodeFeedback); err != nil {
+			continue
+		}
+		// The captures keep headers only: the payload's length is what
+		// the IP header says is left after both headers.
+		if p := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; p > 0 {
+			conn := fmt.Sprintf("%v:%d>%v:%d", ip.SrcIP, tcp.SrcPort, ip.DstIP, tcp.DstPort)
+			segs = append(segs, capSeg{ci.Timestamp, conn, tcp.Seq, uint32(p)})
+		}
+	}
+}
+
+// fates is what analyseFates counts.
+type fates struct {
+	// Transmissions reaching the queue: new data and retransmissions, and
+	// how many of each it dropped.
+	New, Retx, NewDropped, RetxDropped int
+	// Lost retransmissions (RetxDropped) by how their data was sent next:
+	// within the timeout (Soon), after a silence of at least the timeout
+	// (Timeout), or never (Never); those sent again only after a timeout
+	// by what the flow sent in between: nothing, only segments the queue
+	// dropped too, or something that got through (which a SACK would
+	// report, so that RACK could find the retransmission lost).
+	Soon, Timeout, Never                       int
+	NothingAfter, AllAfterDropped, SomeAfterIn int
+	// Timeouts: retransmissions after a silence of at least the timeout,
+	// and how many of them resend a lost retransmission's data.
+	Timeouts, TimeoutsAfterLostRetx int
+	// Transmissions and drops by position in a burst (a flow's packets
+	// less than burstGap apart): first, second, third or later; and how
+	// many retransmissions lead their burst.
+	ByPosition, DroppedByPosition [3]int
+	RetxFirst                     int
+}
+
+// burstGap separates a flow's bursts: packets an ACK releases together
+// reach the queue microseconds apart, a round trip's next ones
+// milliseconds later.
+const burstGap = 500 * time.Microsecond
+
+// flowTx is one transmission of a flow, its bytes as offsets from the
+// flow's first sequence number (so that sequence numbers may wrap).
+type flowTx struct {
+	at       time.Time
+	from, to uint32
+	retx     bool
+	dropped  bool
+}
+
+// analyseFates matches each drop to its arrival (the latest arrival of the
+// same bytes at or before it) and counts each flow's transmissions from
+// after on.
+func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, error) {
+	if len(arrivals) == 0 {
+		return nil, errors.New("the arrivals capture holds no TCP data segment")
+	}
+	start := arrivals[0].at
+	for _, a := range arrivals {
+		if a.at.Before(start) {
+			start = a.at
+		}
+	}
+	type key struct {
+		conn     string
+		seq, len uint32
+	}
+	at := map[key][]int{} // arrival indices by bytes, in time order
+	for i, a := range arrivals {
+		k := key{a.conn, a.seq, a.payload}
+		at[k] = append(at[k], i)
+	}
+	dropped := make([]bool, len(arrivals))
+	for _, d := range drops {
+		idx := at[key{d.conn, d.seq, d.payload}]
+		j := sort.Search(len(idx), func(j int) bool { return arrivals[idx[j]].at.After(d.at) }) - 1
+		for j >= 0 && dropped[idx[j]] {
+			j--
+		}
+		if j < 0 {
+			return nil, fmt.Errorf("the drop of %s seq %d at %v matches no arrival before it: are the two files from one run?", d.conn, d.seq, d.at.Sub(start))
+		}
+		dropped[idx[j]] = true
+	}
+	byConn := map[string][]flowTx{}
+	isn := map[string]uint32{}
+	high := map[string]uint32{}
+	order := make([]int, len(arrivals))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return arrivals[order[a]].at.Before(arrivals[order[b]].at) })
+	for _, i := range order {
+		a := arrivals[i]
+		base, ok := isn[a.conn]
+		if !ok {
+			base = a.seq
+			isn[a.conn] = base
+		}
+		from := a.seq - base
+		to := from + a.payload
+		byConn[a.conn] = append(byConn[a.conn], flowTx{a.at, from, to, from < high[a.conn], dropped[i]})
+		high[a.conn] = max(high[a.conn], to)
+	}
+	f := &fates{}
+	for _, txs := range byConn {
+		pos := 0
+		for i, t := range txs {
+			if i > 0 && t.at.Sub(txs[i-1].at) < burstGap {
+				pos++
+			} else {
+				pos = 0
+			}
+			if t.at.Sub(start) < after {
+				continue
+			}
+			f.ByPosition[min(pos, 2)]++
+			if t.dropped {
+				f.DroppedByPosition[min(pos, 2)]++
+			}
+			if t.retx && pos == 0 {
+				f.RetxFirst++
+			}
+			if t.retx {
+				f.Retx++
+				if t.dropped {
+					f.RetxDropped++
+				}
+				if i > 0 && t.at.Sub(txs[i-1].at) >= rto {
+					f.Timeouts++
+					if lostRetxBefore(txs[:i], t.from) {
+						f.TimeoutsAfterLostRetx++
+					}
+				}
+			} else {
+				f.New++
+				if t.dropped {
+					f.NewDropped++
+				}
+			}
+			if !t.retx || !t.dropped {
+				continue
+			}
+			next := -1
+			for j := i + 1; j < len(txs); j++ {
+				if txs[j].from <= t.from && t.from < txs[j].to {
+					next = j
+					break
+				}
+			}
+			switch {
+			case next < 0:
+				f.Never++
+			case txs[next].at.Sub(t.at) < rto:
+				f.Soon++
+			default:
+				f.Timeout++
+				in, sent := false, next-i-1
+				for _, u := range txs[i+1 : next] {
+					in = in || !u.dropped
+				}
+				switch {
+				case sent == 0:
+					f.NothingAfter++
+				case in:
+					f.SomeAfterIn++
+				default:
+					f.AllAfterDropped++
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// lostRetxBefore reports whether the last transmission in txs carrying the
+// byte at offset from was a retransmission the queue dropped.
+func lostRetxBefore(txs []flowTx, from uint32) bool {
+	for j := len(txs) - 1; j >= 0; j-- {
+		if txs[j].from <= from && from < txs[j].to {
+			return txs[j].retx && txs[j].dropped
+		}
+	}
+	return false
+}
+
+func (f *fates) write(w io.Writer, after, rto time.Duration) {
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	fmt.Fprintf(w, "data segments reaching the queue from %v on: %d new, %d retransmissions\n", after, f.New, f.Retx)
+	fmt.Fprintf(w, "dropped: new %d (%.2f%%), retransmissions %d (%.2f%%)\n", f.NewDropped, pct(f.NewDropped, f.New), f.RetxDropped, pct(f.RetxDropped, f.Retx))
+	fmt.Fprintf(w, "lost retransmissions: %d; their data sent again within %v: %d, after a silence of %v or more: %d, never: %d\n",
+		f.RetxDropped, rto, f.Soon, rto, f.Timeout, f.Never)
+	fmt.Fprintf(w, "  sent again after the silence: %d with nothing sent between, %d with all sent between dropped, %d with something between delivered\n",
+		f.NothingAfter, f.AllAfterDropped, f.SomeAfterIn)
+	fmt.Fprintf(w, "timeouts (a retransmission after a silence of %v or more): %d, of which %d resend a lost retransmission\n", rto, f.Timeouts, f.TimeoutsAfterLostRetx)
+	fmt.Fprintf(w, "dropped by position in a flow's burst (packets under %v apart): first %.2f%% of %d, second %.2f%% of %d, third or later %.2f%% of %d; retransmissions first in theirs: %.1f%%\n",
+		burstGap, pct(f.DroppedByPosition[0], f.ByPosition[0]), f.ByPosition[0], pct(f.DroppedByPosition[1], f.ByPosition[1]), f.ByPosition[1],
+		pct(f.DroppedByPosition[2], f.ByPosition[2]), f.ByPosition[2], pct(f.RetxFirst, f.Retx))
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/experiment"
+	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/experiment/scenario"
+)
+
+// TestCapturesAgreeWithTheSenders reads the arrivals and drops captures of
+// a simulated run in which every flow completes and checks the analysis
+// against the senders' own counters, kept by separate code: transmissions
+// reaching the queue are the segments sent (the bottleneck is the first
+// hop), retransmissions the senders' retransmissions, the drops file's
+// packets the flows' drops (a few of them SYNs); each lost retransmission is sent again, and the senders found
+// each one lost (their LostRetransmits: RACK, the gap rule or a timeout).
+func TestCapturesAgreeWithTheSenders(t *testing.T) {
+	s, err := scenario.Parse([]byte(`
+name: fates
+seed: 2
+duration: 30s
+bottleneck: {rate: 8Mbps, delay: 15ms, queue: {limit: 4}}
+flows:
+  - {count: 12, cc: cubic, bytes: 600KB}
+`), "fates.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := network.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := experiment.Capture{Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
+	done, err := experiment.AttachPcap(n, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Run()
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	var sent, retx, drops, lostRetx int64
+	for _, f := range n.Flows {
+		if !f.Done() {
+			t.Fatalf("flow %s did not complete", f.Name)
+		}
+		st := f.Sender.Stats()
+		sent += st.SegmentsSent
+		retx += st.Retransmissions
+		lostRetx += f.Sender.LostRetransmits()
+		drops += f.Drops
+	}
+	arrivals, err := readCapture(c.Arrivals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, packets, err := readCaptureCounting(c.Drops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := analyseFates(arrivals, dropped, 0, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v; senders: %d sent, %d retransmissions, %d lost retransmissions, %d drops", *f, sent, retx, lostRetx, drops)
+	if int64(f.New+f.Retx) != sent || int64(f.Retx) != retx {
+		t.Errorf("captures: %d new + %d retransmissions; senders: %d segments, %d retransmissions", f.New, f.Retx, sent, retx)
+	}
+	if int64(packets) != drops || f.NewDropped+f.RetxDropped != len(dropped) || len(dropped) > packets {
+		t.Errorf("drops capture: %d packets, %d data segments (%d new + %d retransmissions matched); flows: %d drops", packets, len(dropped), f.NewDropped, f.RetxDropped, drops)
+	}
+	if f.Timeout == 0 || f.Timeouts == 0 {
+		t.Errorf("no lost retransmission repaired by a timeout (%+v): the scenario no longer exercises that count", *f)
+	}
+	if f.RetxDropped == 0 || int64(f.RetxDropped) != lostRetx {
+		t.Errorf("captures: %d retransmissions dropped; senders found %d lost", f.RetxDropped, lostRetx)
+	}
+	if p, d := f.ByPosition, f.DroppedByPosition; p[0]+p[1]+p[2] != f.New+f.Retx || d[0]+d[1]+d[2] != f.NewDropped+f.RetxDropped || p[0] == 0 || f.RetxFirst > f.Retx {
+		t.Errorf("by position in a burst: %v sent, %v dropped, %d retransmissions first, against %d sent and %d dropped", p, d, f.RetxFirst, f.New+f.Retx, f.NewDropped+f.RetxDropped)
+	}
+	if f.Never != 0 || f.Soon+f.Timeout != f.RetxDropped || f.NothingAfter+f.AllAfterDropped+f.SomeAfterIn != f.Timeout {
+		t.Errorf("lost retransmissions do not add up: %+v", *f)
+	}
+	var out strings.Builder
+	f.write(&out, 0, 200*time.Millisecond)
+	if !strings.Contains(out.String(), "lost retransmissions: ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// TestCapturesRefuseMismatchedFiles: a drop that no arrival explains (the
+// files of two runs) and a file that is not a capture are errors naming the
+// problem, not a count.
+func TestCapturesRefuseMismatchedFiles(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	arrivals := []capSeg{{t0.Add(time.Millisecond), "a", 100, 1448}}
+	drops := []capSeg{{t0, "a", 100, 1448}}
+	if _, err := analyseFates(arrivals, drops, 0, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "matches no arrival") {
+		t.Errorf("a drop before its arrival: %v", err)
+	}
+	if _, err := analyseFates(nil, nil, 0, 200*time.Millisecond); err == nil {
+		t.Error("no arrivals: no error")
+	}
+	bad := filepath.Join(t.TempDir(), "x.pcap")
+	if err := os.WriteFile(bad, []byte("not a capture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readCapture(bad); err == nil || !strings.Contains(err.Error(), "x.pcap") {
+		t.Errorf("a file that is not a capture: %v", err)
+	}
+}
+
+// FuzzDecodeCapture: any bytes given as a capture decode to segments or
+// an error naming the file, never a panic.
+func FuzzDecodeCapture(f *testing.F) {
+	s, err := scenario.Parse([]byte("name: f\nduration: 1s\nbottleneck: {rate: 1Mbps, delay: 5ms, queue: {limit: 3}}\nflows: [{count: 2, cc: newreno}]\n"), "f.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	n, err := network.Build(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(f.TempDir(), "a.pcap")
+	done, err := experiment.AttachPcap(n, experiment.Capture{Arrivals: path})
+	if err != nil {
+		f.Fatal(err)
+	}
+	n.Run()
+	if err := done(); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add(b[:24])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		segs, packets, err := decodeCapture("fuzz.pcap", b)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.pcap") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		if len(segs) > packets {
+			t.Errorf("%d segments from %d packets", len(segs), packets)
+		}
+	})
+}

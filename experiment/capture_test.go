@@ -1,0 +1,169 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/cclab/cclab/experiment/network"
+)
+
+// capturedSeg is one TCP data segment read back from a capture.
+type capturedSeg struct {
+	at       time.Time
+	src, dst string
+	sport    uint16
+	seq      uint32
+	payload  int
+}
+
+// readSegs decodes a capture written by AttachPcap, keeping its TCP data
+// segments; it also returns how many packets the file holds.
+func readSegs(t *testing.T, path string) (segs []capturedSeg, packets int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for {
+		data, ci, err := r.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return segs, packets
+		}
+		if err != nil {
+			t.Fatalf("%s: packet %d: %v", path, packets, err)
+		}
+		packets++
+		p := gopacket.NewPacket(data, layers.LayerTypeIPv4, gopacket.Default)
+		ip, _ := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+		tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+		if ip == nil || tcp == nil {
+			continue
+		}
+		n := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4
+		if n > 0 {
+			segs = append(segs, capturedSeg{ci.Timestamp, ip.SrcIP.String(), ip.DstIP.String(), uint16(tcp.SrcPort), tcp.Seq, n})
+		}
+	}
+}
+
+// TestPcapCaptures: with a queue too small for three flows, the three
+// captures of the bottleneck agree with the run and with each other: the
+// drops file holds exactly the packets the queue dropped (the flows' drop
+// counters), each also in the arrivals file at the same instant (DropTail
+// drops as packets arrive); every arrival not dropped leaves the queue, in
+// arrival order per flow; and every dropped segment arrives again later and
+// gets through (the flows complete). Each file written alone is the same
+// file.
+func TestPcapCaptures(t *testing.T) {
+	s := mustParse(t, `
+name: drops
+seed: 4
+duration: 20s
+bottleneck: {rate: 10Mbps, delay: 10ms, queue: {limit: 8}}
+flows:
+  - {count: 3, cc: newreno, bytes: 400KB, start_spread: 10ms}
+`)
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	all := Capture{
+		Departures: filepath.Join(dir, "departures.pcap"),
+		Arrivals:   filepath.Join(dir, "arrivals.pcap"),
+		Drops:      filepath.Join(dir, "drops.pcap"),
+	}
+	capture := func(c Capture) *network.Network {
+		n, err := network.Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, err := AttachPcap(n, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Run()
+		if err := done(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := capture(all)
+	var want int64
+	for _, f := range n.Flows {
+		if !f.Done() {
+			t.Fatalf("flow %s did not complete", f.Name)
+		}
+		want += f.Drops
+	}
+	if want < 10 {
+		t.Fatalf("only %d drops: the scenario no longer overflows its queue", want)
+	}
+	t.Logf("%d drops", want)
+	dropped, packets := readSegs(t, all.Drops)
+	if int64(packets) != want || len(dropped) != packets {
+		t.Fatalf("drops capture: %d packets, %d of them data segments; the flows counted %d drops", packets, len(dropped), want)
+	}
+	arrived, _ := readSegs(t, all.Arrivals)
+	left, _ := readSegs(t, all.Departures)
+	same := func(a, b capturedSeg) bool {
+		return a.src == b.src && a.dst == b.dst && a.sport == b.sport && a.seq == b.seq && a.payload == b.payload
+	}
+	// Arrivals minus drops, in order, are the departures: match the drops
+	// off the arrivals, then the rest one for one against the departures.
+	var kept []capturedSeg
+	j := 0
+	for _, a := range arrived {
+		if j < len(dropped) && same(a, dropped[j]) && a.at.Equal(dropped[j].at) {
+			j++
+			continue
+		}
+		kept = append(kept, a)
+	}
+	if j != len(dropped) {
+		t.Fatalf("drop %d (%s:%d seq %d at %v) is not among the arrivals at its instant", j, dropped[j].src, dropped[j].sport, dropped[j].seq, dropped[j].at)
+	}
+	if len(kept) != len(left) {
+		t.Fatalf("%d arrivals not dropped, %d departures", len(kept), len(left))
+	}
+	for i := range kept {
+		if !same(kept[i], left[i]) || left[i].at.Before(kept[i].at) {
+			t.Fatalf("arrival %d (seq %d at %v) leaves as departure (seq %d at %v)", i, kept[i].seq, kept[i].at, left[i].seq, left[i].at)
+		}
+	}
+	for _, d := range dropped {
+		resent := false
+		for _, o := range left {
+			if o.at.After(d.at) && same(o, d) {
+				resent = true
+				break
+			}
+		}
+		if !resent {
+			t.Errorf("segment %s:%d seq %d dropped at %v never leaves the queue afterwards", d.src, d.sport, d.seq, d.at)
+		}
+	}
+	for name, c := range map[string]Capture{
+		all.Arrivals: {Arrivals: filepath.Join(dir, "a.pcap")},
+		all.Drops:    {Drops: filepath.Join(dir, "d.pcap")},
+	} {
+		capture(c)
+		a, _ := os.ReadFile(c.Arrivals + c.Drops)
+		b, _ := os.ReadFile(name)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s written alone (%d bytes) differs from the one written beside the others (%d bytes)", filepath.Base(name), len(a), len(b))
+		}
+	}
+}

@@ -6,7 +6,7 @@
 # instruction count or memory footprint shows at once, where CPU time
 # needs tens of interleaved runs to resolve 1% on a shared machine.
 #
-# usage: [CCLAB_SIM=binary] bench/scale/cachesim.sh [--ll BYTES,WAYS] [--curve] [--annotate N]
+# usage: [CCLAB_SIM=binary] bench/scale/cachesim.sh [--ll BYTES,WAYS] [--curve] [--annotate N] [--split]
 #   CCLAB_SIM   count this cclab-sim binary instead of building the checkout
 #   --ll        the simulated last-level cache (default 2097152,16: one core's
 #               2 MiB L2 on the machine issue 19 is measured on; the
@@ -15,6 +15,12 @@
 #               3, 4 and 8 MiB: where the per-event working set fits
 #   --annotate N  print the N source lines with the most last-level misses
 #               at N = 1000 (where the footprint is)
+#   --split     also count a scaled N = 100 run (100 Mbit/s, a 100-packet
+#               queue, 100 s: N = 1000's per-flow dynamics with a tenth of
+#               its state) and, with valgrind's branch model (a simple
+#               predictor, not this processor's), mispredicted branches per
+#               event: what of N = 1000's extra cost is its loss recovery
+#               and what its memory
 #
 # Needs valgrind (apt-get install valgrind); about a minute. Cachegrind
 # models the caches as LRU and ignores prefetch instructions, so its misses
@@ -28,12 +34,14 @@ repo=$(cd "$here/../.." && pwd)
 ll="2097152,16"
 curve=0
 annotate=0
+split=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--ll) ll="$2"; shift ;;
 	--curve) curve=1 ;;
 	--annotate) annotate="$2"; shift ;;
-	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+	--split) split=1 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) echo "cachesim.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -49,15 +57,18 @@ else
 	(cd "$repo" && go build -o "$tmp/cclab-sim" ./cmd/cclab-sim)
 fi
 
-# count N LL [OUT]: prints "events instructions D1misses LLmisses" for the
-# N-flow scenario with last-level cache LL (BYTES,WAYS).
+# count N LL [OUT [ARGS...]]: prints "events instructions D1misses LLmisses
+# mispredicts" for the N-flow scenario (with cclab-sim's ARGS) with
+# last-level cache LL (BYTES,WAYS); mispredicts only with --split.
 count() {
-	local f="$here/newreno-$1flows.yaml" out=${3:-/dev/null}
-	local ev
+	local f="$here/newreno-$1flows.yaml" ll=$2 out=${3:-/dev/null}
+	shift 3 2> /dev/null || shift $#
+	local ev branch=no
+	[ "$split" = 1 ] && branch=yes
 	# The counted run's own table gives the events ("(N events, ...)" in
 	# its first line): the simulation runs once.
-	valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=49152,12,64 \
-		--LL="$2,64" --cachegrind-out-file="$out" "$tmp/cclab-sim" "$f" > "$tmp/out.txt" 2> "$tmp/vg"
+	valgrind --tool=cachegrind --cache-sim=yes --branch-sim=$branch --I1=32768,8,64 --D1=49152,12,64 \
+		--LL="$ll,64" --cachegrind-out-file="$out" "$tmp/cclab-sim" "$f" "$@" > "$tmp/out.txt" 2> "$tmp/vg"
 	ev=$(head -1 "$tmp/out.txt" | sed -n 's/.*(\([0-9]*\) events.*/\1/p')
 	[ -n "$ev" ] || { echo "cachesim.sh: no event count in the run's output: $(head -1 "$tmp/out.txt")" >&2; exit 1; }
 	awk -v ev="$ev" '
@@ -65,28 +76,41 @@ count() {
 	/ I +refs:/ { ir = num($4) }
 	/ D1 +misses:/ { d1 = num($4) }
 	/ LLd misses:/ { ll = num($4) }
-	END { print ev, ir, d1, ll }' "$tmp/vg"
+	/ Mispredicts:/ { mp = num($3) }
+	END { print ev, ir, d1, ll, mp + 0 }' "$tmp/vg"
 }
 
-printf "%-6s %10s %14s %14s %14s\n" N events "instr/event" "D1 miss/event" "LL miss/event"
+printf "%-9s %10s %12s %14s %14s" N events "instr/event" "D1 miss/event" "LL miss/event"
+[ "$split" = 1 ] && printf " %14s" "mispred/event"
+echo
 echo "# $(date -u +%FT%TZ), last level ${ll%,*} bytes ${ll#*,}-way, first-level data 48 KiB 12-way"
-for n in 100 1000; do
+rows=(100 1000)
+[ "$split" = 1 ] && rows=(100 scaled 1000)
+for row in "${rows[@]}"; do
+	n=$row
+	args=()
 	out=/dev/null
-	if [ "$n" = 1000 ] && [ "$annotate" -gt 0 ]; then
+	if [ "$row" = scaled ]; then
+		n=100
+		args=(--set bottleneck.rate=100Mbps --set bottleneck.queue.limit=100 --set duration=100s)
+	elif [ "$row" = 1000 ] && [ "$annotate" -gt 0 ]; then
 		out="$tmp/cg1000.out"
 	fi
-	read -r ev ir d1 llm < <(count "$n" "$ll" "$out")
-	echo "$n $ev $ir $d1 $llm" >> "$tmp/rows"
-	awk -v n="$n" -v e="$ev" -v i="$ir" -v d="$d1" -v l="$llm" 'BEGIN {
-		printf "%-6s %10d %14.1f %14.2f %14.2f\n", n, e, i / e, d / e, l / e }'
+	read -r ev ir d1 llm mp < <(count "$n" "$ll" "$out" "${args[@]}")
+	echo "$row $ev $ir $d1 $llm" >> "$tmp/rows"
+	awk -v n="$row" -v e="$ev" -v i="$ir" -v d="$d1" -v l="$llm" -v m="$mp" -v s="$split" 'BEGIN {
+		printf "%-9s %10d %12.1f %14.2f %14.2f", n, e, i / e, d / e, l / e
+		if (s == 1) printf " %14.2f", m / e
+		printf "\n" }'
 done
 awk '{ ipe[$1] = $3 / $2 } END {
-	printf "# instructions per event, N = 1000 over N = 100: %.3fx\n", ipe[1000] / ipe[100] }' "$tmp/rows"
+	printf "# instructions per event, N = 1000 over N = 100: %.3fx\n", ipe[1000] / ipe[100]
+	if ("scaled" in ipe) printf "#   scaled N = 100 over N = 100: %.3fx, N = 1000 over scaled: %.3fx\n", ipe["scaled"] / ipe[100], ipe[1000] / ipe["scaled"] }' "$tmp/rows"
 
 if [ "$curve" = 1 ]; then
 	echo "# N = 1000, last-level misses per event by the last level's size:"
 	for size in 1048576,16 2097152,16 3145728,12 4194304,16 8388608,16; do
-		read -r ev _ _ llm < <(count 1000 "$size")
+		read -r ev _ _ llm _ < <(count 1000 "$size" /dev/null)
 		awk -v s="${size%,*}" -v e="$ev" -v l="$llm" 'BEGIN { printf "#   %5.1f MiB  %6.2f\n", s / 1048576, l / e }'
 	done
 fi

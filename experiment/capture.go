@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/network"
@@ -44,9 +45,26 @@ type Capture struct {
 	Departures, Arrivals, Drops string
 }
 
+// Check refuses one file named for two captures (their packets would
+// interleave in it).
+func (c Capture) Check() error {
+	names := []struct{ flag, path string }{{"--pcap", c.Departures}, {"--pcap-arrivals", c.Arrivals}, {"--pcap-drops", c.Drops}}
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if a.path != "" && filepath.Clean(a.path) == filepath.Clean(b.path) {
+				return fmt.Errorf("%s and %s both name %s: each capture needs a file of its own", a.flag, b.flag, a.path)
+			}
+		}
+	}
+	return nil
+}
+
 // AttachPcap makes the network write its bottleneck's packets to the files
 // c names. The returned function flushes and closes them.
 func AttachPcap(n *network.Network, c Capture) (func() error, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	var obs captureObserver
 	var arrivals *pcap.Writer
 	var closers []func() error

@@ -14,6 +14,7 @@ import (
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/netns"
+	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
@@ -74,6 +75,9 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer stopNetgen()
 	opt.OnStart = startNetgen
+	if err := (experiment.Capture{Departures: *pcap, Arrivals: *pcapArrivals, Drops: *pcapDrops}).Check(); err != nil {
+		return usagef("%v", err)
+	}
 	if *pcap != "" {
 		f, err := os.Create(*pcap)
 		if err != nil {

@@ -63,6 +63,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *seed < 0 && flagGiven(fs, "seed") {
 		return usagef("--seed %d: want a seed >= 0", *seed)
 	}
+	if err := capture.Check(); err != nil {
+		return usagef("%v", err)
+	}
 	s, err := loadScenario(pos[0], *ccName, *seed, sets)
 	if err != nil {
 		return err

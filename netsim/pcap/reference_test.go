@@ -108,8 +108,8 @@ func referenceCapture(t *testing.T, times []clock.Time, ps []*packet.Packet) []b
 }
 
 // randomPackets draws data segments, ACKs with 0-3 SACK blocks, SYNs,
-// SYN-ACKs and datagrams over the whole range of flow indices, sequence numbers past
-// 2^32 and sizes past 64 KiB, with times in increasing order.
+// SYN-ACKs and datagrams over the whole range of flow indices, sequence
+// numbers past 2^32 and sizes past 64 KiB, with times in increasing order.
 func randomPackets(r *rand.Rand, n int) ([]clock.Time, []*packet.Packet) {
 	times := make([]clock.Time, n)
 	ps := make([]*packet.Packet, n)

@@ -139,7 +139,9 @@ type fates struct {
 const burstGap = 500 * time.Microsecond
 
 // flowTx is one transmission of a flow, its bytes as offsets from the
-// flow's first sequence number (so that sequence numbers may wrap).
+// flow's first sequence number (so that sequence numbers may wrap; the
+// offsets themselves wrap after a flow's first 4 GiB, more than these
+// captures hold).
 type flowTx struct {
 	at       time.Time
 	from, to uint32

@@ -487,18 +487,20 @@ flows:
 }
 
 // TestPcapCaptures: with kernel TCP through a queue too small for three
-// flows, the drops capture holds exactly the packets the queue dropped,
-// each also in the arrivals capture at the same instant; the arrivals not
-// dropped leave the queue in order (the departures capture); and every
-// dropped data segment's bytes leave the queue later (the flows complete,
-// so the kernel resent them, possibly in a segment of another size).
+// flows and a lossy link, the drops capture holds exactly the packets the
+// queue dropped, each also in the arrivals capture at the same instant;
+// the arrivals not dropped leave the queue in order (the departures
+// capture, which shows the packets the loss model erases as leaving, as
+// the simulator's does); and every dropped data segment's bytes leave the
+// queue later (the flows complete, so the kernel resent them, possibly in
+// a segment of another size).
 func TestPcapCaptures(t *testing.T) {
 	needEmulator(t)
 	s := parse(t, `
 name: drops
 seed: 5
 duration: 8s
-bottleneck: {rate: 10Mbps, delay: 10ms, queue: {limit: 8}}
+bottleneck: {rate: 10Mbps, delay: 10ms, queue: {limit: 8}, loss: {model: bernoulli, p: 0.01}}
 flows:
   - {count: 3, cc: newreno, bytes: 400KB}
 `)
@@ -513,8 +515,8 @@ flows:
 		}
 	}
 	want := res.Emulator.QueueDrops
-	if want < 5 {
-		t.Skipf("the queue dropped only %d packets; nothing to check", want)
+	if want < 5 || res.Emulator.Lost == 0 {
+		t.Skipf("the queue dropped %d packets and the loss model erased %d; nothing to check", want, res.Emulator.Lost)
 	}
 	dropped, packets := readTCPSegs(t, drops.Bytes())
 	if int64(packets) != want || len(dropped) != packets {
@@ -557,7 +559,7 @@ flows:
 			t.Errorf("bytes %d-%d of %s dropped at %v never leave the queue afterwards", d.seq, d.seq+uint32(d.payload), d.flow, d.at)
 		}
 	}
-	t.Logf("%d drops, %d data segments arrived, %d left", want, len(arrived), len(left))
+	t.Logf("%d drops, %d erased, %d data segments arrived, %d left", want, res.Emulator.Lost, len(arrived), len(left))
 }
 
 // tcpSeg is one TCP data segment read back from a capture.

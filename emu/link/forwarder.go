@@ -137,9 +137,10 @@ type Forwarder struct {
 	// Record, when true, keeps a Record per bottleneck packet in Records.
 	Record  bool
 	Records []Record
-	// Capture, if set, is called with every packet the bottleneck sends and
-	// every reverse packet, at the time it leaves (for pcap files); it
-	// must not retain the slice.
+	// Capture, if set, is called with every packet the bottleneck sends
+	// (those its loss model then erases included) and every reverse
+	// packet, at the time it leaves (for pcap files); it must not retain
+	// the slice.
 	Capture func(now clock.Time, ip []byte)
 	// CaptureArrival, if set, is called with every packet that reaches the
 	// bottleneck, before its queue; it must not retain the slice.
@@ -494,6 +495,11 @@ func (o *observer) Lost(now clock.Time, p *packet.Packet) {
 	path.BottleneckBytes += int64(len(p.Body().Payload))
 	o.sojourn(now, p)
 	o.record(now, p, Lost)
+	// Sent on the link and erased after, as the simulator's captures
+	// show it: a capture after the queue sees it leave.
+	if o.Capture != nil {
+		o.Capture(now, p.Body().Payload)
+	}
 }
 
 func (o *observer) Sent(now clock.Time, p *packet.Packet) {

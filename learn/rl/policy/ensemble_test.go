@@ -191,7 +191,7 @@ func TestEnsembleRefusals(t *testing.T) {
 	// check, meets the change.
 	reseal := func(b []byte) []byte {
 		b = b[:len(b)-4]
-		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 	}
 	metaLen := int(binary.LittleEndian.Uint32(good[len(Magic)+4:]))
 	countAt := len(Magic) + 8 + metaLen

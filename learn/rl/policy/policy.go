@@ -44,6 +44,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/internal/boundedio"
@@ -282,7 +283,10 @@ func (p *Policy) head(y []float32) []float32 {
 	return p.action
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use (see checkpoint's:
+// over a million instructions that every cclab command would pay at
+// start-up).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // MarshalBinary encodes the policy in the file format.
 func (p *Policy) MarshalBinary() ([]byte, error) {
@@ -309,7 +313,7 @@ func (p *Policy) MarshalBinary() ([]byte, error) {
 			b = binary.LittleEndian.AppendUint32(b, uint32(len(mb)))
 			b = append(b, mb...)
 		}
-		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli())), nil
 	}
 	b = binary.LittleEndian.AppendUint32(b, Version)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(meta)))
@@ -338,7 +342,7 @@ func (p *Policy) MarshalBinary() ([]byte, error) {
 	} else {
 		b = append(b, 0)
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli())), nil
 }
 
 // maxFile bounds what Load reads: 1 GiB, far above MARLIN's 1.4 MB actor.
@@ -400,7 +404,7 @@ func decode(b []byte) (*Policy, error) {
 		return nil, fmt.Errorf("policy: file has format version %d, this build reads versions %d (a policy) and %d (an ensemble)", v, Version, EnsembleVersion)
 	}
 	body := b[:len(b)-4]
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-4:]); got != want {
+	if got, want := crc32.Checksum(body, castagnoli()), binary.LittleEndian.Uint32(b[len(b)-4:]); got != want {
 		return nil, fmt.Errorf("policy: file is corrupt or truncated (CRC-32C %08x, stored %08x)", got, want)
 	}
 	d := &decoder{b: body, off: len(Magic) + 4}

@@ -23,16 +23,27 @@ import (
 // what the flow had sent after it. Both files stamp a packet when it
 // reaches the queue (DropTail drops as packets arrive), so the order of a
 // flow's transmissions and their fates are exact, for the kernel's TCP
-// through the emulator as for the simulator's.
+// through the emulator as for the simulator's. With -departures (the
+// run's --pcap) it also reads when each flow's ACKs reached its sender:
+// the emulator stamps a reverse packet as it hands it to the sender, the
+// simulator as the receiver sends it, so a simulator's capture needs
+// -ack-delay, the reverse path's delay (the bottleneck's delay plus the
+// flow's extra delay).
 func captures(args []string) error {
 	fs := flag.NewFlagSet("captures", flag.ContinueOnError)
 	after := fs.Duration("after", 0, "count only transmissions this long after the first arrival (e.g. 2s: leave out the start)")
 	rto := fs.Duration("rto", 200*time.Millisecond, "a flow's silence this long or longer before a retransmission counts as a timeout (Linux's least RTO)")
+	departures := fs.String("departures", "", "the run's --pcap file: also time the flows' ACKs at their senders")
+	ackWindow := fs.Duration("ack-window", 200*time.Microsecond, "with -departures: a transmission this soon after one of its flow's ACKs counts as one the ACK released (through the emulator a kernel sender answers in 20-100 µs of the forwarder's time, the simulator's at once; keep it under the bottleneck's packet time)")
+	ackDelay := fs.Duration("ack-delay", 0, "with -departures from cclab run: the reverse path's delay (the bottleneck's delay plus the flow's extra delay, plus an ACK's transmission time with bottleneck.serialize_acks), added to the ACKs' times; cclab emu's need none")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("usage: emu captures [-after D] [-rto D] ARRIVALS.pcap DROPS.pcap")
+		return fmt.Errorf("usage: emu captures [-after D] [-rto D] [-departures FILE [-ack-delay D]] ARRIVALS.pcap DROPS.pcap")
+	}
+	if *ackDelay != 0 && *departures == "" {
+		return fmt.Errorf("-ack-delay %v without -departures: the ACKs' times come from that file", *ackDelay)
 	}
 	arrivals, err := readCapture(fs.Arg(0))
 	if err != nil {
@@ -47,6 +58,17 @@ func captures(args []string) error {
 		return err
 	}
 	f.write(os.Stdout, *after, *rto)
+	if *departures != "" {
+		acks, err := readAcks(*departures)
+		if err != nil {
+			return err
+		}
+		a, err := analyseAcks(arrivals, drops, acks, *ackDelay, *ackWindow, *after)
+		if err != nil {
+			return err
+		}
+		a.write(os.Stdout)
+	}
 	return nil
 }
 
@@ -73,27 +95,39 @@ func readCaptureCounting(path string) ([]capSeg, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return decodeCapture(path, b)
+	segs, _, n, err := decodeCapture(path, b)
+	return segs, n, err
 }
 
-func decodeCapture(name string, b []byte) ([]capSeg, int, error) {
+// readAcks returns a capture's pure ACKs (no payload, no SYN), each named
+// by the connection of the data it acknowledges (its own addresses and
+// ports reversed), seq holding its acknowledgement number.
+func readAcks(path string) ([]capSeg, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	_, acks, _, err := decodeCapture(path, b)
+	return acks, err
+}
+
+func decodeCapture(name string, b []byte) (segs, acks []capSeg, packets int, err error) {
 	r, err := pcapgo.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	if r.LinkType() != layers.LinkTypeRaw && r.LinkType() != layers.LinkTypeIPv4 {
-		return nil, 0, fmt.Errorf("%s: link type %v, want raw IPv4 (a capture written by cclab run or cclab emu)", name, r.LinkType())
+		return nil, nil, 0, fmt.Errorf("%s: link type %v, want raw IPv4 (a capture written by cclab run or cclab emu)", name, r.LinkType())
 	}
 	var ip layers.IPv4
 	var tcp layers.TCP
-	var segs []capSeg
 	for n := 0; ; n++ {
 		data, ci, err := r.ReadPacketData()
 		if errors.Is(err, io.EOF) {
-			return segs, n, nil
+			return segs, acks, n, nil
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: packet %d: %w", name, n+1, err)
+			return nil, nil, 0, fmt.Errorf("%s: packet %d: %w", name, n+1, err)
 		}
 		if err := ip.DecodeFromBytes(data, gopacket.NilDecodeFeedback); err != nil || ip.Protocol != layers.IPProtocolTCP {
 			continue
@@ -103,9 +137,13 @@ func decodeCapture(name string, b []byte) ([]capSeg, int, error) {
 		}
 		// The captures keep headers only: the payload's length is what
 		// the IP header says is left after both headers.
-		if p := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; p > 0 {
+		switch p := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; {
+		case p > 0:
 			conn := fmt.Sprintf("%v:%d>%v:%d", ip.SrcIP, tcp.SrcPort, ip.DstIP, tcp.DstPort)
 			segs = append(segs, capSeg{ci.Timestamp, conn, tcp.Seq, uint32(p)})
+		case tcp.ACK && !tcp.SYN:
+			conn := fmt.Sprintf("%v:%d>%v:%d", ip.DstIP, tcp.DstPort, ip.SrcIP, tcp.SrcPort)
+			acks = append(acks, capSeg{ci.Timestamp, conn, tcp.Ack, 0})
 		}
 	}
 }
@@ -149,12 +187,12 @@ type flowTx struct {
 	dropped  bool
 }
 
-// analyseFates matches each drop to its arrival (the latest arrival of the
-// same bytes at or before it) and counts each flow's transmissions from
-// after on.
-func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, error) {
+// transmissions matches each drop to its arrival (the latest arrival of
+// the same bytes at or before it) and returns each flow's transmissions in
+// time order, and the first arrival's time.
+func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, error) {
 	if len(arrivals) == 0 {
-		return nil, errors.New("the arrivals capture holds no TCP data segment")
+		return nil, time.Time{}, errors.New("the arrivals capture holds no TCP data segment")
 	}
 	start := arrivals[0].at
 	for _, a := range arrivals {
@@ -179,7 +217,7 @@ func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, e
 			j--
 		}
 		if j < 0 {
-			return nil, fmt.Errorf("the drop of %s seq %d at %v matches no arrival before it: are the two files from one run?", d.conn, d.seq, d.at.Sub(start))
+			return nil, time.Time{}, fmt.Errorf("the drop of %s seq %d at %v matches no arrival before it: are the two files from one run?", d.conn, d.seq, d.at.Sub(start))
 		}
 		dropped[idx[j]] = true
 	}
@@ -202,6 +240,15 @@ func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, e
 		to := from + a.payload
 		byConn[a.conn] = append(byConn[a.conn], flowTx{a.at, from, to, from < high[a.conn], dropped[i]})
 		high[a.conn] = max(high[a.conn], to)
+	}
+	return byConn, start, nil
+}
+
+// analyseFates counts each flow's transmissions from after on.
+func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, error) {
+	byConn, start, err := transmissions(arrivals, drops)
+	if err != nil {
+		return nil, err
 	}
 	f := &fates{}
 	for _, txs := range byConn {
@@ -297,4 +344,112 @@ func (f *fates) write(w io.Writer, after, rto time.Duration) {
 	fmt.Fprintf(w, "dropped by position in a flow's burst (packets under %v apart): first %.2f%% of %d, second %.2f%% of %d, third or later %.2f%% of %d; retransmissions first in theirs: %.1f%%\n",
 		burstGap, pct(f.DroppedByPosition[0], f.ByPosition[0]), f.ByPosition[0], pct(f.DroppedByPosition[1], f.ByPosition[1]), f.ByPosition[1],
 		pct(f.DroppedByPosition[2], f.ByPosition[2]), f.ByPosition[2], pct(f.RetxFirst, f.Retx))
+}
+
+// ackGapBins are the upper bounds of ackFates.Gaps' bins; the last bin
+// holds the rest.
+var ackGapBins = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond, 350 * time.Microsecond, 700 * time.Microsecond, 2 * time.Millisecond}
+
+// ackFates is what analyseAcks counts from after on.
+type ackFates struct {
+	// Window is how soon after an ACK a transmission counts as one it
+	// released. Acks reaching the senders; Released[k] those followed
+	// within Window by k of the flow's transmissions (4 and more in the
+	// last).
+	Window   time.Duration
+	Acks     int
+	Released [5]int
+	// Gaps between a flow's consecutive ACKs, by ackGapBins.
+	Gaps [len(ackGapBins) + 1]int
+	// Transmissions, those sent within Window of an ACK, and the
+	// retransmissions among each kind with how many the queue dropped.
+	Tx, TxAfterAck                                                 int
+	RetxAfterAck, RetxAfterAckDropped, RetxOther, RetxOtherDropped int
+}
+
+// analyseAcks times each flow's ACKs at its sender (their capture time
+// plus delay) against its transmissions, counting a transmission within
+// window of an ACK as one the ACK released.
+func analyseAcks(arrivals, drops, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
+	byConn, start, err := transmissions(arrivals, drops)
+	if err != nil {
+		return nil, err
+	}
+	ackAt := map[string][]time.Time{}
+	for _, a := range acks {
+		if _, ok := byConn[a.conn]; ok {
+			ackAt[a.conn] = append(ackAt[a.conn], a.at.Add(delay))
+		}
+	}
+	if len(ackAt) == 0 {
+		return nil, errors.New("the departures capture holds no ACK of the arrivals' flows: are the files from one run?")
+	}
+	const slack = time.Microsecond // times rounded to the nanosecond on both sides
+	f := &ackFates{Window: window}
+	for conn, txs := range byConn {
+		as := ackAt[conn]
+		sort.Slice(as, func(i, j int) bool { return as[i].Before(as[j]) })
+		for i, a := range as {
+			if a.Sub(start) < after {
+				continue
+			}
+			f.Acks++
+			lo := sort.Search(len(txs), func(j int) bool { return !txs[j].at.Before(a.Add(-slack)) })
+			hi := sort.Search(len(txs), func(j int) bool { return !txs[j].at.Before(a.Add(window)) })
+			f.Released[min(hi-lo, len(f.Released)-1)]++
+			if i > 0 {
+				g := a.Sub(as[i-1])
+				b := sort.Search(len(ackGapBins), func(k int) bool { return g < ackGapBins[k] })
+				f.Gaps[b]++
+			}
+		}
+		for _, t := range txs {
+			if t.at.Sub(start) < after {
+				continue
+			}
+			f.Tx++
+			k := sort.Search(len(as), func(j int) bool { return as[j].After(t.at.Add(slack)) }) - 1
+			released := k >= 0 && t.at.Sub(as[k]) < window
+			if released {
+				f.TxAfterAck++
+			}
+			switch {
+			case !t.retx:
+			case released:
+				f.RetxAfterAck++
+				if t.dropped {
+					f.RetxAfterAckDropped++
+				}
+			default:
+				f.RetxOther++
+				if t.dropped {
+					f.RetxOtherDropped++
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+func (a *ackFates) write(w io.Writer) {
+	pct := func(x, y int) float64 { return 100 * float64(x) / float64(max(y, 1)) }
+	fmt.Fprintf(w, "ACKs at the senders: %d; followed within %v by 0, 1, 2, 3, 4+ transmissions: %.1f%%, %.1f%%, %.1f%%, %.1f%%, %.1f%%\n", a.Acks, a.Window,
+		pct(a.Released[0], a.Acks), pct(a.Released[1], a.Acks), pct(a.Released[2], a.Acks), pct(a.Released[3], a.Acks), pct(a.Released[4], a.Acks))
+	gaps := 0
+	for _, g := range a.Gaps {
+		gaps += g
+	}
+	fmt.Fprintf(w, "gaps between a flow's ACKs:")
+	lo := time.Duration(0)
+	for i, g := range a.Gaps {
+		if i < len(ackGapBins) {
+			fmt.Fprintf(w, " %v-%v %.1f%%", lo, ackGapBins[i], pct(g, gaps))
+			lo = ackGapBins[i]
+		} else {
+			fmt.Fprintf(w, " %v or more %.1f%%", lo, pct(g, gaps))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "transmissions within %v of an ACK: %.1f%% of %d; retransmissions so sent dropped %.2f%% of %d, the others (timers) %.2f%% of %d\n",
+		a.Window, pct(a.TxAfterAck, a.Tx), a.Tx, pct(a.RetxAfterAckDropped, a.RetxAfterAck), a.RetxAfterAck, pct(a.RetxOtherDropped, a.RetxOther), a.RetxOther)
 }

@@ -36,7 +36,7 @@ flows:
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	c := experiment.Capture{Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
+	c := experiment.Capture{Departures: filepath.Join(dir, "p.pcap"), Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
 	done, err := experiment.AttachPcap(n, c)
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +92,35 @@ flows:
 	if !strings.Contains(out.String(), "lost retransmissions: ") {
 		t.Errorf("report:\n%s", out.String())
 	}
+
+	// The simulator's senders answer an ACK at the instant it arrives, one
+	// reverse delay (the bottleneck's 15 ms) after the capture stamped it:
+	// timed so, nearly every transmission follows an ACK (the rest are the
+	// first windows and timers), and retransmissions split into the two
+	// kinds add up; timed without the delay, few do.
+	acks, err := readAcks(c.Departures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := analyseAcks(arrivals, dropped, acks, 15*time.Millisecond, 200*time.Microsecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *a)
+	released := 0
+	for k, n := range a.Released {
+		released += k * n
+	}
+	if a.Tx != f.New+f.Retx || a.RetxAfterAck+a.RetxOther != f.Retx || a.RetxAfterAckDropped+a.RetxOtherDropped != f.RetxDropped {
+		t.Errorf("ACK timing counts %d transmissions (%d + %d retransmissions, %d + %d dropped), the fates %d (%d, %d)",
+			a.Tx, a.RetxAfterAck, a.RetxOther, a.RetxAfterAckDropped, a.RetxOtherDropped, f.New+f.Retx, f.Retx, f.RetxDropped)
+	}
+	if a.Acks == 0 || 10*a.TxAfterAck < 9*a.Tx || released < a.TxAfterAck {
+		t.Errorf("%d ACKs released %d transmissions; %d of %d within %v of an ACK, want 90%%", a.Acks, released, a.TxAfterAck, a.Tx, a.Window)
+	}
+	if off, err := analyseAcks(arrivals, dropped, acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
+		t.Errorf("without the reverse delay %d of %d transmissions follow an ACK (%v): the timing is not what the test measures", off.TxAfterAck, off.Tx, err)
+	}
 }
 
 // TestCapturesRefuseMismatchedFiles: a drop that no arrival explains (the
@@ -144,15 +173,15 @@ func FuzzDecodeCapture(f *testing.F) {
 	f.Add(b[:len(b)/2])
 	f.Add(b[:24])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		segs, packets, err := decodeCapture("fuzz.pcap", b)
+		segs, acks, packets, err := decodeCapture("fuzz.pcap", b)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.pcap") {
 				t.Errorf("error %q does not name the file", err)
 			}
 			return
 		}
-		if len(segs) > packets {
-			t.Errorf("%d segments from %d packets", len(segs), packets)
+		if len(segs)+len(acks) > packets {
+			t.Errorf("%d segments and %d ACKs from %d packets", len(segs), len(acks), packets)
 		}
 	})
 }

@@ -19,7 +19,7 @@ import (
 // `cclab emu` write with --pcap-arrivals and --pcap-drops, and says what
 // happened to the senders' retransmissions: how often the queue dropped
 // them against new data, and how each dropped one was repaired (sent again
-// soon, or only after a silence as long as a retransmission timeout), with
+// soon, or only a retransmission timeout or more later), with
 // what the flow had sent after it. Both files stamp a packet when it
 // reaches the queue (DropTail drops as packets arrive), so the order of a
 // flow's transmissions and their fates are exact, for the kernel's TCP
@@ -153,12 +153,12 @@ type fates struct {
 	// Transmissions reaching the queue: new data and retransmissions, and
 	// how many of each it dropped.
 	New, Retx, NewDropped, RetxDropped int
-	// Lost retransmissions (RetxDropped) by how their data was sent next:
-	// within the timeout (Soon), after a silence of at least the timeout
-	// (Timeout), or never (Never); those sent again only after a timeout
-	// by what the flow sent in between: nothing, only segments the queue
-	// dropped too, or something that got through (which a SACK would
-	// report, so that RACK could find the retransmission lost).
+	// Lost retransmissions (RetxDropped) by when their data was sent next:
+	// within the timeout (Soon), the timeout or more later (Timeout), or
+	// never (Never); those sent again the timeout or more later by what
+	// the flow sent in between: nothing, only segments the queue dropped
+	// too, or something that got through (which a SACK would report, so
+	// that RACK could find the retransmission lost).
 	Soon, Timeout, Never                       int
 	NothingAfter, AllAfterDropped, SomeAfterIn int
 	// Timeouts: retransmissions after a silence of at least the timeout,
@@ -336,9 +336,9 @@ func (f *fates) write(w io.Writer, after, rto time.Duration) {
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 	fmt.Fprintf(w, "data segments reaching the queue from %v on: %d new, %d retransmissions\n", after, f.New, f.Retx)
 	fmt.Fprintf(w, "dropped: new %d (%.2f%%), retransmissions %d (%.2f%%)\n", f.NewDropped, pct(f.NewDropped, f.New), f.RetxDropped, pct(f.RetxDropped, f.Retx))
-	fmt.Fprintf(w, "lost retransmissions: %d; their data sent again within %v: %d, after a silence of %v or more: %d, never: %d\n",
+	fmt.Fprintf(w, "lost retransmissions: %d; their data sent again within %v: %d, %v or more later: %d, never: %d\n",
 		f.RetxDropped, rto, f.Soon, rto, f.Timeout, f.Never)
-	fmt.Fprintf(w, "  sent again after the silence: %d with nothing sent between, %d with all sent between dropped, %d with something between delivered\n",
+	fmt.Fprintf(w, "  of those sent again later: %d with nothing sent between, %d with all sent between dropped, %d with something between delivered\n",
 		f.NothingAfter, f.AllAfterDropped, f.SomeAfterIn)
 	fmt.Fprintf(w, "timeouts (a retransmission after a silence of %v or more): %d, of which %d resend a lost retransmission\n", rto, f.Timeouts, f.TimeoutsAfterLostRetx)
 	fmt.Fprintf(w, "dropped by position in a flow's burst (packets under %v apart): first %.2f%% of %d, second %.2f%% of %d, third or later %.2f%% of %d; retransmissions first in theirs: %.1f%%\n",

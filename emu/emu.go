@@ -284,28 +284,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	e.f = f
 	f.Record = opt.Record
 	f.NoRealtime = opt.NoRealtime
-	if opt.Pcap != nil {
-		pw, err := newPcap(opt.Pcap)
+	for _, c := range []struct {
+		out  io.Writer
+		hook *func(clock.Time, []byte)
+	}{{opt.Pcap, &f.Capture}, {opt.PcapArrivals, &f.CaptureArrival}, {opt.PcapDrops, &f.CaptureDrop}} {
+		if c.out == nil {
+			continue
+		}
+		pw, err := newPcap(c.out)
 		if err != nil {
 			return nil, nil, err
 		}
-		f.Capture = pw.write
-		defer pw.flush()
-	}
-	if opt.PcapArrivals != nil {
-		pw, err := newPcap(opt.PcapArrivals)
-		if err != nil {
-			return nil, nil, err
-		}
-		f.CaptureArrival = pw.write
-		defer pw.flush()
-	}
-	if opt.PcapDrops != nil {
-		pw, err := newPcap(opt.PcapDrops)
-		if err != nil {
-			return nil, nil, err
-		}
-		f.CaptureDrop = pw.write
+		*c.hook = pw.write
 		defer pw.flush()
 	}
 	f.OnRTT = e.onRTT

@@ -3,9 +3,6 @@ package emu_test
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -16,10 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
-
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/emu"
@@ -27,6 +20,7 @@ import (
 	"github.com/cclab/cclab/emu/netns"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/netsim/pcap"
 	"github.com/cclab/cclab/scenarios"
 )
 
@@ -574,28 +568,14 @@ type tcpSeg struct {
 // segments with payload; it also returns how many packets it holds.
 func readTCPSegs(t *testing.T, b []byte) (segs []tcpSeg, packets int) {
 	t.Helper()
-	r, err := pcapgo.NewReader(bytes.NewReader(b))
+	all, packets, err := pcap.ReadSegments(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return segs, packets
-		}
-		if err != nil {
-			t.Fatalf("packet %d: %v", packets, err)
-		}
-		packets++
-		p := gopacket.NewPacket(data, layers.LayerTypeIPv4, gopacket.Default)
-		ip, _ := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
-		tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if ip == nil || tcp == nil {
-			continue
-		}
-		if n := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; n > 0 {
-			flow := fmt.Sprintf("%s:%d>%s:%d", ip.SrcIP, tcp.SrcPort, ip.DstIP, tcp.DstPort)
-			segs = append(segs, tcpSeg{ci.Timestamp, flow, tcp.Seq, n})
+	for _, g := range all {
+		if g.Payload > 0 {
+			segs = append(segs, tcpSeg{g.At, g.Src.String() + ">" + g.Dst.String(), g.Seq, g.Payload})
 		}
 	}
+	return segs, packets
 }

@@ -2,18 +2,13 @@ package experiment
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
-
 	"github.com/cclab/cclab/experiment/network"
+	"github.com/cclab/cclab/netsim/pcap"
 )
 
 // capturedSeg is one TCP data segment read back from a capture.
@@ -29,34 +24,21 @@ type capturedSeg struct {
 // segments; it also returns how many packets the file holds.
 func readSegs(t *testing.T, path string) (segs []capturedSeg, packets int) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pcapgo.NewReader(bytes.NewReader(b))
+	defer f.Close()
+	all, packets, err := pcap.ReadSegments(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	for {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return segs, packets
-		}
-		if err != nil {
-			t.Fatalf("%s: packet %d: %v", path, packets, err)
-		}
-		packets++
-		p := gopacket.NewPacket(data, layers.LayerTypeIPv4, gopacket.Default)
-		ip, _ := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
-		tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if ip == nil || tcp == nil {
-			continue
-		}
-		n := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4
-		if n > 0 {
-			segs = append(segs, capturedSeg{ci.Timestamp, ip.SrcIP.String(), ip.DstIP.String(), uint16(tcp.SrcPort), tcp.Seq, n})
+	for _, g := range all {
+		if g.Payload > 0 {
+			segs = append(segs, capturedSeg{g.At, g.Src.Addr().String(), g.Dst.Addr().String(), g.Src.Port(), g.Seq, g.Payload})
 		}
 	}
+	return segs, packets
 }
 
 // TestPcapCaptures: with a queue too small for three flows, the three

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/cclab/cclab/netsim/pcap"
 )
 
 // captures reads the two captures of a bottleneck that `cclab run` and
@@ -45,25 +42,25 @@ func captures(args []string) error {
 	if *ackDelay != 0 && *departures == "" {
 		return fmt.Errorf("-ack-delay %v without -departures: the ACKs' times come from that file", *ackDelay)
 	}
-	arrivals, err := readCapture(fs.Arg(0))
+	arrivals, _, _, err := readCapture(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	drops, err := readCapture(fs.Arg(1))
+	drops, _, _, err := readCapture(fs.Arg(1))
 	if err != nil {
 		return err
 	}
-	f, err := analyseFates(arrivals, drops, *after, *rto)
+	txs, start, err := transmissions(arrivals, drops)
 	if err != nil {
 		return err
 	}
-	f.write(os.Stdout, *after, *rto)
+	analyseFates(txs, start, *after, *rto).write(os.Stdout, *after, *rto)
 	if *departures != "" {
-		acks, err := readAcks(*departures)
+		_, acks, _, err := readCapture(*departures)
 		if err != nil {
 			return err
 		}
-		a, err := analyseAcks(arrivals, drops, acks, *ackDelay, *ackWindow, *after)
+		a, err := analyseAcks(txs, start, acks, *ackDelay, *ackWindow, *after)
 		if err != nil {
 			return err
 		}
@@ -81,71 +78,30 @@ type capSeg struct {
 	payload uint32
 }
 
-// readCapture decodes a pcap file of raw IPv4 packets (cclab's captures)
-// and returns its TCP segments with payload, in file order.
-func readCapture(path string) ([]capSeg, error) {
-	segs, _, err := readCaptureCounting(path)
-	return segs, err
-}
-
-// readCaptureCounting is readCapture that also counts the file's packets
-// (SYNs and pure ACKs included).
-func readCaptureCounting(path string) ([]capSeg, int, error) {
-	b, err := os.ReadFile(path)
+// readCapture reads a capture cclab wrote (pcap.ReadSegments) and returns
+// its data segments and its pure ACKs (no payload, no SYN) in file order,
+// and how many packets it holds. An ACK is named by the connection of the
+// data it acknowledges (its own addresses and ports reversed), its seq
+// holding its acknowledgement number.
+func readCapture(path string) (segs, acks []capSeg, packets int, err error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	segs, _, n, err := decodeCapture(path, b)
-	return segs, n, err
-}
-
-// readAcks returns a capture's pure ACKs (no payload, no SYN), each named
-// by the connection of the data it acknowledges (its own addresses and
-// ports reversed), seq holding its acknowledgement number.
-func readAcks(path string) ([]capSeg, error) {
-	b, err := os.ReadFile(path)
+	defer f.Close()
+	all, packets, err := pcap.ReadSegments(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	_, acks, _, err := decodeCapture(path, b)
-	return acks, err
-}
-
-func decodeCapture(name string, b []byte) (segs, acks []capSeg, packets int, err error) {
-	r, err := pcapgo.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
-	}
-	if r.LinkType() != layers.LinkTypeRaw && r.LinkType() != layers.LinkTypeIPv4 {
-		return nil, nil, 0, fmt.Errorf("%s: link type %v, want raw IPv4 (a capture written by cclab run or cclab emu)", name, r.LinkType())
-	}
-	var ip layers.IPv4
-	var tcp layers.TCP
-	for n := 0; ; n++ {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return segs, acks, n, nil
-		}
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s: packet %d: %w", name, n+1, err)
-		}
-		if err := ip.DecodeFromBytes(data, gopacket.NilDecodeFeedback); err != nil || ip.Protocol != layers.IPProtocolTCP {
-			continue
-		}
-		if err := tcp.DecodeFromBytes(ip.Payload, gopacket.NilDecodeFeedback); err != nil {
-			continue
-		}
-		// The captures keep headers only: the payload's length is what
-		// the IP header says is left after both headers.
-		switch p := int(ip.Length) - int(ip.IHL)*4 - int(tcp.DataOffset)*4; {
-		case p > 0:
-			conn := fmt.Sprintf("%v:%d>%v:%d", ip.SrcIP, tcp.SrcPort, ip.DstIP, tcp.DstPort)
-			segs = append(segs, capSeg{ci.Timestamp, conn, tcp.Seq, uint32(p)})
-		case tcp.ACK && !tcp.SYN:
-			conn := fmt.Sprintf("%v:%d>%v:%d", ip.DstIP, tcp.DstPort, ip.SrcIP, tcp.SrcPort)
-			acks = append(acks, capSeg{ci.Timestamp, conn, tcp.Ack, 0})
+	for _, g := range all {
+		switch {
+		case g.Payload > 0:
+			segs = append(segs, capSeg{g.At, g.Src.String() + ">" + g.Dst.String(), g.Seq, uint32(g.Payload)})
+		case g.ACK && !g.SYN:
+			acks = append(acks, capSeg{g.At, g.Dst.String() + ">" + g.Src.String(), g.Ack, 0})
 		}
 	}
+	return segs, acks, packets, nil
 }
 
 // fates is what analyseFates counts.
@@ -186,6 +142,9 @@ type flowTx struct {
 	retx     bool
 	dropped  bool
 }
+
+// carries reports whether the transmission holds the byte at offset off.
+func (t flowTx) carries(off uint32) bool { return t.from <= off && off < t.to }
 
 // transmissions matches each drop to its arrival (the latest arrival of
 // the same bytes at or before it) and returns each flow's transmissions in
@@ -244,12 +203,9 @@ func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, er
 	return byConn, start, nil
 }
 
-// analyseFates counts each flow's transmissions from after on.
-func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, error) {
-	byConn, start, err := transmissions(arrivals, drops)
-	if err != nil {
-		return nil, err
-	}
+// analyseFates counts each flow's transmissions (transmissions) from
+// after on.
+func analyseFates(byConn map[string][]flowTx, start time.Time, after, rto time.Duration) *fates {
 	f := &fates{}
 	for _, txs := range byConn {
 		pos := 0
@@ -266,11 +222,11 @@ func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, e
 			if t.dropped {
 				f.DroppedByPosition[min(pos, 2)]++
 			}
-			if t.retx && pos == 0 {
-				f.RetxFirst++
-			}
 			if t.retx {
 				f.Retx++
+				if pos == 0 {
+					f.RetxFirst++
+				}
 				if t.dropped {
 					f.RetxDropped++
 				}
@@ -291,7 +247,7 @@ func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, e
 			}
 			next := -1
 			for j := i + 1; j < len(txs); j++ {
-				if txs[j].from <= t.from && t.from < txs[j].to {
+				if txs[j].carries(t.from) {
 					next = j
 					break
 				}
@@ -318,22 +274,24 @@ func analyseFates(arrivals, drops []capSeg, after, rto time.Duration) (*fates, e
 			}
 		}
 	}
-	return f, nil
+	return f
 }
 
 // lostRetxBefore reports whether the last transmission in txs carrying the
 // byte at offset from was a retransmission the queue dropped.
 func lostRetxBefore(txs []flowTx, from uint32) bool {
 	for j := len(txs) - 1; j >= 0; j-- {
-		if txs[j].from <= from && from < txs[j].to {
+		if txs[j].carries(from) {
 			return txs[j].retx && txs[j].dropped
 		}
 	}
 	return false
 }
 
+// pct is a as a percentage of b (0 when b is).
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
 func (f *fates) write(w io.Writer, after, rto time.Duration) {
-	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 	fmt.Fprintf(w, "data segments reaching the queue from %v on: %d new, %d retransmissions\n", after, f.New, f.Retx)
 	fmt.Fprintf(w, "dropped: new %d (%.2f%%), retransmissions %d (%.2f%%)\n", f.NewDropped, pct(f.NewDropped, f.New), f.RetxDropped, pct(f.RetxDropped, f.Retx))
 	fmt.Fprintf(w, "lost retransmissions: %d; their data sent again within %v: %d, %v or more later: %d, never: %d\n",
@@ -370,11 +328,7 @@ type ackFates struct {
 // analyseAcks times each flow's ACKs at its sender (their capture time
 // plus delay) against its transmissions, counting a transmission within
 // window of an ACK as one the ACK released.
-func analyseAcks(arrivals, drops, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
-	byConn, start, err := transmissions(arrivals, drops)
-	if err != nil {
-		return nil, err
-	}
+func analyseAcks(byConn map[string][]flowTx, start time.Time, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
 	ackAt := map[string][]time.Time{}
 	for _, a := range acks {
 		if _, ok := byConn[a.conn]; ok {
@@ -432,7 +386,6 @@ func analyseAcks(arrivals, drops, acks []capSeg, delay, window, after time.Durat
 }
 
 func (a *ackFates) write(w io.Writer) {
-	pct := func(x, y int) float64 { return 100 * float64(x) / float64(max(y, 1)) }
 	fmt.Fprintf(w, "ACKs at the senders: %d; followed within %v by 0, 1, 2, 3, 4+ transmissions: %.1f%%, %.1f%%, %.1f%%, %.1f%%, %.1f%%\n", a.Acks, a.Window,
 		pct(a.Released[0], a.Acks), pct(a.Released[1], a.Acks), pct(a.Released[2], a.Acks), pct(a.Released[3], a.Acks), pct(a.Released[4], a.Acks))
 	gaps := 0

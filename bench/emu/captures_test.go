@@ -56,18 +56,19 @@ flows:
 		lostRetx += f.Sender.LostRetransmits()
 		drops += f.Drops
 	}
-	arrivals, err := readCapture(c.Arrivals)
+	arrivals, _, _, err := readCapture(c.Arrivals)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dropped, packets, err := readCaptureCounting(c.Drops)
+	dropped, _, packets, err := readCapture(c.Drops)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := analyseFates(arrivals, dropped, 0, 200*time.Millisecond)
+	txs, start, err := transmissions(arrivals, dropped)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := analyseFates(txs, start, 0, 200*time.Millisecond)
 	t.Logf("%+v; senders: %d sent, %d retransmissions, %d lost retransmissions, %d drops", *f, sent, retx, lostRetx, drops)
 	if int64(f.New+f.Retx) != sent || int64(f.Retx) != retx {
 		t.Errorf("captures: %d new + %d retransmissions; senders: %d segments, %d retransmissions", f.New, f.Retx, sent, retx)
@@ -98,11 +99,11 @@ flows:
 	// timed so, nearly every transmission follows an ACK (the rest are the
 	// first windows and timers), and retransmissions split into the two
 	// kinds add up; timed without the delay, few do.
-	acks, err := readAcks(c.Departures)
+	_, acks, _, err := readCapture(c.Departures)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := analyseAcks(arrivals, dropped, acks, 15*time.Millisecond, 200*time.Microsecond, 0)
+	a, err := analyseAcks(txs, start, acks, 15*time.Millisecond, 200*time.Microsecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ flows:
 	if a.Acks == 0 || 10*a.TxAfterAck < 9*a.Tx || released < a.TxAfterAck {
 		t.Errorf("%d ACKs released %d transmissions; %d of %d within %v of an ACK, want 90%%", a.Acks, released, a.TxAfterAck, a.Tx, a.Window)
 	}
-	if off, err := analyseAcks(arrivals, dropped, acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
+	if off, err := analyseAcks(txs, start, acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
 		t.Errorf("without the reverse delay %d of %d transmissions follow an ACK (%v): the timing is not what the test measures", off.TxAfterAck, off.Tx, err)
 	}
 }
@@ -130,24 +131,24 @@ func TestCapturesRefuseMismatchedFiles(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	arrivals := []capSeg{{t0.Add(time.Millisecond), "a", 100, 1448}}
 	drops := []capSeg{{t0, "a", 100, 1448}}
-	if _, err := analyseFates(arrivals, drops, 0, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "matches no arrival") {
+	if _, _, err := transmissions(arrivals, drops); err == nil || !strings.Contains(err.Error(), "matches no arrival") {
 		t.Errorf("a drop before its arrival: %v", err)
 	}
-	if _, err := analyseFates(nil, nil, 0, 200*time.Millisecond); err == nil {
+	if _, _, err := transmissions(nil, nil); err == nil {
 		t.Error("no arrivals: no error")
 	}
 	bad := filepath.Join(t.TempDir(), "x.pcap")
 	if err := os.WriteFile(bad, []byte("not a capture"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readCapture(bad); err == nil || !strings.Contains(err.Error(), "x.pcap") {
+	if _, _, _, err := readCapture(bad); err == nil || !strings.Contains(err.Error(), "x.pcap") {
 		t.Errorf("a file that is not a capture: %v", err)
 	}
 }
 
-// FuzzDecodeCapture: any bytes given as a capture decode to segments or
-// an error naming the file, never a panic.
-func FuzzDecodeCapture(f *testing.F) {
+// FuzzReadCapture: any bytes given as a capture file decode to segments
+// or an error naming the file, never a panic.
+func FuzzReadCapture(f *testing.F) {
 	s, err := scenario.Parse([]byte("name: f\nduration: 1s\nbottleneck: {rate: 1Mbps, delay: 5ms, queue: {limit: 3}}\nflows: [{count: 2, cc: newreno}]\n"), "f.yaml")
 	if err != nil {
 		f.Fatal(err)
@@ -172,8 +173,13 @@ func FuzzDecodeCapture(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:len(b)/2])
 	f.Add(b[:24])
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		segs, acks, packets, err := decodeCapture("fuzz.pcap", b)
+		path := filepath.Join(dir, "fuzz.pcap")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		segs, acks, packets, err := readCapture(path)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.pcap") {
 				t.Errorf("error %q does not name the file", err)

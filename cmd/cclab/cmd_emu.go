@@ -78,18 +78,10 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := (experiment.Capture{Departures: *pcap, Arrivals: *pcapArrivals, Drops: *pcapDrops}).Check(); err != nil {
 		return usagef("%v", err)
 	}
-	if *pcap != "" {
-		f, err := os.Create(*pcap)
-		if err != nil {
-			return fmt.Errorf("--pcap: %w", err)
-		}
-		defer f.Close()
-		opt.Pcap = f
-	}
 	for _, c := range []struct {
 		flag, path string
 		w          *io.Writer
-	}{{"--pcap-arrivals", *pcapArrivals, &opt.PcapArrivals}, {"--pcap-drops", *pcapDrops, &opt.PcapDrops}} {
+	}{{"--pcap", *pcap, &opt.Pcap}, {"--pcap-arrivals", *pcapArrivals, &opt.PcapArrivals}, {"--pcap-drops", *pcapDrops, &opt.PcapDrops}} {
 		if c.path == "" {
 			continue
 		}

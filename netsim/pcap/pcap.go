@@ -4,6 +4,8 @@
 // timestamps and SACK options. Payloads are not stored (the capture is
 // truncated to the headers, as with a small snaplen), which keeps files
 // small while the original length stays visible to the analyser.
+// ReadSegments reads the TCP segments of such a capture back (the
+// simulator's, the emulator's, or tcpdump's on a TUN device).
 //
 // The file format and the three headers are encoded here rather than with
 // gopacket: linking gopacket/layers costs every cclab process about 3 MB of

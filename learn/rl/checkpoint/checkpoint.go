@@ -28,7 +28,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/internal/boundedio"
@@ -42,10 +41,11 @@ const Magic = "CCLABCKP"
 // environments cannot be saved; version 1 lost them on resume.
 const Version = 2
 
-// castagnoli is the CRC-32C table, made on first use: making it (the
-// SSE4.2 combine tables) is over a million instructions, an eighth of
-// every cclab command's start-up, and only checkpoints need it.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// castagnoli is the CRC-32C table. hash/crc32 makes it on the first call
+// and returns the same table after; called at package initialisation, as
+// it was, it cost every cclab command over a million instructions (an
+// eighth of its start-up) that only checkpoints and policy files need.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // Encoder writes named fields to a checkpoint stream.
 type Encoder struct {

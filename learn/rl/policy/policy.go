@@ -44,7 +44,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/internal/boundedio"
@@ -283,10 +282,11 @@ func (p *Policy) head(y []float32) []float32 {
 	return p.action
 }
 
-// castagnoli is the CRC-32C table, made on first use (see checkpoint's:
-// over a million instructions that every cclab command would pay at
-// start-up).
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// castagnoli is the CRC-32C table. hash/crc32 makes it on the first call
+// and returns the same table after; called at package initialisation, as
+// it was, it cost every cclab command over a million instructions (an
+// eighth of its start-up) that only checkpoints and policy files need.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // MarshalBinary encodes the policy in the file format.
 func (p *Policy) MarshalBinary() ([]byte, error) {

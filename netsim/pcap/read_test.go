@@ -15,7 +15,35 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/netsim/packet"
 )
+
+// capture writes packets at times with the Writer and returns the file.
+func capture(t testing.TB, times []clock.Time, ps []*packet.Packet) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		w.Write(times[i], p)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// sampleCapture is samplePackets a millisecond apart.
+func sampleCapture(t testing.TB) []byte {
+	ps := samplePackets()
+	times := make([]clock.Time, len(ps))
+	for i := range times {
+		times[i] = clock.Time(i+1) * 1e6
+	}
+	return capture(t, times, ps)
+}
 
 // gopacketSegments decodes a capture with gopacket: ReadSegments' reference.
 func gopacketSegments(t *testing.T, b []byte) (segs []Segment, packets int) {
@@ -61,24 +89,14 @@ func gopacketSegments(t *testing.T, b []byte) (segs []Segment, packets int) {
 // nanosecond files and from a microsecond file as tcpdump writes them.
 func TestReadSegmentsMatchesGopacket(t *testing.T) {
 	times, ps := randomPackets(rand.New(rand.NewPCG(3, 4)), 3000)
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range ps {
-		w.Write(times[i], p)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	nanos := capture(t, times, ps)
 	// The same packets with microsecond times, through gopacket's writer.
 	var micro bytes.Buffer
 	mw := pcapgo.NewWriter(&micro)
 	if err := mw.WriteFileHeader(Snaplen, layers.LinkTypeRaw); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
+	r, _ := pcapgo.NewReader(bytes.NewReader(nanos))
 	for {
 		data, ci, err := r.ReadPacketData()
 		if err != nil {
@@ -89,7 +107,7 @@ func TestReadSegmentsMatchesGopacket(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, b := range map[string][]byte{"nanoseconds": buf.Bytes(), "microseconds": micro.Bytes()} {
+	for name, b := range map[string][]byte{"nanoseconds": nanos, "microseconds": micro.Bytes()} {
 		got, n, err := ReadSegments(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -109,15 +127,7 @@ func TestReadSegmentsMatchesGopacket(t *testing.T) {
 // TestReadSegmentsRefusesBadStreams: what is not a whole capture of raw IP
 // is an error saying so, never a short count.
 func TestReadSegmentsRefusesBadStreams(t *testing.T) {
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf)
-	for i, p := range samplePackets() {
-		w.Write(clock.Time(i+1)*1e6, p)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
+	good := sampleCapture(t)
 	ether := append([]byte(nil), good...)
 	ether[20] = 1 // Ethernet
 	huge := append([]byte(nil), good[:24+16]...)
@@ -141,16 +151,9 @@ func TestReadSegmentsRefusesBadStreams(t *testing.T) {
 // FuzzReadSegments: any bytes decode to segments or an error, never a
 // panic, and never more segments than packets.
 func FuzzReadSegments(f *testing.F) {
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf)
-	for i, p := range samplePackets() {
-		w.Write(clock.Time(i+1)*1e6, p)
-	}
-	if err := w.Flush(); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(buf.Bytes())
-	f.Add(buf.Bytes()[:30])
+	b := sampleCapture(f)
+	f.Add(b)
+	f.Add(b[:30])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		segs, packets, err := ReadSegments(bytes.NewReader(b))
 		if err == nil && len(segs) > packets {

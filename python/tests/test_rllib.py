@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+
 import pytest
 
 ray = pytest.importorskip("ray")
@@ -9,19 +12,37 @@ ray = pytest.importorskip("ray")
 
 def test_rllib_ppo_remote_servers(cclab_binary: str) -> None:
     import ray._private.services as ray_services
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.tune.registry import register_env
-
-    from cclab.rllib import env_creator, server_pids
 
     # Ray waits a fixed 30 s for its node to register (the default argument
     # of services.wait_for_node, read at import), which a 2-core machine
     # under load from other processes can exceed: allow 180 s.
     ray_services.wait_for_node.__defaults__ = (180,)
+    # Ray keeps its session (logs, sockets) in /tmp/ray unless told: a
+    # directory of the test's own, removed after. Short, as Ray's Unix
+    # socket paths are made under it.
+    ray_tmp = tempfile.mkdtemp(prefix="ray-")
+    try:
+        run_ppo(cclab_binary, ray_tmp)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def run_ppo(cclab_binary: str, ray_tmp: str) -> None:
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+
+    from cclab.rllib import env_creator, server_pids
+
     # Ray's own traffic stays on loopback too.
     for attempt in range(2):
         try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+            ray.init(
+                num_cpus=2,
+                include_dashboard=False,
+                log_to_driver=False,
+                _node_ip_address="127.0.0.1",
+                _temp_dir=ray_tmp,
+            )
             break
         except RuntimeError as e:
             # Ray's GCS server now and then exits as it starts ("epoll_wait

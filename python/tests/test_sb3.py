@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -9,6 +11,13 @@ import torch
 import cclab
 
 sb3 = pytest.importorskip("stable_baselines3")
+
+
+@pytest.fixture(autouse=True)
+def sb3_logdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """learn() makes a log directory, by default a new one in the machine's
+    /tmp on every call: keep it in the test's own."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
 
 
 def params(model: object) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import grpc
 import numpy as np
@@ -106,12 +107,17 @@ def test_missing_binary_is_clear(monkeypatch: pytest.MonkeyPatch, tmp_path: obje
         cclab.Server()
 
 
-def test_server_dies_with_its_client(cclab_binary: str) -> None:
+def test_server_dies_with_its_client(cclab_binary: str, tmp_path: Path) -> None:
     import subprocess
     import sys
 
     code = "import cclab, sys; s = cclab.Server(); print(s.process.pid, flush=True); sys.stdin.read()"
-    client = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # The killed client cannot remove its socket's private directory: let
+    # it make that directory here rather than in the machine's /tmp.
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    client = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
     assert client.stdout is not None
     pid = int(client.stdout.readline())
     client.kill()  # SIGKILL: no atexit, no cleanup in the client
@@ -121,12 +127,18 @@ def test_server_dies_with_its_client(cclab_binary: str) -> None:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] in "ZX":  # exited, not yet reaped
-                    return
+                    break
         except (FileNotFoundError, ProcessLookupError):
-            return
+            break
         time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
-    pytest.fail(f"server {pid} outlived its killed client")
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"server {pid} outlived its killed client")
+    # The server removed its socket as it stopped; only the empty
+    # directory the client made for it is left.
+    dirs = list(tmp_path.glob("cclab-*"))
+    assert len(dirs) == 1, dirs
+    assert list(dirs[0].iterdir()) == []
 
 
 def test_refused_stream_step_is_request_error_then_recovers(server: cclab.Server) -> None:

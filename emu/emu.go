@@ -284,19 +284,26 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	e.f = f
 	f.Record = opt.Record
 	f.NoRealtime = opt.NoRealtime
+	type capture struct {
+		name string
+		pw   *pcapWriter
+	}
+	var captures []capture
 	for _, c := range []struct {
+		name string
 		out  io.Writer
 		hook *func(clock.Time, []byte)
-	}{{opt.Pcap, &f.Capture}, {opt.PcapArrivals, &f.CaptureArrival}, {opt.PcapDrops, &f.CaptureDrop}} {
+	}{{"Pcap", opt.Pcap, &f.Capture}, {"PcapArrivals", opt.PcapArrivals, &f.CaptureArrival}, {"PcapDrops", opt.PcapDrops, &f.CaptureDrop}} {
 		if c.out == nil {
 			continue
 		}
 		pw, err := newPcap(c.out)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("Options.%s: %w", c.name, err)
 		}
 		*c.hook = pw.write
-		defer pw.flush()
+		captures = append(captures, capture{c.name, pw})
+		defer pw.close() // on an early return; the run's end reports its error
 	}
 	f.OnRTT = e.onRTT
 	defer e.closeAll()
@@ -353,6 +360,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	}
 	if runErr != nil {
 		errs = append(errs, runErr)
+	}
+	for _, c := range captures {
+		if err := c.pw.close(); err != nil {
+			errs = append(errs, fmt.Errorf("writing the capture of Options.%s: %w", c.name, err))
+		}
 	}
 	return res, run, errors.Join(errs...)
 }

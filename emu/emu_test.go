@@ -3,6 +3,7 @@ package emu_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -554,6 +555,44 @@ flows:
 		}
 	}
 	t.Logf("%d drops, %d erased, %d data segments arrived, %d left", want, res.Emulator.Lost, len(arrived), len(left))
+}
+
+// failAfter is a writer that takes n bytes and then fails, as a file on a
+// full disk does.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("no space left on device")
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errDiskFull
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestPcapWriteErrorEndsRun: a capture that cannot be written is an error
+// of the run naming the capture, not a file cut short without a word.
+func TestPcapWriteErrorEndsRun(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: short
+duration: 2s
+bottleneck: {rate: 10Mbps, delay: 5ms}
+flows:
+  - {cc: cubic, bytes: 200KB}
+`)
+	var arrivals bytes.Buffer
+	departures := &failAfter{n: 1000}
+	_, _, err := emu.Run(context.Background(), s, emu.Options{PcapArrivals: &arrivals, Pcap: departures})
+	if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "Options.Pcap:") {
+		t.Fatalf("Run with a capture that fails after 1000 bytes: error %v; want one naming Options.Pcap and wrapping the writer's", err)
+	}
+	if segs, _ := readTCPSegs(t, arrivals.Bytes()); len(segs) < 200_000/1448 {
+		t.Errorf("the arrivals capture, which could be written, holds %d data segments of 200 kB", len(segs))
+	}
 }
 
 // tcpSeg is one TCP data segment read back from a capture.

@@ -11,7 +11,13 @@ import (
 // snapshot length, headers with options) with their times on the run's
 // clock, time 0 written as the Unix epoch like the simulator's captures, so
 // the two open side by side in Wireshark.
-type pcapWriter struct{ f *pcap.File }
+type pcapWriter struct {
+	f *pcap.File
+	// err is the first error writing the capture; after it nothing more
+	// is written, and close reports it, so a disk that fills up ends the
+	// run with an error rather than a capture cut short without a word.
+	err error
+}
 
 func newPcap(out io.Writer) (*pcapWriter, error) {
 	f, err := pcap.NewFile(out)
@@ -21,6 +27,17 @@ func newPcap(out io.Writer) (*pcapWriter, error) {
 	return &pcapWriter{f: f}, nil
 }
 
-func (p *pcapWriter) write(now clock.Time, ip []byte) { _ = p.f.WritePacket(now, ip, len(ip)) }
+func (p *pcapWriter) write(now clock.Time, ip []byte) {
+	if p.err == nil {
+		p.err = p.f.WritePacket(now, ip, len(ip))
+	}
+}
 
-func (p *pcapWriter) flush() { _ = p.f.Flush() }
+// close writes out what is buffered and returns the first error writing
+// the capture; calling it again returns the same.
+func (p *pcapWriter) close() error {
+	if p.err == nil {
+		p.err = p.f.Flush()
+	}
+	return p.err
+}

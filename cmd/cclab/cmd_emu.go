@@ -78,6 +78,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := (experiment.Capture{Departures: *pcap, Arrivals: *pcapArrivals, Drops: *pcapDrops}).Check(); err != nil {
 		return usagef("%v", err)
 	}
+	var files []*os.File
 	for _, c := range []struct {
 		flag, path string
 		w          *io.Writer
@@ -89,10 +90,16 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.flag, err)
 		}
-		defer f.Close()
+		defer f.Close() // on an early return; closed and checked after the run
+		files = append(files, f)
 		*c.w = f
 	}
 	res, det, err := emu.Run(ctx, s, opt)
+	for _, f := range files {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func TestJitterAckDraws(t *testing.T) {
 	var sum float64
 	for i := range k {
 		now := clock.Time(time.Duration(i) * time.Millisecond)
-		got := n.jitterAck(0, now, d)
+		got := n.noisyAck(0, now, d, false)
 		if got < d || got >= d+j {
 			t.Fatalf("ACK %d: delay %v, want in [%v, %v)", i, got, d, d+j)
 		}
@@ -45,7 +45,7 @@ func TestJitterAckDraws(t *testing.T) {
 	for i := range k {
 		now := clock.Time(time.Hour + time.Duration(i)*10*time.Microsecond)
 		f := int32(1 + i%2)
-		got := n.jitterAck(f, now, d)
+		got := n.noisyAck(f, now, d, false)
 		at := now.Add(got)
 		if at < last[f-1] {
 			t.Fatalf("flow %d: ACK %d arrives at %v, before the previous one (%v)", f, i, at, last[f-1])
@@ -63,8 +63,66 @@ func TestJitterAckDraws(t *testing.T) {
 	// A third flow's ACK over a shorter path is not held back by the
 	// others' later arrivals.
 	now := clock.Time(time.Hour + k*10*time.Microsecond)
-	if got := n.jitterAck(3, now, 0); got >= j {
+	if got := n.noisyAck(3, now, 0, false); got >= j {
 		t.Errorf("flow 3's ACK delayed %v, want under %v: held back by other flows", got, j)
+	}
+}
+
+// TestAckReadDelay: an ACK of in-order data following another takes the
+// path's delay plus the read delay; an ACK carrying SACK blocks, and the
+// first ACK without after one (it fills the hole), the path's delay
+// alone; with ack_jitter too the jitter's draw adds to both, and a SACKed
+// ACK right behind a delayed in-order one waits for it, as a flow's ACKs
+// keep their order.
+func TestAckReadDelay(t *testing.T) {
+	const r = 80 * time.Microsecond
+	const d = 10 * time.Millisecond
+	n := &Network{ackReadDelay: r}
+	for i := range 64 {
+		now := clock.Time(time.Duration(i) * time.Millisecond) // sparse: never held for order
+		// Every eighth ACK carries SACK blocks; the one after it fills the hole.
+		sacked, fills := i%8 == 3, i%8 == 4
+		want := d + r
+		if sacked || fills {
+			want = d
+		}
+		if got := n.noisyAck(0, now, d, sacked); got != want {
+			t.Fatalf("ACK %d (sacked %v, fills the hole %v): delay %v, want %v", i, sacked, fills, got, want)
+		}
+	}
+	// A flow's first ACK, with no ACK before it, is one of in-order data.
+	if got := n.noisyAck(5, 0, d, false); got != d+r {
+		t.Errorf("a flow's first ACK: delay %v, want %v", got, d+r)
+	}
+
+	// With the jitter too: SACKed, filling the hole, in-order, in turn.
+	n.ackJitter = 50 * time.Microsecond
+	n.jitterRnd = rng.New(8).Stream("bottleneck/ack_jitter")
+	base := clock.Time(time.Hour)
+	for i := range 3000 {
+		now := base.Add(time.Duration(i) * time.Millisecond)
+		lo := d
+		if i%3 == 2 {
+			lo = d + r
+		}
+		if got := n.noisyAck(1, now, d, i%3 == 0); got < lo || got >= lo+n.ackJitter {
+			t.Fatalf("ACK %d (kind %d of SACKed, filling, in-order): delay %v, want in [%v, %v)", i, i%3, got, lo, lo+n.ackJitter)
+		}
+	}
+	// Dense: a SACKed ACK 10 µs behind a delayed in-order one waits for it.
+	for i := range 100 {
+		now := base.Add(time.Hour + time.Duration(i)*time.Millisecond)
+		n.noisyAck(2, now, d, false)
+		inOrder := now.Add(time.Microsecond)
+		first := n.noisyAck(2, inOrder, d, false)
+		sacked := now.Add(10 * time.Microsecond)
+		second := n.noisyAck(2, sacked, d, true)
+		if first < d+r {
+			t.Fatalf("pair %d: the in-order ACK's delay %v, want at least %v", i, first, d+r)
+		}
+		if sacked.Add(second) < inOrder.Add(first) {
+			t.Fatalf("pair %d: the SACKed ACK arrives %v before the in-order one ahead of it", i, inOrder.Add(first).Sub(sacked.Add(second)))
+		}
 	}
 }
 
@@ -101,5 +159,21 @@ flows:
 	}
 	if c := run(4, ", ack_jitter: 200us"); reflect.DeepEqual(c.stats, a.stats) {
 		t.Errorf("seeds 3 and 4 gave the same run")
+	}
+	// The read delay: none at zero; the same run for the same seed;
+	// another than the jitter's, and the jitter's draws are its own (a
+	// run with both differs from either).
+	if zero := run(3, ", ack_read_delay: 0us"); !reflect.DeepEqual(zero, none) {
+		t.Errorf("ack_read_delay 0 changed the run: %d events, %v; without: %d, %v", zero.events, zero.stats, none.events, none.stats)
+	}
+	ra, rb := run(3, ", ack_read_delay: 200us"), run(3, ", ack_read_delay: 200us")
+	if !reflect.DeepEqual(ra, rb) {
+		t.Errorf("the same seed gave two runs with ack_read_delay: %v and %v", ra.stats, rb.stats)
+	}
+	if reflect.DeepEqual(ra.stats, none.stats) || reflect.DeepEqual(ra.stats, a.stats) {
+		t.Errorf("a 200 µs read delay changed nothing, or did what the jitter does")
+	}
+	if both := run(3, ", ack_jitter: 200us, ack_read_delay: 200us"); reflect.DeepEqual(both.stats, a.stats) || reflect.DeepEqual(both.stats, ra.stats) {
+		t.Errorf("ack_jitter with ack_read_delay gave the run of one of them alone")
 	}
 }

@@ -74,14 +74,22 @@ type Network struct {
 	// serializeAcks: ACKs take their transmission time on the way back
 	// (scenario bottleneck.serialize_acks).
 	serializeAcks bool
+	// ackNoise is set when the ACK path adds either delay below.
+	ackNoise bool
 	// ackJitter is the ACK path's timing noise (scenario
 	// bottleneck.ack_jitter), drawn from jitterRnd; ackLast holds each
 	// flow's latest ACK arrival, which a later ACK may not precede.
 	ackJitter time.Duration
 	jitterRnd *rand.Rand
 	ackLast   []clock.Time
-	lines     map[time.Duration]lines // shared delay lines by extra delay
-	lineList  []lines                 // the same, in creation order
+	// ackReadDelay is the further delay of an ACK of in-order data
+	// (scenario bottleneck.ack_read_delay); ackSACKed holds whether each
+	// flow's latest ACK carried SACK blocks, so that the ACK filling the
+	// hole leaves at once.
+	ackReadDelay time.Duration
+	ackSACKed    []bool
+	lines        map[time.Duration]lines // shared delay lines by extra delay
+	lineList     []lines                 // the same, in creation order
 	// prefetching: the lines and the bottleneck prefetch per-flow state
 	// (many flows).
 	prefetching bool
@@ -418,6 +426,8 @@ func (n *Network) buildBottleneck() error {
 		n.ackJitter = b.AckJitter.V
 		n.jitterRnd = n.rnd.Stream("bottleneck/ack_jitter")
 	}
+	n.ackReadDelay = b.AckReadDelay.V
+	n.ackNoise = n.ackJitter > 0 || n.ackReadDelay > 0
 	if n.trRates != nil {
 		n.trTimer = n.Sched.Timer(n.nextTraceWindow)
 		l.SetRate(0, n.trRates[n.trIdx])
@@ -914,22 +924,35 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 	if r := f.net.Bottleneck.Rate(); f.net.serializeAcks && r > 0 {
 		d += r.TxTime(p.Size)
 	}
-	if f.net.ackJitter > 0 {
-		d = f.net.jitterAck(f.Index, now, d)
+	if f.net.ackNoise {
+		d = f.net.noisyAck(f.Index, now, d, p.NSACK > 0)
 	}
 	f.rev.Push(now, p, d)
 }
 
-// jitterAck returns the delay of flow i's ACK sent at now over a path of
-// delay d: d plus a uniform random draw in [0, ackJitter), lengthened if
-// need be so that the ACK arrives no earlier than the flow's previous
-// one (the delay line keeps the order of equal arrival times).
-func (n *Network) jitterAck(i int32, now clock.Time, d time.Duration) time.Duration {
+// noisyAck returns the delay of flow i's ACK sent at now over a path of
+// delay d, carrying SACK blocks if sacked: d plus a uniform random draw
+// in [0, ackJitter), plus ackReadDelay for an ACK of in-order data,
+// lengthened if need be so that the ACK arrives no earlier than the
+// flow's previous one (the delay line keeps the order of equal arrival
+// times).
+func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, sacked bool) time.Duration {
 	if int(i) >= len(n.ackLast) {
 		n.ackLast = append(n.ackLast, make([]clock.Time, int(i)+1-len(n.ackLast))...)
+		n.ackSACKed = append(n.ackSACKed, make([]bool, int(i)+1-len(n.ackSACKed))...)
 	}
-	at := now.Add(d + time.Duration(n.jitterRnd.Int64N(int64(n.ackJitter))))
-	at = max(at, n.ackLast[i])
+	if n.ackJitter > 0 {
+		d += time.Duration(n.jitterRnd.Int64N(int64(n.ackJitter)))
+	}
+	if n.ackReadDelay > 0 {
+		// After an ACK with SACK blocks, one without fills the hole:
+		// Linux sends it at once (tcp_data_queue's ICSK_ACK_NOW).
+		if !sacked && !n.ackSACKed[i] {
+			d += n.ackReadDelay
+		}
+		n.ackSACKed[i] = sacked
+	}
+	at := max(now.Add(d), n.ackLast[i])
 	n.ackLast[i] = at
 	return at.Sub(now)
 }

@@ -202,6 +202,7 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},
 		{"ack_jitter negative", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: \"-5us\": a duration cannot be negative"},
 		{"ack_jitter unit", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 5 parsecs}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: "},
+		{"ack_read_delay negative", "name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_delay: \"-5us\": a duration cannot be negative"},
 	}
 	for _, tt := range tests {
 		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {

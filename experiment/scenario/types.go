@@ -89,6 +89,18 @@ type Link struct {
 	// whose ACK freed a place in a full queue takes it [0: none]. The
 	// emulator ignores it: its kernel paths have their own.
 	AckJitter Duration `yaml:"ack_jitter"`
+	// AckReadDelay delays each ACK of in-order data on its way back by a
+	// further uniform random time in [0, AckReadDelay), keeping each
+	// flow's ACKs in order: a Linux receiver sends that ACK at once only
+	// if its advertised window can advance (__tcp_ack_snd_check), and
+	// otherwise when its application has read the data (tcp_recvmsg's
+	// tcp_cleanup_rbuf), tens of microseconds later; an ACK of
+	// out-of-order data, which carries SACK blocks, and the one that
+	// fills the hole leave at once. So the segments a flow's in-order
+	// ACKs release reach a shared queue later, against its departures,
+	// than the retransmissions its duplicate ACKs release [0: none]. The
+	// emulator ignores it: its receivers are Linux's own.
+	AckReadDelay Duration `yaml:"ack_read_delay"`
 
 	// traceModeDefault is the TraceMode Validate filled in, derived again
 	// by a later Validate while unchanged (see Loss.modelDefault).

@@ -134,6 +134,9 @@ func (s *Scenario) validateLink() error {
 	if err := parseDuration(&l.AckJitter, p+".ack_jitter", true); err != nil {
 		return err
 	}
+	if err := parseDuration(&l.AckReadDelay, p+".ack_read_delay", true); err != nil {
+		return err
+	}
 	if err := validateQueue(&l.Queue, p+".queue"); err != nil {
 		return err
 	}

@@ -45,14 +45,23 @@ type Capture struct {
 	Departures, Arrivals, Drops string
 }
 
+// SameFileError is Check's error: captures A and B (fields of Capture:
+// "Departures", "Arrivals" or "Drops") both name Path.
+type SameFileError struct{ A, B, Path string }
+
+func (e *SameFileError) Error() string {
+	return fmt.Sprintf("Capture.%s and Capture.%s both name %s: each capture needs a file of its own", e.A, e.B, e.Path)
+}
+
 // Check refuses one file named for two captures (their packets would
-// interleave in it).
+// interleave in it) with a *SameFileError, which a command can word in
+// its own flags.
 func (c Capture) Check() error {
-	names := []struct{ flag, path string }{{"--pcap", c.Departures}, {"--pcap-arrivals", c.Arrivals}, {"--pcap-drops", c.Drops}}
+	names := []struct{ field, path string }{{"Departures", c.Departures}, {"Arrivals", c.Arrivals}, {"Drops", c.Drops}}
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			if a.path != "" && filepath.Clean(a.path) == filepath.Clean(b.path) {
-				return fmt.Errorf("%s and %s both name %s: each capture needs a file of its own", a.flag, b.flag, a.path)
+				return &SameFileError{A: a.field, B: b.field, Path: a.path}
 			}
 		}
 	}

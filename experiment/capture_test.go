@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,6 +148,31 @@ flows:
 		b, _ := os.ReadFile(name)
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s written alone (%d bytes) differs from the one written beside the others (%d bytes)", filepath.Base(name), len(a), len(b))
+		}
+	}
+}
+
+// TestCaptureCheck: one file named for two captures (up to spelling) is a
+// *SameFileError naming both fields and the file; distinct files and
+// empty names pass.
+func TestCaptureCheck(t *testing.T) {
+	for _, c := range []struct {
+		c    Capture
+		a, b string
+	}{
+		{Capture{Departures: "x.pcap", Drops: "./x.pcap"}, "Departures", "Drops"},
+		{Capture{Arrivals: "d/a.pcap", Drops: "d/../d/a.pcap"}, "Arrivals", "Drops"},
+		{Capture{Departures: "p", Arrivals: "p", Drops: "q"}, "Departures", "Arrivals"},
+	} {
+		err := c.c.Check()
+		same, ok := errors.AsType[*SameFileError](err)
+		if !ok || same.A != c.a || same.B != c.b || !strings.Contains(err.Error(), "Capture."+c.a) || !strings.Contains(err.Error(), same.Path) {
+			t.Errorf("%+v: %v, want a *SameFileError naming %s and %s", c.c, err, c.a, c.b)
+		}
+	}
+	for _, c := range []Capture{{}, {Departures: "a", Arrivals: "b", Drops: "c"}, {Drops: "d"}} {
+		if err := c.Check(); err != nil {
+			t.Errorf("%+v: %v", c, err)
 		}
 	}
 }

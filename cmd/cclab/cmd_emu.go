@@ -75,8 +75,8 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer stopNetgen()
 	opt.OnStart = startNetgen
-	if err := (experiment.Capture{Departures: *pcap, Arrivals: *pcapArrivals, Drops: *pcapDrops}).Check(); err != nil {
-		return usagef("%v", err)
+	if err := checkCaptures(experiment.Capture{Departures: *pcap, Arrivals: *pcapArrivals, Drops: *pcapDrops}); err != nil {
+		return err
 	}
 	var files []*os.File
 	for _, c := range []struct {

@@ -63,8 +63,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *seed < 0 && flagGiven(fs, "seed") {
 		return usagef("--seed %d: want a seed >= 0", *seed)
 	}
-	if err := capture.Check(); err != nil {
-		return usagef("%v", err)
+	if err := checkCaptures(capture); err != nil {
+		return err
 	}
 	s, err := loadScenario(pos[0], *ccName, *seed, sets)
 	if err != nil {

@@ -24,6 +24,20 @@ func readFile(path string) ([]byte, error) {
 	return b, err
 }
 
+// captureFlags are the flags cclab run and cclab emu set
+// experiment.Capture's fields with.
+var captureFlags = map[string]string{"Departures": "--pcap", "Arrivals": "--pcap-arrivals", "Drops": "--pcap-drops"}
+
+// checkCaptures refuses one file named by two capture flags, in the
+// flags' words.
+func checkCaptures(c experiment.Capture) error {
+	err := c.Check()
+	if same, ok := errors.AsType[*experiment.SameFileError](err); ok {
+		return usagef("%s and %s both name %s: each capture needs a file of its own", captureFlags[same.A], captureFlags[same.B], same.Path)
+	}
+	return err
+}
+
 // runScenario builds, optionally captures, and runs one scenario.
 func runScenario(ctx context.Context, s *scenario.Scenario, capture experiment.Capture) (*experiment.Result, *network.Network, error) {
 	n, err := network.Build(s)

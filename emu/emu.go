@@ -299,7 +299,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 		}
 		pw, err := newPcap(c.out)
 		if err != nil {
-			return nil, nil, fmt.Errorf("Options.%s: %w", c.name, err)
+			return nil, nil, fmt.Errorf("the capture of Options.%s: %w", c.name, err)
 		}
 		*c.hook = pw.write
 		captures = append(captures, capture{c.name, pw})

@@ -89,9 +89,9 @@ type Link struct {
 	// whose ACK freed a place in a full queue takes it [0: none]. The
 	// emulator ignores it: its kernel paths have their own.
 	AckJitter Duration `yaml:"ack_jitter"`
-	// AckReadDelay delays each ACK of in-order data on its way back by a
-	// further uniform random time in [0, AckReadDelay), keeping each
-	// flow's ACKs in order: a Linux receiver sends that ACK at once only
+	// AckReadDelay delays each ACK of in-order data on its way back by
+	// this much more, keeping each flow's ACKs in order: a Linux receiver
+	// sends that ACK at once only
 	// if its advertised window can advance (__tcp_ack_snd_check), and
 	// otherwise when its application has read the data (tcp_recvmsg's
 	// tcp_cleanup_rbuf), tens of microseconds later; an ACK of

@@ -31,20 +31,7 @@ flows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := network.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	c := experiment.Capture{Departures: filepath.Join(dir, "p.pcap"), Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
-	done, err := experiment.AttachPcap(n, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Run()
-	if err := done(); err != nil {
-		t.Fatal(err)
-	}
+	n, r := simulateCaptured(t, s)
 	var sent, retx, drops, lostRetx int64
 	for _, f := range n.Flows {
 		if !f.Done() {
@@ -56,18 +43,7 @@ flows:
 		lostRetx += f.Sender.LostRetransmits()
 		drops += f.Drops
 	}
-	arrivals, _, _, err := readCapture(c.Arrivals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dropped, _, packets, err := readCapture(c.Drops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	txs, start, err := transmissions(arrivals, dropped)
-	if err != nil {
-		t.Fatal(err)
-	}
+	txs, start, dropped, packets := r.txs, r.start, r.dropped, r.packets
 	f := analyseFates(txs, start, 0, 200*time.Millisecond)
 	t.Logf("%+v; senders: %d sent, %d retransmissions, %d lost retransmissions, %d drops", *f, sent, retx, lostRetx, drops)
 	if int64(f.New+f.Retx) != sent || int64(f.Retx) != retx {
@@ -99,11 +75,7 @@ flows:
 	// timed so, nearly every transmission follows an ACK (the rest are the
 	// first windows and timers), and retransmissions split into the two
 	// kinds add up; timed without the delay, few do.
-	_, acks, _, err := readCapture(c.Departures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := analyseAcks(txs, start, acks, 15*time.Millisecond, 200*time.Microsecond, 0)
+	a, err := analyseAcks(txs, start, r.acks, 15*time.Millisecond, 200*time.Microsecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +91,56 @@ flows:
 	if a.Acks == 0 || 10*a.TxAfterAck < 9*a.Tx || released < a.TxAfterAck {
 		t.Errorf("%d ACKs released %d transmissions; %d of %d within %v of an ACK, want 90%%", a.Acks, released, a.TxAfterAck, a.Tx, a.Window)
 	}
-	if off, err := analyseAcks(txs, start, acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
+	if off, err := analyseAcks(txs, start, r.acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
 		t.Errorf("without the reverse delay %d of %d transmissions follow an ACK (%v): the timing is not what the test measures", off.TxAfterAck, off.Tx, err)
 	}
+}
+
+// capturedRun is a simulated run's three captures, read back: the
+// transmissions reaching the queue (each matched to its drop, if any),
+// the drops file's data segments and packets, and the departures file's
+// ACKs.
+type capturedRun struct {
+	txs     map[string][]flowTx
+	start   time.Time
+	dropped []capSeg
+	packets int
+	acks    []capSeg
+}
+
+// simulateCaptured builds and runs s with its bottleneck captured to
+// three files and reads them back.
+func simulateCaptured(t *testing.T, s *scenario.Scenario) (*network.Network, capturedRun) {
+	t.Helper()
+	n, err := network.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := experiment.Capture{Departures: filepath.Join(dir, "p.pcap"), Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
+	done, err := experiment.AttachPcap(n, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Run()
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	var r capturedRun
+	arrivals, _, _, err := readCapture(c.Arrivals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.dropped, _, r.packets, err = readCapture(c.Drops); err != nil {
+		t.Fatal(err)
+	}
+	if _, r.acks, _, err = readCapture(c.Departures); err != nil {
+		t.Fatal(err)
+	}
+	if r.txs, r.start, err = transmissions(arrivals, r.dropped); err != nil {
+		t.Fatal(err)
+	}
+	return n, r
 }
 
 // TestCapturesRefuseMismatchedFiles: a drop that no arrival explains (the

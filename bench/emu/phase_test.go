@@ -1,13 +1,10 @@
 package main
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 	"gonum.org/v1/gonum/stat"
@@ -48,33 +45,8 @@ func simPhase(t *testing.T, cc, delay string, sets []string) phaseRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := network.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	c := experiment.Capture{Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
-	done, err := experiment.AttachPcap(n, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Run()
-	if err := done(); err != nil {
-		t.Fatal(err)
-	}
-	arrivals, _, _, err := readCapture(c.Arrivals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dropped, _, _, err := readCapture(c.Drops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	txs, start, err := transmissions(arrivals, dropped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := analyseFates(txs, start, 2*time.Second, 200*time.Millisecond)
+	_, r := simulateCaptured(t, s)
+	f := analyseFates(r.txs, r.start, 2*time.Second, 200*time.Millisecond)
 	return phaseRun{retx: f.Retx, retxDropped: f.RetxDropped, timeouts: f.Timeouts}
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // phaseKernel holds the kernel's retransmissions dropped and its late
-// timeouts on the held-out workload (40 CUBIC flows started together) at
+// timeouts on the held-out workload (40 flows started together, CUBIC and
+// NewReno) at
 // seven one-way delays from 25 to 25.15 ms, which move the round trip
 // through one packet time in sixths (docs/fidelity.md, "The round trip's
 // phase and the receiver's reads").

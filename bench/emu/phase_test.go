@@ -12,10 +12,9 @@ import (
 
 // phaseKernel holds the kernel's retransmissions dropped and its late
 // timeouts on the held-out workload (40 flows started together, CUBIC and
-// NewReno) at
-// seven one-way delays from 25 to 25.15 ms, which move the round trip
-// through one packet time in sixths (docs/fidelity.md, "The round trip's
-// phase and the receiver's reads").
+// NewReno) at seven one-way delays from 25 to 25.15 ms, which move the
+// round trip through one packet time in sixths (docs/fidelity.md, "The
+// round trip's phase and the receiver's reads").
 const phaseKernel = "testdata/kernel-phase-heldout40-2026-12-04.tsv"
 
 // hostTiming is the host's timing as measured in those runs: the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/rng"
+	"github.com/cclab/cclab/netsim/packet"
 )
 
 // TestJitterAckDraws: ACKs further apart than the jitter get a delay of
@@ -26,7 +27,7 @@ func TestJitterAckDraws(t *testing.T) {
 	var sum float64
 	for i := range k {
 		now := clock.Time(time.Duration(i) * time.Millisecond)
-		got := n.noisyAck(0, now, d, false)
+		got := n.noisyAck(0, now, d, inOrderAck)
 		if got < d || got >= d+j {
 			t.Fatalf("ACK %d: delay %v, want in [%v, %v)", i, got, d, d+j)
 		}
@@ -45,7 +46,7 @@ func TestJitterAckDraws(t *testing.T) {
 	for i := range k {
 		now := clock.Time(time.Hour + time.Duration(i)*10*time.Microsecond)
 		f := int32(1 + i%2)
-		got := n.noisyAck(f, now, d, false)
+		got := n.noisyAck(f, now, d, inOrderAck)
 		at := now.Add(got)
 		if at < last[f-1] {
 			t.Fatalf("flow %d: ACK %d arrives at %v, before the previous one (%v)", f, i, at, last[f-1])
@@ -63,15 +64,25 @@ func TestJitterAckDraws(t *testing.T) {
 	// A third flow's ACK over a shorter path is not held back by the
 	// others' later arrivals.
 	now := clock.Time(time.Hour + k*10*time.Microsecond)
-	if got := n.noisyAck(3, now, 0, false); got >= j {
+	if got := n.noisyAck(3, now, 0, inOrderAck); got >= j {
 		t.Errorf("flow 3's ACK delayed %v, want under %v: held back by other flows", got, j)
 	}
 }
 
+// inOrderAck and sackedAck are ACKs without and with SACK blocks.
+var inOrderAck, sackedAck = &packet.Packet{Kind: packet.Ack}, &packet.Packet{Kind: packet.Ack, NSACK: 1}
+
+func ackOf(sacked bool) *packet.Packet {
+	if sacked {
+		return sackedAck
+	}
+	return inOrderAck
+}
+
 // TestAckReadDelay: an ACK of in-order data following another takes the
-// path's delay plus the read delay; an ACK carrying SACK blocks, and the
-// first ACK without after one (it fills the hole), the path's delay
-// alone; with ack_jitter too the jitter's draw adds to both, and a SACKed
+// path's delay plus the read delay; an ACK carrying SACK blocks, the
+// first ACK without after one (it fills the hole) and a SYN-ACK, the
+// path's delay alone; with ack_jitter too the jitter's draw adds to both, and a SACKed
 // ACK right behind a delayed in-order one waits for it, as a flow's ACKs
 // keep their order.
 func TestAckReadDelay(t *testing.T) {
@@ -86,12 +97,16 @@ func TestAckReadDelay(t *testing.T) {
 		if sacked || fills {
 			want = d
 		}
-		if got := n.noisyAck(0, now, d, sacked); got != want {
+		if got := n.noisyAck(0, now, d, ackOf(sacked)); got != want {
 			t.Fatalf("ACK %d (sacked %v, fills the hole %v): delay %v, want %v", i, sacked, fills, got, want)
 		}
 	}
-	// A flow's first ACK, with no ACK before it, is one of in-order data.
-	if got := n.noisyAck(5, 0, d, false); got != d+r {
+	// A SYN-ACK waits for no read, and the flow's first ACK after it, of
+	// in-order data, does.
+	if got := n.noisyAck(5, 0, d, &packet.Packet{Kind: packet.SynAck}); got != d {
+		t.Errorf("a SYN-ACK: delay %v, want %v", got, d)
+	}
+	if got := n.noisyAck(5, clock.Time(time.Millisecond), d, inOrderAck); got != d+r {
 		t.Errorf("a flow's first ACK: delay %v, want %v", got, d+r)
 	}
 
@@ -105,18 +120,18 @@ func TestAckReadDelay(t *testing.T) {
 		if i%3 == 2 {
 			lo = d + r
 		}
-		if got := n.noisyAck(1, now, d, i%3 == 0); got < lo || got >= lo+n.ackJitter {
+		if got := n.noisyAck(1, now, d, ackOf(i%3 == 0)); got < lo || got >= lo+n.ackJitter {
 			t.Fatalf("ACK %d (kind %d of SACKed, filling, in-order): delay %v, want in [%v, %v)", i, i%3, got, lo, lo+n.ackJitter)
 		}
 	}
 	// Dense: a SACKed ACK 10 µs behind a delayed in-order one waits for it.
 	for i := range 100 {
 		now := base.Add(time.Hour + time.Duration(i)*time.Millisecond)
-		n.noisyAck(2, now, d, false)
+		n.noisyAck(2, now, d, inOrderAck)
 		inOrder := now.Add(time.Microsecond)
-		first := n.noisyAck(2, inOrder, d, false)
+		first := n.noisyAck(2, inOrder, d, inOrderAck)
 		sacked := now.Add(10 * time.Microsecond)
-		second := n.noisyAck(2, sacked, d, true)
+		second := n.noisyAck(2, sacked, d, sackedAck)
 		if first < d+r {
 			t.Fatalf("pair %d: the in-order ACK's delay %v, want at least %v", i, first, d+r)
 		}

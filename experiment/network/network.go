@@ -925,18 +925,17 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 		d += r.TxTime(p.Size)
 	}
 	if f.net.ackNoise {
-		d = f.net.noisyAck(f.Index, now, d, p.NSACK > 0)
+		d = f.net.noisyAck(f.Index, now, d, p)
 	}
 	f.rev.Push(now, p, d)
 }
 
-// noisyAck returns the delay of flow i's ACK sent at now over a path of
-// delay d, carrying SACK blocks if sacked: d plus a uniform random draw
-// in [0, ackJitter), plus ackReadDelay for an ACK of in-order data,
-// lengthened if need be so that the ACK arrives no earlier than the
-// flow's previous one (the delay line keeps the order of equal arrival
-// times).
-func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, sacked bool) time.Duration {
+// noisyAck returns the delay of flow i's ACK p sent at now over a path
+// of delay d: d plus a uniform random draw in [0, ackJitter), plus
+// ackReadDelay for an ACK of in-order data, lengthened if need be so that
+// the ACK arrives no earlier than the flow's previous one (the delay line
+// keeps the order of equal arrival times).
+func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, p *packet.Packet) time.Duration {
 	if int(i) >= len(n.ackLast) {
 		n.ackLast = append(n.ackLast, make([]clock.Time, int(i)+1-len(n.ackLast))...)
 		n.ackSACKed = append(n.ackSACKed, make([]bool, int(i)+1-len(n.ackSACKed))...)
@@ -944,9 +943,11 @@ func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, sacked bool
 	if n.ackJitter > 0 {
 		d += time.Duration(n.jitterRnd.Int64N(int64(n.ackJitter)))
 	}
-	if n.ackReadDelay > 0 {
+	// A SYN-ACK has no data to wait for a read.
+	if n.ackReadDelay > 0 && p.Kind == packet.Ack {
 		// After an ACK with SACK blocks, one without fills the hole:
 		// Linux sends it at once (tcp_data_queue's ICSK_ACK_NOW).
+		sacked := p.NSACK > 0
 		if !sacked && !n.ackSACKed[i] {
 			d += n.ackReadDelay
 		}

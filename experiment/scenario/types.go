@@ -95,8 +95,8 @@ type Link struct {
 	// if its advertised window can advance (__tcp_ack_snd_check), and
 	// otherwise when its application has read the data (tcp_recvmsg's
 	// tcp_cleanup_rbuf), tens of microseconds later; an ACK of
-	// out-of-order data, which carries SACK blocks, and the one that
-	// fills the hole leave at once. So the segments a flow's in-order
+	// out-of-order data, which carries SACK blocks, the one that fills
+	// the hole and the SYN-ACK leave at once. So the segments a flow's in-order
 	// ACKs release reach a shared queue later, against its departures,
 	// than the retransmissions its duplicate ACKs release [0: none]. The
 	// emulator ignores it: its receivers are Linux's own.

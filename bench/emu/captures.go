@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -25,7 +26,11 @@ import (
 // the emulator stamps a reverse packet as it hands it to the sender, the
 // simulator as the receiver sends it, so a simulator's capture needs
 // -ack-delay, the reverse path's delay (the bottleneck's delay plus the
-// flow's extra delay).
+// flow's extra delay). With -path-delay too it measures the hosts'
+// timing: how long after a segment leaves the queue, beyond the path's
+// propagation, the ACK it triggers reaches the sender, for duplicate ACKs,
+// ACKs filling a hole and ACKs of in-order data apart, and how long after
+// an ACK the segment it releases reaches the queue.
 func captures(args []string) error {
 	fs := flag.NewFlagSet("captures", flag.ContinueOnError)
 	after := fs.Duration("after", 0, "count only transmissions this long after the first arrival (e.g. 2s: leave out the start)")
@@ -33,14 +38,18 @@ func captures(args []string) error {
 	departures := fs.String("departures", "", "the run's --pcap file: also time the flows' ACKs at their senders")
 	ackWindow := fs.Duration("ack-window", 200*time.Microsecond, "with -departures: a transmission this soon after one of its flow's ACKs counts as one the ACK released (through the emulator a kernel sender answers in 20-100 µs of the forwarder's time, the simulator's at once; keep it under the bottleneck's packet time)")
 	ackDelay := fs.Duration("ack-delay", 0, "with -departures from cclab run: the reverse path's delay (the bottleneck's delay plus the flow's extra delay, plus an ACK's transmission time with bottleneck.serialize_acks), added to the ACKs' times; cclab emu's need none")
+	pathDelay := fs.Duration("path-delay", 0, "with -departures: the propagation delay from the queue to the receivers and back to the senders (twice the bottleneck's delay plus the flow's extra delay); also measure the hosts' timing: from a segment leaving the queue to the ACK it triggers reaching the sender, beyond this, by kind of ACK, and from an ACK to the segment it releases reaching the queue (bottleneck.ack_read_delay, ack_read_share and extra_delay model it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("usage: emu captures [-after D] [-rto D] [-departures FILE [-ack-delay D]] ARRIVALS.pcap DROPS.pcap")
+		return fmt.Errorf("usage: emu captures [-after D] [-rto D] [-departures FILE [-ack-delay D] [-path-delay D]] ARRIVALS.pcap DROPS.pcap")
 	}
 	if *ackDelay != 0 && *departures == "" {
 		return fmt.Errorf("-ack-delay %v without -departures: the ACKs' times come from that file", *ackDelay)
+	}
+	if *pathDelay != 0 && *departures == "" {
+		return fmt.Errorf("-path-delay %v without -departures: the departures and ACKs come from that file", *pathDelay)
 	}
 	arrivals, _, _, err := readCapture(fs.Arg(0))
 	if err != nil {
@@ -56,7 +65,7 @@ func captures(args []string) error {
 	}
 	analyseFates(txs, start, *after, *rto).write(os.Stdout, *after, *rto)
 	if *departures != "" {
-		_, acks, _, err := readCapture(*departures)
+		departed, acks, _, err := readCapture(*departures)
 		if err != nil {
 			return err
 		}
@@ -65,6 +74,9 @@ func captures(args []string) error {
 			return err
 		}
 		a.write(os.Stdout)
+		if *pathDelay != 0 {
+			analyseHostTiming(txs, start, departed, acks, *ackDelay, *pathDelay, *ackWindow, *after).write(os.Stdout)
+		}
 	}
 	return nil
 }
@@ -405,4 +417,131 @@ func (a *ackFates) write(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "transmissions within %v of an ACK: %.1f%% of %d; retransmissions so sent dropped %.2f%% of %d, the others (timers) %.2f%% of %d\n",
 		a.Window, pct(a.TxAfterAck, a.Tx), a.Tx, pct(a.RetxAfterAckDropped, a.RetxAfterAck), a.RetxAfterAck, pct(a.RetxOtherDropped, a.RetxOther), a.RetxOther)
+}
+
+// hostLimit bounds the delays hostDelays counts: an ACK later than this
+// after its flow's last departure (beyond the path) is a timer's, not one
+// the departure triggered.
+const hostLimit = 500 * time.Microsecond
+
+// ackKinds name hostDelays' kinds of ACK.
+var ackKinds = [3]string{"duplicate", "filling the hole", "in-order data"}
+
+// hostDelays is what analyseHostTiming measures from after on.
+type hostDelays struct {
+	// Receiver[k] holds, for ACKs of kind ackKinds[k], the time from
+	// the flow's latest segment leaving the queue to the ACK reaching the
+	// sender, beyond the path's propagation; Timer the ACKs later than
+	// hostLimit.
+	Receiver [3][]time.Duration
+	Timer    int
+	// Sender holds the time from an ACK to the first segment it
+	// released reaching the queue (within the window), for new data and
+	// for retransmissions.
+	Sender [2][]time.Duration
+}
+
+// analyseHostTiming measures the hosts' timing. An ACK is a duplicate if
+// it acknowledges what its flow's previous ACK did, fills the hole if it
+// follows a duplicate, and is of in-order data otherwise (ACKs carry no
+// SACK option in the capture's reading, so this is the kernel's
+// distinction seen from outside).
+func analyseHostTiming(byConn map[string][]flowTx, start time.Time, departed, acks []capSeg, delay, path, window, after time.Duration) *hostDelays {
+	const slack = time.Microsecond
+	left := map[string][]time.Time{}
+	for _, d := range departed {
+		left[d.conn] = append(left[d.conn], d.at)
+	}
+	h := &hostDelays{}
+	last := map[string]uint32{}
+	dup := map[string]bool{}
+	for _, a := range acks {
+		ds, ok := left[a.conn]
+		if !ok {
+			continue
+		}
+		prev, seen := last[a.conn]
+		kind := 2
+		switch {
+		case seen && prev == a.seq:
+			kind = 0
+		case dup[a.conn]:
+			kind = 1
+		}
+		last[a.conn], dup[a.conn] = a.seq, kind == 0
+		at := a.at.Add(delay)
+		if at.Sub(start) < after {
+			continue
+		}
+		trig := at.Add(-path)
+		j := sort.Search(len(ds), func(i int) bool { return ds[i].After(trig.Add(slack)) }) - 1
+		if j < 0 {
+			continue
+		}
+		switch d := max(trig.Sub(ds[j]), 0); {
+		case d > hostLimit:
+			h.Timer++
+		default:
+			h.Receiver[kind] = append(h.Receiver[kind], d)
+		}
+	}
+	for conn, txs := range byConn {
+		var as []time.Time
+		for _, a := range acks {
+			if a.conn == conn {
+				as = append(as, a.at.Add(delay))
+			}
+		}
+		sort.Slice(as, func(i, j int) bool { return as[i].Before(as[j]) })
+		for _, a := range as {
+			if a.Sub(start) < after {
+				continue
+			}
+			i := sort.Search(len(txs), func(j int) bool { return !txs[j].at.Before(a.Add(-slack)) })
+			if i < len(txs) && txs[i].at.Sub(a) < window {
+				k := 0
+				if txs[i].retx {
+					k = 1
+				}
+				h.Sender[k] = append(h.Sender[k], max(txs[i].at.Sub(a), 0))
+			}
+		}
+	}
+	return h
+}
+
+// quantiles formats the 10th, 50th and 90th percentiles of ds in µs.
+func quantiles(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	q := func(f float64) float64 { return float64(s[int(f*float64(len(s)-1))]) / 1e3 }
+	return fmt.Sprintf("p10 %.1f, median %.1f, p90 %.1f µs (%d)", q(0.1), q(0.5), q(0.9), len(s))
+}
+
+func (h *hostDelays) write(w io.Writer) {
+	fmt.Fprintf(w, "hosts' timing: from a segment leaving the queue to the ACK it triggers reaching the sender, beyond the path:\n")
+	for k, name := range ackKinds {
+		fmt.Fprintf(w, "  %-16s %s\n", name, quantiles(h.Receiver[k]))
+	}
+	if in := h.Receiver[2]; len(in) > 0 {
+		// The share that waited for a read: in-order ACKs slower than
+		// the duplicates' median by more than 40 µs.
+		s := slices.Clone(h.Receiver[0])
+		slices.Sort(s)
+		if len(s) > 0 {
+			cut := s[len(s)/2] + 40*time.Microsecond
+			waited := 0
+			for _, d := range in {
+				if d > cut {
+					waited++
+				}
+			}
+			fmt.Fprintf(w, "  in-order ACKs more than 40 µs slower than the duplicates' median: %.0f%%\n", pct(waited, len(in)))
+		}
+	}
+	fmt.Fprintf(w, "  later than %v (timers): %d\n", hostLimit, h.Timer)
+	fmt.Fprintf(w, "from an ACK to the first segment it releases reaching the queue: new data %s; retransmissions %s\n", quantiles(h.Sender[0]), quantiles(h.Sender[1]))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,30 @@ flows:
 	if off, err := analyseAcks(txs, start, r.acks, 0, 200*time.Microsecond, 0); err != nil || 2*off.TxAfterAck > off.Tx {
 		t.Errorf("without the reverse delay %d of %d transmissions follow an ACK (%v): the timing is not what the test measures", off.TxAfterAck, off.Tx, err)
 	}
+
+	// The simulator's hosts take no time: with the path's propagation
+	// (15 ms each way) taken off, every kind of ACK reaches its sender the
+	// instant its segment's departure plus the path allows, and the
+	// segments it releases reach the queue at once.
+	h := analyseHostTiming(txs, start, r.departed, r.acks, 15*time.Millisecond, 30*time.Millisecond, 200*time.Microsecond, 0)
+	for k, ds := range h.Receiver {
+		if len(ds) == 0 || slices.Max(ds) > time.Microsecond {
+			t.Errorf("%s ACKs: %d, latest %v beyond the path; want some, all at once", ackKinds[k], len(ds), slices.Max(append(ds, 0)))
+		}
+	}
+	if len(h.Sender[0]) == 0 || slices.Max(h.Sender[0]) > time.Microsecond || slices.Max(append(h.Sender[1], 0)) > time.Microsecond {
+		t.Errorf("from an ACK to its segment: new %d (latest %v), retransmissions %d: want all at once", len(h.Sender[0]), slices.Max(append(h.Sender[0], 0)), len(h.Sender[1]))
+	}
+	// A path 40 µs shorter than the real one shows as 40 µs at the receivers.
+	h = analyseHostTiming(txs, start, r.departed, r.acks, 15*time.Millisecond, 30*time.Millisecond-40*time.Microsecond, 200*time.Microsecond, 0)
+	if ds := h.Receiver[2]; len(ds) == 0 || slices.Min(ds) != 40*time.Microsecond || slices.Max(ds) != 40*time.Microsecond {
+		t.Errorf("in-order ACKs over a path 40 µs short: %d, %v to %v beyond it; want 40 µs", len(ds), slices.Min(append(ds, 0)), slices.Max(append(ds, 0)))
+	}
+	out.Reset()
+	h.write(&out)
+	if !strings.Contains(out.String(), "in-order data") || !strings.Contains(out.String(), "median 40.0") {
+		t.Errorf("report:\n%s", out.String())
+	}
 }
 
 // capturedRun is a simulated run's captures, read back: the
@@ -101,11 +126,11 @@ flows:
 // the drops file's data segments and packets, and the departures file's
 // ACKs if it was written.
 type capturedRun struct {
-	txs     map[string][]flowTx
-	start   time.Time
-	dropped []capSeg
-	packets int
-	acks    []capSeg
+	txs            map[string][]flowTx
+	start          time.Time
+	dropped        []capSeg
+	packets        int
+	departed, acks []capSeg
 }
 
 // simulateCaptured builds and runs s with its bottleneck captured and
@@ -139,7 +164,7 @@ func simulateCaptured(t *testing.T, s *scenario.Scenario, acks bool) (*network.N
 		t.Fatal(err)
 	}
 	if acks {
-		if _, r.acks, _, err = readCapture(c.Departures); err != nil {
+		if r.departed, r.acks, _, err = readCapture(c.Departures); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,7 +5,7 @@
 //	go run ./bench/emu fidelity [-duration 20s] [-cc cubic,bbr,newreno] [-set path=value] [-cc-param name=value] [-sim [-ref kernel.jsonl,...]] [scenario ...]
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
 //	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
-//	go run ./bench/emu captures [-after 2s] [-rto 200ms] [-departures PCAP [-ack-delay D] [-ack-window D]] ARRIVALS.pcap DROPS.pcap
+//	go run ./bench/emu captures [-after 2s] [-rto 200ms] [-departures PCAP [-ack-delay D] [-ack-window D] [-path-delay D]] ARRIVALS.pcap DROPS.pcap
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
@@ -26,7 +26,8 @@
 // retransmissions against new data and how each lost retransmission was
 // repaired; given the run's --pcap (-departures), it times the flows'
 // ACKs at their senders against what the senders sent (docs/fidelity.md,
-// "What the kernel's late timeouts are").
+// "What the kernel's late timeouts are"), and with -path-delay the hosts'
+// own timing (docs/fidelity.md, "The hosts' timing under load").
 package main
 
 import (

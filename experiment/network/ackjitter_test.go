@@ -141,6 +141,31 @@ func TestAckReadDelay(t *testing.T) {
 	}
 }
 
+// TestAckReadShare: with a share q of in-order ACKs waiting, the
+// share that wait is q within four standard errors, and each waits the
+// read delay exactly; q = 0 delays none.
+func TestAckReadShare(t *testing.T) {
+	const r, d, k = 80 * time.Microsecond, 10 * time.Millisecond, 20000
+	for _, q := range []float64{0, 0.3} {
+		n := &Network{ackReadDelay: r, ackReadShare: q, readRnd: rng.New(9).Stream("bottleneck/ack_read_delay")}
+		waited := 0
+		for i := range k {
+			got := n.noisyAck(0, clock.Time(time.Duration(i)*time.Millisecond), d, inOrderAck)
+			switch got {
+			case d + r:
+				waited++
+			case d:
+			default:
+				t.Fatalf("q %g, ACK %d: delay %v, want %v or %v", q, i, got, d, d+r)
+			}
+		}
+		share := float64(waited) / k
+		if se := math.Sqrt(q * (1 - q) / k); math.Abs(share-q) > 4*se || (q == 0 && waited > 0) {
+			t.Errorf("q %g: %.4f of in-order ACKs waited, want %g ± %.4f", q, share, q, 4*se)
+		}
+	}
+}
+
 // TestAckJitterRuns: a zero jitter is no jitter (same events and
 // counters); a jitter gives the same run for the same seed and another
 // for another seed.

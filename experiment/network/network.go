@@ -83,10 +83,13 @@ type Network struct {
 	jitterRnd *rand.Rand
 	ackLast   []clock.Time
 	// ackReadDelay is the further delay of an ACK of in-order data
-	// (scenario bottleneck.ack_read_delay); ackSACKed holds whether each
-	// flow's latest ACK carried SACK blocks, so that the ACK filling the
-	// hole leaves at once.
+	// (scenario bottleneck.ack_read_delay), for the share ackReadShare of
+	// them drawn from readRnd (nil when all wait); ackSACKed holds
+	// whether each flow's latest ACK carried SACK blocks, so that the ACK
+	// filling the hole leaves at once.
 	ackReadDelay time.Duration
+	ackReadShare float64
+	readRnd      *rand.Rand
 	ackSACKed    []bool
 	lines        map[time.Duration]lines // shared delay lines by extra delay
 	lineList     []lines                 // the same, in creation order
@@ -427,6 +430,10 @@ func (n *Network) buildBottleneck() error {
 		n.jitterRnd = n.rnd.Stream("bottleneck/ack_jitter")
 	}
 	n.ackReadDelay = b.AckReadDelay.V
+	if v := b.AckReadShare; v != nil && *v < 1 && n.ackReadDelay > 0 {
+		n.ackReadShare = *v
+		n.readRnd = n.rnd.Stream("bottleneck/ack_read_delay")
+	}
 	n.ackNoise = n.ackJitter > 0 || n.ackReadDelay > 0
 	if n.trRates != nil {
 		n.trTimer = n.Sched.Timer(n.nextTraceWindow)
@@ -932,7 +939,8 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 
 // noisyAck returns the delay of flow i's ACK p sent at now over a path
 // of delay d: d plus a uniform random draw in [0, ackJitter), plus
-// ackReadDelay for an ACK of in-order data, lengthened if need be so that
+// ackReadDelay for an ACK of in-order data (a share of them if
+// ackReadShare is set), lengthened if need be so that
 // the ACK arrives no earlier than the flow's previous one (the delay line
 // keeps the order of equal arrival times).
 func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, p *packet.Packet) time.Duration {
@@ -948,7 +956,7 @@ func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, p *packet.P
 		// After an ACK with SACK blocks, one without fills the hole:
 		// Linux sends it at once (tcp_data_queue's ICSK_ACK_NOW).
 		sacked := p.NSACK > 0
-		if !sacked && !n.ackSACKed[i] {
+		if !sacked && !n.ackSACKed[i] && (n.readRnd == nil || n.readRnd.Float64() < n.ackReadShare) {
 			d += n.ackReadDelay
 		}
 		n.ackSACKed[i] = sacked

@@ -272,6 +272,7 @@ func (s *Scenario) Marshal() ([]byte, error) {
 func (s *Scenario) Clone() *Scenario {
 	c := *s
 	c.Bottleneck.Loss = cloneLoss(s.Bottleneck.Loss)
+	c.Bottleneck.AckReadShare = clonePtr(s.Bottleneck.AckReadShare, same[float64])
 	c.Bottleneck.Queue = s.Bottleneck.Queue
 	c.Bottleneck.Schedule = cloneSlice(s.Bottleneck.Schedule, cloneChange)
 	c.Transport = cloneTransport(s.Transport)

@@ -202,6 +202,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"flow srtt_sample", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {srtt_sample: Oldest}}]\n", "srtt_sample: must be newest or oldest"},
 		{"ack_jitter negative", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: \"-5us\": a duration cannot be negative"},
 		{"ack_jitter unit", "name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 5 parsecs}\nflows: [{cc: newreno}]\n", "bottleneck.ack_jitter: "},
+		{"ack_read_share above 1", "name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: 80us, ack_read_share: 1.5}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_share: must be in [0, 1]"},
+		{"ack_read_share NaN", "name: x\nbottleneck: {rate: 1Mbps, ack_read_share: .nan}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_share: must be in [0, 1]"},
 		{"ack_read_delay negative", "name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_delay: \"-5us\": a duration cannot be negative"},
 	}
 	for _, tt := range tests {

@@ -180,6 +180,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {srtt_sample: oldest}\nflows: [{cc: newreno, transport: {srtt_sample: newest}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps, ack_jitter: 70us}\nflows: [{cc: newreno}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: 120us}\nflows: [{cc: newreno}]\n"))
+	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: 80us, ack_read_share: 0.3}\nflows: [{cc: newreno}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {receive_window: linux}\nflows: [{cc: cubic, transport: {receive_window: none}}, {cc: newreno, transport: {receive_window: linux, sack: false}}]\n"))
 	f.Add([]byte("name: x\nprofile: linux\nbottleneck: {rate: 1Mbps}\ntransport: {lost_retransmissions: gap}\nflows: [{cc: {name: bbr, linux: 0}}, {cc: cubic}]\nbackground: [{type: tcp, cc: bbr}]\n"))
 	f.Add([]byte("flows: [{cc: {name: newreno, beta: 0.3}, count: 3}]\nbottleneck: {trace: a, trace_mode: average}\n"))

@@ -137,6 +137,9 @@ func (s *Scenario) validateLink() error {
 	if err := parseDuration(&l.AckReadDelay, p+".ack_read_delay", true); err != nil {
 		return err
 	}
+	if v := l.AckReadShare; v != nil && (math.IsNaN(*v) || *v < 0 || *v > 1) {
+		return errf(p+".ack_read_share", "must be in [0, 1] (the share of ACKs of in-order data that wait ack_read_delay), got %g", *v)
+	}
 	if err := validateQueue(&l.Queue, p+".queue"); err != nil {
 		return err
 	}

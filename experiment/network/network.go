@@ -940,9 +940,9 @@ func (r *reversePath) Receive(now clock.Time, p *packet.Packet) {
 // noisyAck returns the delay of flow i's ACK p sent at now over a path
 // of delay d: d plus a uniform random draw in [0, ackJitter), plus
 // ackReadDelay for an ACK of in-order data (a share of them if
-// ackReadShare is set), lengthened if need be so that
-// the ACK arrives no earlier than the flow's previous one (the delay line
-// keeps the order of equal arrival times).
+// ackReadShare is set), lengthened if need be so that the ACK arrives no
+// earlier than the flow's previous one (the delay line keeps the order of
+// equal arrival times).
 func (n *Network) noisyAck(i int32, now clock.Time, d time.Duration, p *packet.Packet) time.Duration {
 	if int(i) >= len(n.ackLast) {
 		n.ackLast = append(n.ackLast, make([]clock.Time, int(i)+1-len(n.ackLast))...)

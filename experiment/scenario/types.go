@@ -91,15 +91,15 @@ type Link struct {
 	AckJitter Duration `yaml:"ack_jitter"`
 	// AckReadDelay delays each ACK of in-order data on its way back by
 	// this much more, keeping each flow's ACKs in order: a Linux receiver
-	// sends that ACK at once only
-	// if its advertised window can advance (__tcp_ack_snd_check), and
-	// otherwise when its application has read the data (tcp_recvmsg's
-	// tcp_cleanup_rbuf), tens of microseconds later; an ACK of
-	// out-of-order data, which carries SACK blocks, the one that fills
-	// the hole and the SYN-ACK leave at once. So the segments a flow's in-order
-	// ACKs release reach a shared queue later, against its departures,
-	// than the retransmissions its duplicate ACKs release [0: none]. The
-	// emulator ignores it: its receivers are Linux's own.
+	// sends that ACK at once only if its advertised window can advance
+	// (__tcp_ack_snd_check), and otherwise when its application has read
+	// the data (tcp_recvmsg's tcp_cleanup_rbuf), tens of microseconds
+	// later; an ACK of out-of-order data, which carries SACK blocks, the
+	// one that fills the hole and the SYN-ACK leave at once. So the
+	// segments a flow's in-order ACKs release reach a shared queue later,
+	// against its departures, than the retransmissions its duplicate ACKs
+	// release [0: none]. The emulator ignores it: its receivers are
+	// Linux's own.
 	AckReadDelay Duration `yaml:"ack_read_delay"`
 	// AckReadShare is the share of ACKs of in-order data that wait
 	// AckReadDelay, drawn from the scenario's seed for each: a receiver

@@ -38,7 +38,7 @@ func captures(args []string) error {
 	departures := fs.String("departures", "", "the run's --pcap file: also time the flows' ACKs at their senders")
 	ackWindow := fs.Duration("ack-window", 200*time.Microsecond, "with -departures: a transmission this soon after one of its flow's ACKs counts as one the ACK released (through the emulator a kernel sender answers in 20-100 µs of the forwarder's time, the simulator's at once; keep it under the bottleneck's packet time)")
 	ackDelay := fs.Duration("ack-delay", 0, "with -departures from cclab run: the reverse path's delay (the bottleneck's delay plus the flow's extra delay, plus an ACK's transmission time with bottleneck.serialize_acks), added to the ACKs' times; cclab emu's need none")
-	pathDelay := fs.Duration("path-delay", 0, "with -departures: the propagation delay from the queue to the receivers and back to the senders (twice the bottleneck's delay plus the flow's extra delay); also measure the hosts' timing: from a segment leaving the queue to the ACK it triggers reaching the sender, beyond this, by kind of ACK, and from an ACK to the segment it releases reaching the queue (bottleneck.ack_read_delay, ack_read_share and extra_delay model it)")
+	pathDelay := fs.Duration("path-delay", 0, "with -departures: the propagation delay from the queue to the receivers and back to the senders (twice the sum of the bottleneck's delay and the flow's extra delay); also measure the hosts' timing: from a segment leaving the queue to the ACK it triggers reaching the sender, beyond this, by kind of ACK, and from an ACK to the segment it releases reaching the queue (bottleneck.ack_read_delay, ack_read_share and extra_delay model it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -485,13 +485,12 @@ func analyseHostTiming(byConn map[string][]flowTx, start time.Time, departed, ac
 			h.Receiver[kind] = append(h.Receiver[kind], d)
 		}
 	}
+	ackAt := map[string][]time.Time{}
+	for _, a := range acks {
+		ackAt[a.conn] = append(ackAt[a.conn], a.at.Add(delay))
+	}
 	for conn, txs := range byConn {
-		var as []time.Time
-		for _, a := range acks {
-			if a.conn == conn {
-				as = append(as, a.at.Add(delay))
-			}
-		}
+		as := ackAt[conn]
 		sort.Slice(as, func(i, j int) bool { return as[i].Before(as[j]) })
 		for _, a := range as {
 			if a.Sub(start) < after {

@@ -6,6 +6,7 @@
 //	go run ./bench/emu ceiling [-rates 25,50,100,200,400]
 //	go run ./bench/emu seeds [-seeds 40] [-cc cubic,newreno,bbr] [-set path=value] [-variant path=value[,...]] [-flow NAME] [-sim] SCENARIO
 //	go run ./bench/emu captures [-after 2s] [-rto 200ms] [-departures PCAP [-ack-delay D] [-ack-window D] [-path-delay D]] ARRIVALS.pcap DROPS.pcap
+//	go run ./bench/emu phase [-cc cubic] [-seeds 5] [-set path=value] [-kernel] [-ref kernel.tsv]
 //
 // fidelity runs each built-in scenario (or the named ones) with each
 // controller in the simulator and on the emulator and prints one Markdown
@@ -27,7 +28,12 @@
 // repaired; given the run's --pcap (-departures), it times the flows'
 // ACKs at their senders against what the senders sent (docs/fidelity.md,
 // "What the kernel's late timeouts are"), and with -path-delay the hosts'
-// own timing (docs/fidelity.md, "The hosts' timing under load").
+// own timing (docs/fidelity.md, "The hosts' timing under load"). phase
+// runs the held-out workload at seven one-way delays through one packet
+// time, in the simulator or with -kernel on the emulator, and prints how
+// often the queue dropped retransmissions and the late timeouts beside the
+// kernel's reference (docs/fidelity.md, "The round trip's phase and the
+// receiver's reads"); the simulator's side needs no root.
 package main
 
 import (
@@ -53,7 +59,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling|seeds|captures [flags]")
+		fmt.Fprintln(os.Stderr, "usage: emu fidelity|ceiling|seeds|captures|phase [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -68,6 +74,8 @@ func main() {
 		err = seeds(ctx, os.Args[2:])
 	case "captures":
 		err = captures(os.Args[2:])
+	case "phase":
+		err = phase(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}

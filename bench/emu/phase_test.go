@@ -1,12 +1,10 @@
 package main
 
 import (
+	"context"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -24,38 +22,23 @@ const phaseKernel = "testdata/kernel-phase-heldout40-2026-12-04.tsv"
 // application has read the data.
 var hostTiming = []string{"flows.0.extra_delay=35us", "bottleneck.ack_read_delay=80us"}
 
-// phaseRun is what the captures count from 2 s on.
-type phaseRun struct {
-	retx, retxDropped, timeouts int
-}
-
-// phaseSeeds is how many seeds simPhase's runs are averaged over: the
-// flows start within 300 µs of each other, as the emulator's kernel flows
-// "started together" did (their SYNs within 0.07-1.5 ms).
+// phaseSeeds is how many seeds the test's runs are averaged over.
 const phaseSeeds = 2
 
-// simPhase runs the held-out workload with controller cc at one-way
-// delay delay with sets, seed seed, and counts its captures from 2 s on.
-func simPhase(t *testing.T, cc, delay string, seed int64, sets []string) phaseRun {
+// simPhase runs the sweep's workload in the simulator with controller cc
+// at one-way delay delay with sets, seed seed (phase's runs).
+func simPhase(t *testing.T, cc, delay string, seed int64, sets []string) phaseResult {
 	t.Helper()
-	const file = "bench/scale/newreno-1000flows.yaml"
-	data, err := scenarios.Read("../../" + file)
+	s, err := phaseScenario("../..", cc, delay, seed, false, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.ParseWithOverrides(data, file, cc, seed, append([]string{
-		"bottleneck.rate=40Mbps", "bottleneck.delay=" + delay, "bottleneck.queue.limit=60",
-		"flows.0.count=40", "flows.0.start_spread=300us", "duration=15s", "profile=linux-host"}, sets...))
+	r, err := phaseRun(context.Background(), s, false, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r := simulateCaptured(t, s, false)
-	f := analyseFates(r.txs, r.start, 2*time.Second, 200*time.Millisecond)
-	return phaseRun{retx: f.Retx, retxDropped: f.RetxDropped, timeouts: f.Timeouts}
+	return r
 }
-
-// phaseDelays are phaseKernel's delays in order.
-var phaseDelays = []string{"25ms", "25.025ms", "25.05ms", "25.075ms", "25.1ms", "25.125ms", "25.15ms"}
 
 // kernelPhase returns the kernel's runs for cc at delay from phaseKernel's
 // rows: each run's percentage of retransmissions dropped and its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cclab/cclab/experiment"
@@ -124,4 +125,43 @@ func (r kernelRef) score(scenario, cc string, f *experiment.FlowResult) (in [3]b
 		ranges[m] = fmt.Sprintf("%.4g-%.4g", lo, hi)
 	}
 	return in, ranges, true
+}
+
+// readReference reads a tab-separated reference of kernel runs: comment
+// lines (#), a header, then cols columns per line, the first two the key
+// (scenario and cc, or another pair). It returns each line's columns at
+// the indices take as numbers, in file order under its key, and names
+// the file, line and column of anything malformed.
+func readReference(path string, cols int, take ...int) (map[[2]string][][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[[2]string][][]float64{}
+	sc := bufio.NewScanner(f)
+	header := true
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if header {
+			header = false
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != cols {
+			return nil, fmt.Errorf("%s:%d: %d columns, want %d", path, n, len(c), cols)
+		}
+		v := make([]float64, len(take))
+		for i, col := range take {
+			if v[i], err = strconv.ParseFloat(c[col], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: column %d: %w", path, n, col+1, err)
+			}
+		}
+		k := [2]string{c[0], c[1]}
+		out[k] = append(out[k], v)
+	}
+	return out, sc.Err()
 }

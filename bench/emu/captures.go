@@ -337,24 +337,35 @@ type ackFates struct {
 	RetxAfterAck, RetxAfterAckDropped, RetxOther, RetxOtherDropped int
 }
 
+// ackTimes returns each connection's ACK times at its sender (their
+// capture time plus delay), in order.
+func ackTimes(acks []capSeg, delay time.Duration) map[string][]time.Time {
+	at := map[string][]time.Time{}
+	for _, a := range acks {
+		at[a.conn] = append(at[a.conn], a.at.Add(delay))
+	}
+	for _, as := range at {
+		slices.SortFunc(as, time.Time.Compare)
+	}
+	return at
+}
+
 // analyseAcks times each flow's ACKs at its sender (their capture time
 // plus delay) against its transmissions, counting a transmission within
 // window of an ACK as one the ACK released.
 func analyseAcks(byConn map[string][]flowTx, start time.Time, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
-	ackAt := map[string][]time.Time{}
-	for _, a := range acks {
-		if _, ok := byConn[a.conn]; ok {
-			ackAt[a.conn] = append(ackAt[a.conn], a.at.Add(delay))
-		}
+	ackAt := ackTimes(acks, delay)
+	matched := false
+	for c := range byConn {
+		matched = matched || len(ackAt[c]) > 0
 	}
-	if len(ackAt) == 0 {
+	if !matched {
 		return nil, errors.New("the departures capture holds no ACK of the arrivals' flows: are the files from one run?")
 	}
 	const slack = time.Microsecond // times rounded to the nanosecond on both sides
 	f := &ackFates{Window: window}
 	for conn, txs := range byConn {
 		as := ackAt[conn]
-		sort.Slice(as, func(i, j int) bool { return as[i].Before(as[j]) })
 		for i, a := range as {
 			if a.Sub(start) < after {
 				continue
@@ -485,14 +496,9 @@ func analyseHostTiming(byConn map[string][]flowTx, start time.Time, departed, ac
 			h.Receiver[kind] = append(h.Receiver[kind], d)
 		}
 	}
-	ackAt := map[string][]time.Time{}
-	for _, a := range acks {
-		ackAt[a.conn] = append(ackAt[a.conn], a.at.Add(delay))
-	}
+	ackAt := ackTimes(acks, delay)
 	for conn, txs := range byConn {
-		as := ackAt[conn]
-		sort.Slice(as, func(i, j int) bool { return as[i].Before(as[j]) })
-		for _, a := range as {
+		for _, a := range ackAt[conn] {
 			if a.Sub(start) < after {
 				continue
 			}

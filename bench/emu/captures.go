@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/netsim/pcap"
 )
 
@@ -51,31 +53,19 @@ func captures(args []string) error {
 	if *pathDelay != 0 && *departures == "" {
 		return fmt.Errorf("-path-delay %v without -departures: the departures and ACKs come from that file", *pathDelay)
 	}
-	arrivals, _, _, err := readCapture(fs.Arg(0))
+	r, err := readRun(experiment.Capture{Arrivals: fs.Arg(0), Drops: fs.Arg(1), Departures: *departures})
 	if err != nil {
 		return err
 	}
-	drops, _, _, err := readCapture(fs.Arg(1))
-	if err != nil {
-		return err
-	}
-	txs, start, err := transmissions(arrivals, drops)
-	if err != nil {
-		return err
-	}
-	analyseFates(txs, start, *after, *rto).write(os.Stdout, *after, *rto)
+	analyseFates(r.txs, r.start, *after, *rto).write(os.Stdout, *after, *rto)
 	if *departures != "" {
-		departed, acks, _, err := readCapture(*departures)
-		if err != nil {
-			return err
-		}
-		a, err := analyseAcks(txs, start, acks, *ackDelay, *ackWindow, *after)
+		a, err := analyseAcks(r.txs, r.start, r.acks, *ackDelay, *ackWindow, *after)
 		if err != nil {
 			return err
 		}
 		a.write(os.Stdout)
 		if *pathDelay != 0 {
-			analyseHostTiming(txs, start, departed, acks, *ackDelay, *pathDelay, *ackWindow, *after).write(os.Stdout)
+			analyseHostTiming(r.txs, r.start, r.departed, r.acks, *ackDelay, *pathDelay, *ackWindow, *after).write(os.Stdout)
 		}
 	}
 	return nil
@@ -85,10 +75,16 @@ func captures(args []string) error {
 // (addresses and ports), which bytes.
 type capSeg struct {
 	at      time.Time
-	conn    string
+	conn    conn
 	seq     uint32
 	payload uint32
 }
+
+// conn names a connection by its data's direction. A comparable value, not
+// a formatted string: the captures hold hundreds of thousands of packets.
+type conn struct{ src, dst netip.AddrPort }
+
+func (c conn) String() string { return c.src.String() + ">" + c.dst.String() }
 
 // readCapture reads a capture cclab wrote (pcap.ReadSegments) and returns
 // its data segments and its pure ACKs (no payload, no SYN) in file order,
@@ -108,12 +104,45 @@ func readCapture(path string) (segs, acks []capSeg, packets int, err error) {
 	for _, g := range all {
 		switch {
 		case g.Payload > 0:
-			segs = append(segs, capSeg{g.At, g.Src.String() + ">" + g.Dst.String(), g.Seq, uint32(g.Payload)})
+			segs = append(segs, capSeg{g.At, conn{g.Src, g.Dst}, g.Seq, uint32(g.Payload)})
 		case g.ACK && !g.SYN:
-			acks = append(acks, capSeg{g.At, g.Dst.String() + ">" + g.Src.String(), g.Ack, 0})
+			acks = append(acks, capSeg{g.At, conn{g.Dst, g.Src}, g.Ack, 0})
 		}
 	}
 	return segs, acks, packets, nil
+}
+
+// capturedRun is a run's captures, read back: the transmissions reaching
+// the queue (each matched to its drop, if any) and the first one's time,
+// the drops file's data segments and packets, and the departures file's
+// data segments and ACKs if it was written.
+type capturedRun struct {
+	txs            map[conn][]flowTx
+	start          time.Time
+	dropped        []capSeg
+	packets        int
+	departed, acks []capSeg
+}
+
+// readRun reads the captures c names (Departures may be empty).
+func readRun(c experiment.Capture) (*capturedRun, error) {
+	var r capturedRun
+	arrivals, _, _, err := readCapture(c.Arrivals)
+	if err != nil {
+		return nil, err
+	}
+	if r.dropped, _, r.packets, err = readCapture(c.Drops); err != nil {
+		return nil, err
+	}
+	if c.Departures != "" {
+		if r.departed, r.acks, _, err = readCapture(c.Departures); err != nil {
+			return nil, err
+		}
+	}
+	if r.txs, r.start, err = transmissions(arrivals, r.dropped); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // fates is what analyseFates counts.
@@ -161,7 +190,7 @@ func (t flowTx) carries(off uint32) bool { return t.from <= off && off < t.to }
 // transmissions matches each drop to its arrival (the latest arrival of
 // the same bytes at or before it) and returns each flow's transmissions in
 // time order, and the first arrival's time.
-func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, error) {
+func transmissions(arrivals, drops []capSeg) (map[conn][]flowTx, time.Time, error) {
 	if len(arrivals) == 0 {
 		return nil, time.Time{}, errors.New("the arrivals capture holds no TCP data segment")
 	}
@@ -172,7 +201,7 @@ func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, er
 		}
 	}
 	type key struct {
-		conn     string
+		conn     conn
 		seq, len uint32
 	}
 	at := map[key][]int{} // arrival indices by bytes, in time order
@@ -192,9 +221,9 @@ func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, er
 		}
 		dropped[idx[j]] = true
 	}
-	byConn := map[string][]flowTx{}
-	isn := map[string]uint32{}
-	high := map[string]uint32{}
+	byConn := map[conn][]flowTx{}
+	isn := map[conn]uint32{}
+	high := map[conn]uint32{}
 	order := make([]int, len(arrivals))
 	for i := range order {
 		order[i] = i
@@ -217,7 +246,7 @@ func transmissions(arrivals, drops []capSeg) (map[string][]flowTx, time.Time, er
 
 // analyseFates counts each flow's transmissions (transmissions) from
 // after on.
-func analyseFates(byConn map[string][]flowTx, start time.Time, after, rto time.Duration) *fates {
+func analyseFates(byConn map[conn][]flowTx, start time.Time, after, rto time.Duration) *fates {
 	f := &fates{}
 	for _, txs := range byConn {
 		pos := 0
@@ -339,8 +368,8 @@ type ackFates struct {
 
 // ackTimes returns each connection's ACK times at its sender (their
 // capture time plus delay), in order.
-func ackTimes(acks []capSeg, delay time.Duration) map[string][]time.Time {
-	at := map[string][]time.Time{}
+func ackTimes(acks []capSeg, delay time.Duration) map[conn][]time.Time {
+	at := map[conn][]time.Time{}
 	for _, a := range acks {
 		at[a.conn] = append(at[a.conn], a.at.Add(delay))
 	}
@@ -353,7 +382,7 @@ func ackTimes(acks []capSeg, delay time.Duration) map[string][]time.Time {
 // analyseAcks times each flow's ACKs at its sender (their capture time
 // plus delay) against its transmissions, counting a transmission within
 // window of an ACK as one the ACK released.
-func analyseAcks(byConn map[string][]flowTx, start time.Time, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
+func analyseAcks(byConn map[conn][]flowTx, start time.Time, acks []capSeg, delay, window, after time.Duration) (*ackFates, error) {
 	ackAt := ackTimes(acks, delay)
 	matched := false
 	for c := range byConn {
@@ -364,8 +393,8 @@ func analyseAcks(byConn map[string][]flowTx, start time.Time, acks []capSeg, del
 	}
 	const slack = time.Microsecond // times rounded to the nanosecond on both sides
 	f := &ackFates{Window: window}
-	for conn, txs := range byConn {
-		as := ackAt[conn]
+	for c, txs := range byConn {
+		as := ackAt[c]
 		for i, a := range as {
 			if a.Sub(start) < after {
 				continue
@@ -457,15 +486,15 @@ type hostDelays struct {
 // follows a duplicate, and is of in-order data otherwise (ACKs carry no
 // SACK option in the capture's reading, so this is the kernel's
 // distinction seen from outside).
-func analyseHostTiming(byConn map[string][]flowTx, start time.Time, departed, acks []capSeg, delay, path, window, after time.Duration) *hostDelays {
+func analyseHostTiming(byConn map[conn][]flowTx, start time.Time, departed, acks []capSeg, delay, path, window, after time.Duration) *hostDelays {
 	const slack = time.Microsecond
-	left := map[string][]time.Time{}
+	left := map[conn][]time.Time{}
 	for _, d := range departed {
 		left[d.conn] = append(left[d.conn], d.at)
 	}
 	h := &hostDelays{}
-	last := map[string]uint32{}
-	dup := map[string]bool{}
+	last := map[conn]uint32{}
+	dup := map[conn]bool{}
 	for _, a := range acks {
 		ds, ok := left[a.conn]
 		if !ok {
@@ -497,8 +526,8 @@ func analyseHostTiming(byConn map[string][]flowTx, start time.Time, departed, ac
 		}
 	}
 	ackAt := ackTimes(acks, delay)
-	for conn, txs := range byConn {
-		for _, a := range ackAt[conn] {
+	for c, txs := range byConn {
+		for _, a := range ackAt[c] {
 			if a.Sub(start) < after {
 				continue
 			}

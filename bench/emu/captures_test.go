@@ -121,54 +121,21 @@ flows:
 	}
 }
 
-// capturedRun is a simulated run's captures, read back: the
-// transmissions reaching the queue (each matched to its drop, if any),
-// the drops file's data segments and packets, and the departures file's
-// ACKs if it was written.
-type capturedRun struct {
-	txs            map[string][]flowTx
-	start          time.Time
-	dropped        []capSeg
-	packets        int
-	departed, acks []capSeg
-}
-
-// simulateCaptured builds and runs s with its bottleneck captured and
-// reads the captures back: the arrivals and the drops, and with acks the
-// departures for their ACKs.
-func simulateCaptured(t *testing.T, s *scenario.Scenario, acks bool) (*network.Network, capturedRun) {
+// simulateCaptured builds and runs s with its bottleneck captured to
+// files and reads them back (departures too with acks).
+func simulateCaptured(t *testing.T, s *scenario.Scenario, acks bool) (*network.Network, *capturedRun) {
 	t.Helper()
-	n, err := network.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	c := experiment.Capture{Arrivals: filepath.Join(dir, "a.pcap"), Drops: filepath.Join(dir, "d.pcap")}
 	if acks {
 		c.Departures = filepath.Join(dir, "p.pcap")
 	}
-	done, err := experiment.AttachPcap(n, c)
+	n, err := simulateTo(s, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Run()
-	if err := done(); err != nil {
-		t.Fatal(err)
-	}
-	var r capturedRun
-	arrivals, _, _, err := readCapture(c.Arrivals)
+	r, err := readRun(c)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if r.dropped, _, r.packets, err = readCapture(c.Drops); err != nil {
-		t.Fatal(err)
-	}
-	if acks {
-		if r.departed, r.acks, _, err = readCapture(c.Departures); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if r.txs, r.start, err = transmissions(arrivals, r.dropped); err != nil {
 		t.Fatal(err)
 	}
 	return n, r
@@ -179,8 +146,8 @@ func simulateCaptured(t *testing.T, s *scenario.Scenario, acks bool) (*network.N
 // problem, not a count.
 func TestCapturesRefuseMismatchedFiles(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	arrivals := []capSeg{{t0.Add(time.Millisecond), "a", 100, 1448}}
-	drops := []capSeg{{t0, "a", 100, 1448}}
+	arrivals := []capSeg{{t0.Add(time.Millisecond), conn{}, 100, 1448}}
+	drops := []capSeg{{t0, conn{}, 100, 1448}}
 	if _, _, err := transmissions(arrivals, drops); err == nil || !strings.Contains(err.Error(), "matches no arrival") {
 		t.Errorf("a drop before its arrival: %v", err)
 	}

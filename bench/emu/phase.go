@@ -66,38 +66,36 @@ func phaseScenario(root, cc, delay string, seed int64, kernel bool, sets []strin
 // files in dir, and counts them from 2 s on.
 func phaseRun(ctx context.Context, s *scenario.Scenario, kernel bool, dir string) (phaseResult, error) {
 	c := experiment.Capture{Arrivals: filepath.Join(dir, "arrivals.pcap"), Drops: filepath.Join(dir, "drops.pcap")}
+	var err error
 	if kernel {
-		if err := phaseEmulate(ctx, s, c); err != nil {
-			return phaseResult{}, err
-		}
+		err = phaseEmulate(ctx, s, c)
 	} else {
-		n, err := network.Build(s)
-		if err != nil {
-			return phaseResult{}, err
-		}
-		done, err := experiment.AttachPcap(n, c)
-		if err != nil {
-			return phaseResult{}, err
-		}
-		n.Run()
-		if err := done(); err != nil {
-			return phaseResult{}, err
-		}
+		_, err = simulateTo(s, c)
 	}
-	arrivals, _, _, err := readCapture(c.Arrivals)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	drops, _, _, err := readCapture(c.Drops)
+	r, err := readRun(c)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	txs, start, err := transmissions(arrivals, drops)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	f := analyseFates(txs, start, 2*time.Second, 200*time.Millisecond)
+	f := analyseFates(r.txs, r.start, 2*time.Second, 200*time.Millisecond)
 	return phaseResult{retx: f.Retx, retxDropped: f.RetxDropped, timeouts: f.Timeouts}, nil
+}
+
+// simulateTo runs s in the simulator with its bottleneck captured to the
+// files c names.
+func simulateTo(s *scenario.Scenario, c experiment.Capture) (*network.Network, error) {
+	n, err := network.Build(s)
+	if err != nil {
+		return nil, err
+	}
+	done, err := experiment.AttachPcap(n, c)
+	if err != nil {
+		return nil, err
+	}
+	n.Run()
+	return n, done()
 }
 
 // phaseEmulate runs s on the emulator with its arrivals and drops

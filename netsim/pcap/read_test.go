@@ -18,7 +18,8 @@ import (
 	"github.com/cclab/cclab/netsim/packet"
 )
 
-// capture writes packets at times with the Writer and returns the file.
+// capture writes packets at times with the Writer and returns the file,
+// checking the Writer's Count.
 func capture(t testing.TB, times []clock.Time, ps []*packet.Packet) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -31,6 +32,9 @@ func capture(t testing.TB, times []clock.Time, ps []*packet.Packet) []byte {
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	if w.Count() != len(ps) {
+		t.Fatalf("Count %d, want %d", w.Count(), len(ps))
 	}
 	return buf.Bytes()
 }

@@ -148,22 +148,8 @@ func TestMatchesGopacket(t *testing.T) {
 	for len(times) < len(ps) {
 		times = append(times, times[len(times)-1]+1)
 	}
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range ps {
-		w.Write(times[i], p)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if w.Count() != len(ps) {
-		t.Fatalf("Count %d, want %d", w.Count(), len(ps))
-	}
+	got := capture(t, times, ps)
 	want := referenceCapture(t, times, ps)
-	got := buf.Bytes()
 	if !bytes.Equal(got, want) {
 		n := 0
 		for n < min(len(got), len(want)) && got[n] == want[n] {

@@ -70,6 +70,11 @@ func windowFor(action string, a float32, cwnd, mss, limit units.Bytes) units.Byt
 	if action == ActionLog2 {
 		scale = math.Exp2(x)
 	}
-	w := units.Bytes(math.Ceil(float64(cwnd) * scale))
-	return min(max(w, mss), limit)
+	// Clamped before the conversion: a window near the int64 limit (a
+	// remote host's) grown would wrap round to a negative one.
+	w := math.Ceil(float64(cwnd) * scale)
+	if w >= float64(limit) {
+		return limit
+	}
+	return min(max(units.Bytes(w), mss), limit)
 }

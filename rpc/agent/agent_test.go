@@ -393,3 +393,38 @@ func TestCompactVariantRefused(t *testing.T) {
 		t.Fatalf("compact policy: %v, want an error naming the variant", err)
 	}
 }
+
+// describeOnly answers Describe with a step of its own.
+type describeOnly struct {
+	agentpb.UnimplementedAgentServer
+	stepUs int64
+}
+
+func (d *describeOnly) Describe(context.Context, *agentpb.DescribeRequest) (*agentpb.DescribeResponse, error) {
+	return &agentpb.DescribeResponse{Kind: KindMarlin, StepUs: d.stepUs}, nil
+}
+
+// TestStepOutOfRangeRefused: a host refuses an agent whose step interval
+// is outside [1 ms, 1 min], naming step_us, including one so large that
+// converting it to nanoseconds would wrap round to 100 ms.
+func TestStepOutOfRangeRefused(t *testing.T) {
+	wraps := int64(18446744073709552 + 100_000) // x 1000 = 2^64 + 100,000,384 ns
+	for _, c := range []struct {
+		us int64
+		ok bool
+	}{{100_000, true}, {1000, true}, {60_000_000, true}, {999, false}, {60_000_001, false}, {0, false}, {-1, false}, {wraps, false}} {
+		h, err := DialHost(context.Background(), serve(t, &describeOnly{stepUs: c.us}))
+		if (err == nil) != c.ok {
+			t.Errorf("step_us %d: %v, want accepted %v", c.us, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "step_us") {
+			t.Errorf("step_us %d: %v does not name step_us", c.us, err)
+		}
+		if err == nil {
+			if h.Step() != time.Duration(c.us)*time.Microsecond {
+				t.Errorf("step_us %d: step %v", c.us, h.Step())
+			}
+			h.Close()
+		}
+	}
+}

@@ -156,11 +156,13 @@ func DialHost(ctx context.Context, addr string) (*Host, error) {
 			return nil, fmt.Errorf("agent %s: observation space of %d values, a dc-bbr policy with history %d takes %d", addr, n, dc.History, datacenter.NumFeatures*dc.History)
 		}
 	}
-	step := time.Duration(desc.StepUs) * time.Microsecond
-	if step < time.Millisecond || step > time.Minute {
+	// Checked in microseconds: converted first, a huge step_us would wrap
+	// round to nanoseconds, possibly inside the range.
+	if us := desc.StepUs; us < time.Millisecond.Microseconds() || us > time.Minute.Microseconds() {
 		conn.Close()
-		return nil, fmt.Errorf("agent %s: step interval %v out of range [1ms, 1min]", addr, step)
+		return nil, fmt.Errorf("agent %s: step_us %d out of range [1000, 60000000] (1 ms to 1 min)", addr, us)
 	}
+	step := time.Duration(desc.StepUs) * time.Microsecond
 	h := &Host{kind: desc.Kind, step: step, dc: dc}
 	sctx, scancel := context.WithCancel(context.Background())
 	stream, err := client.Control(sctx)
@@ -350,15 +352,28 @@ func (h *Host) apply(a *agentpb.Action) {
 	}
 	h.answered = true
 	h.Stats.Applied++
-	now := h.s.Clock().Now()
-	alg := h.s.Transport().CC()
+	h.applyTo(h.s.Clock().Now(), h.s.Transport().CC(), a)
+	h.view.applied(a)
+}
+
+// maxPacingBps bounds the pacing rate an agent may set, as
+// units.ParseBandwidth bounds a rate: a larger one, or an infinite one,
+// would wrap round to a negative rate in whole bits per second, which
+// switches pacing off.
+const maxPacingBps = 1e15
+
+// applyTo sets on alg what a asks for. What an agent may not set is not
+// in force, and Stats.Err says why (the flow goes on with the rest).
+func (h *Host) applyTo(now clock.Time, alg cc.Algorithm, a *agentpb.Action) {
 	if a.CwndBytes > 0 {
 		if ws, ok := alg.(cc.WindowSetter); ok {
 			ws.SetCongestionWindow(now, units.Bytes(a.CwndBytes))
 		}
 	}
 	if a.PacingBps > 0 {
-		if ps, ok := alg.(cc.PacingSetter); ok {
+		if a.PacingBps > maxPacingBps {
+			h.Stats.Err = fmt.Sprintf("step %d: pacing_bps %g is above %g (1000 Tbit/s); not applied", a.Step, a.PacingBps, float64(maxPacingBps))
+		} else if ps, ok := alg.(cc.PacingSetter); ok {
 			ps.SetPacingRate(now, units.Bandwidth(a.PacingBps))
 		}
 	}
@@ -372,7 +387,6 @@ func (h *Host) apply(a *agentpb.Action) {
 			}
 		}
 	}
-	h.view.applied(a)
 }
 
 // Summary returns the host's counters and what its view measured, for

@@ -8,7 +8,6 @@ package netgen
 import (
 	"context"
 	"fmt"
-	"github.com/cclab/cclab/rpc"
 	"math"
 	"net"
 	"sort"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/emu"
+	"github.com/cclab/cclab/rpc"
 	"github.com/cclab/cclab/rpc/netgen/netgenpb"
 	"github.com/cclab/cclab/transport/udp/udptest"
 )
@@ -98,6 +98,14 @@ func (s *Server) GetLink(_ context.Context, req *netgenpb.GetLinkRequest) (*netg
 	return toPB(req.Link, st), nil
 }
 
+// The largest rate and delay a request may carry; a link refuses what it
+// cannot do within them (the emulator's bottleneck: up to 100 Gbit/s and
+// 10 s).
+const (
+	maxRateBps = 1e15 // as units.ParseBandwidth
+	maxDelayUs = math.MaxInt64 / int64(time.Microsecond)
+)
+
 // SetLink implements netgenpb.NetGenServer.
 func (s *Server) SetLink(_ context.Context, req *netgenpb.SetLinkRequest) (*netgenpb.LinkSettings, error) {
 	l, err := s.link(req.Link)
@@ -106,15 +114,19 @@ func (s *Server) SetLink(_ context.Context, req *netgenpb.SetLinkRequest) (*netg
 	}
 	var ch Change
 	if req.RateBps != nil {
-		if math.IsNaN(*req.RateBps) || *req.RateBps <= 0 {
-			return nil, status.Errorf(codes.InvalidArgument, "rate_bps must be positive, got %v", *req.RateBps)
+		// Checked before the conversion to whole bits per second, which
+		// would turn an infinite or huge rate into a negative one.
+		if r := *req.RateBps; !(r >= 1 && r <= maxRateBps) {
+			return nil, status.Errorf(codes.InvalidArgument, "rate_bps must be in [1, %g] (1000 Tbit/s), got %v", maxRateBps, r)
 		}
 		r := units.Bandwidth(*req.RateBps)
 		ch.Rate = &r
 	}
 	if req.DelayUs != nil {
-		if *req.DelayUs < 0 {
-			return nil, status.Errorf(codes.InvalidArgument, "delay_us must not be negative, got %d", *req.DelayUs)
+		// Past maxDelayUs the conversion to nanoseconds would wrap round,
+		// possibly into the link's range.
+		if d := *req.DelayUs; d < 0 || d > maxDelayUs {
+			return nil, status.Errorf(codes.InvalidArgument, "delay_us must be in [0, %d], got %d", maxDelayUs, d)
 		}
 		d := time.Duration(*req.DelayUs) * time.Microsecond
 		ch.Delay = &d

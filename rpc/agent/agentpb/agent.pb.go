@@ -310,7 +310,8 @@ type Action struct {
 	Raw []float32 `protobuf:"fixed32,2,rep,packed,name=raw,proto3" json:"raw,omitempty"`
 	// cwnd_bytes, if positive, is the window to set.
 	CwndBytes int64 `protobuf:"varint,3,opt,name=cwnd_bytes,json=cwndBytes,proto3" json:"cwnd_bytes,omitempty"`
-	// pacing_bps, if positive, is the pacing rate to set (bit/s).
+	// pacing_bps, if positive, is the pacing rate to set (bit/s), at most
+	// 1e15; the host does not apply a larger one and reports it.
 	PacingBps float64 `protobuf:"fixed64,4,opt,name=pacing_bps,json=pacingBps,proto3" json:"pacing_bps,omitempty"`
 	// params are controller parameters to set (cc.Tunable).
 	Params        map[string]float64 `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`

@@ -229,13 +229,21 @@ func (x *LinkSettings) GetQueueBytes() int64 {
 	return 0
 }
 
+// SetLinkRequest changes the fields it carries; the others stay. A value
+// outside the range given here, or one the link cannot take (the
+// emulator's bottleneck: up to 100 Gbit/s, 10 s and 1 GiB of queue), is
+// refused with INVALID_ARGUMENT naming the field, and nothing changes.
 type SetLinkRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Link          string                 `protobuf:"bytes,1,opt,name=link,proto3" json:"link,omitempty"`
-	RateBps       *float64               `protobuf:"fixed64,2,opt,name=rate_bps,json=rateBps,proto3,oneof" json:"rate_bps,omitempty"`
-	DelayUs       *int64                 `protobuf:"varint,3,opt,name=delay_us,json=delayUs,proto3,oneof" json:"delay_us,omitempty"`
-	Loss          *float64               `protobuf:"fixed64,4,opt,name=loss,proto3,oneof" json:"loss,omitempty"`
-	QueueBytes    *int64                 `protobuf:"varint,5,opt,name=queue_bytes,json=queueBytes,proto3,oneof" json:"queue_bytes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Link  string                 `protobuf:"bytes,1,opt,name=link,proto3" json:"link,omitempty"`
+	// rate_bps is the link rate in bit/s, in [1, 1e15].
+	RateBps *float64 `protobuf:"fixed64,2,opt,name=rate_bps,json=rateBps,proto3,oneof" json:"rate_bps,omitempty"`
+	// delay_us is the one-way delay in microseconds, in [0, 9223372036854775].
+	DelayUs *int64 `protobuf:"varint,3,opt,name=delay_us,json=delayUs,proto3,oneof" json:"delay_us,omitempty"`
+	// loss is the random loss probability, in [0, 1).
+	Loss *float64 `protobuf:"fixed64,4,opt,name=loss,proto3,oneof" json:"loss,omitempty"`
+	// queue_bytes is the drop-tail queue limit in bytes, positive.
+	QueueBytes    *int64 `protobuf:"varint,5,opt,name=queue_bytes,json=queueBytes,proto3,oneof" json:"queue_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

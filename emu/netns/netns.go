@@ -202,8 +202,11 @@ func Owner(name string) (pid int, ok bool) {
 	if !found {
 		return 0, false
 	}
+	// Only the decimal form Name writes: "cclab-01-x" or "cclab-+1-x" is
+	// someone else's namespace, not pid 1's, and must not be cleaned up
+	// as cclab's when that pid is gone.
 	pid, err := strconv.Atoi(num)
-	if err != nil || pid <= 0 {
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != num {
 		return 0, false
 	}
 	return pid, true

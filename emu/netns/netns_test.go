@@ -14,7 +14,7 @@ import (
 func TestOwner(t *testing.T) {
 	for name, want := range map[string]int{
 		"cclab-123-snd": 123, "cclab-7-rcv": 7, "cclab-0-x": 0, "cclab--1-x": 0,
-		"cclab-abc-snd": 0, "other-123-snd": 0, "cclab-123": 0,
+		"cclab-abc-snd": 0, "other-123-snd": 0, "cclab-123": 0, "cclab-01-x": 0, "cclab-+1-x": 0,
 	} {
 		got, ok := Owner(name)
 		if got != want || ok != (want > 0) {

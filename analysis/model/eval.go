@@ -80,6 +80,11 @@ func ParseValues(spec string, logSweep bool) ([]float64, error) {
 		if logSweep && from <= 0 {
 			return nil, fmt.Errorf("a log-spaced sweep needs FROM > 0, got %q", spec)
 		}
+		// A span beyond float64's range would make every point but the
+		// ends infinite or NaN.
+		if math.IsInf(to-from, 0) || (logSweep && math.IsInf(to/from, 0)) {
+			return nil, fmt.Errorf("sweep %q spans more than a float64 can hold", spec)
+		}
 		vs := make([]float64, n)
 		for i := range vs {
 			f := float64(i) / float64(n-1)

@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,11 +37,14 @@ func ParseDefaults(defs []string) (map[string]float64, error) {
 	m := map[string]float64{}
 	for _, d := range defs {
 		k, v, ok := strings.Cut(d, "=")
+		k = strings.TrimSpace(k)
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("%q: want NAME=NUMBER, e.g. vegas.alpha=2", d)
+		// NaN would read as "baseline unknown" (Param.Default), and an
+		// infinite baseline is no parameter value.
+		if !ok || k == "" || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%q: want NAME=NUMBER with a finite number, e.g. vegas.alpha=2", d)
 		}
-		m[strings.TrimSpace(k)] = x
+		m[k] = x
 	}
 	return m, nil
 }

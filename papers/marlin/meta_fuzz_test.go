@@ -45,3 +45,17 @@ func FuzzPolicyMeta(f *testing.F) {
 		e.Step(p.ActInto(obs))
 	})
 }
+
+// FuzzParseWindowCap: --window-cap never panics and gives 0 (the paper's
+// cap) or a cap in [MinWindowCap, MaxWindowCap].
+func FuzzParseWindowCap(f *testing.F) {
+	for _, s := range []string{"150KB", "200KB", "15KB", "10MB", "10.000001MB", "1e30B", "-1KB", "NaNKB", "200"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := ParseWindowCap(s)
+		if err == nil && b != 0 && !ValidWindowCap(b) {
+			t.Fatalf("%q: cap %d", s, b)
+		}
+	})
+}

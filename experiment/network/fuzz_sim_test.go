@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cclab/cclab/core/clock"
+	_ "github.com/cclab/cclab/traces" // the shipped cellular traces, by name
 )
 
 // choices reads a fuzzer's bytes as a stream of choices; past the end
@@ -23,11 +26,12 @@ func (c *choices) pick(n int) int {
 
 func (c *choices) of(opts ...string) string { return opts[c.pick(len(opts))] }
 
-// fuzzScenario writes a valid scenario from c: a bottleneck of any rate,
-// delay, queue discipline and loss model, maybe a schedule and noise on
-// the ACKs; one to three flow groups of any controller, size, start,
-// extra delay, last-hop loss, coding and transport options; maybe
-// background traffic. The duration keeps the run to about 20,000 packets
+// fuzzScenario writes a valid scenario from c: a profile; a bottleneck of
+// any rate (or a shipped cellular trace), delay, queue discipline and loss
+// model, maybe a schedule, serialised ACKs and noise on the ACKs; the
+// transport's options; one to three flow groups of any controller (with
+// parameters), protocol, size, start, stop, extra delay, last-hop loss and
+// coding; maybe background traffic of any type. The duration keeps the run to about 20,000 packets
 // at the bottleneck's fastest rate, so that each input runs in
 // milliseconds.
 func fuzzScenario(c *choices) string {
@@ -42,8 +46,18 @@ func fuzzScenario(c *choices) string {
 		fastest = max(fastest, rates[si])
 	}
 	dur := min(float64(c.pick(20)+1)*0.5, 20000*12000/fastest)
-	fmt.Fprintf(&b, "name: fuzz\nseed: %d\nduration: %.6fs\n", c.pick(1000), dur)
-	fmt.Fprintf(&b, "bottleneck:\n  rate: %gbps\n  delay: %s\n", rates[ri], c.of("0s", "100us", "5ms", "20ms", "300ms"))
+	fmt.Fprintf(&b, "name: fuzz\nseed: %d\nduration: %.6fs\nprofile: %s\n", c.pick(1000), dur, c.of("default", "linux", "linux-host"))
+	b.WriteString("bottleneck:\n")
+	if si < 0 && c.pick(4) == 0 {
+		// A shipped cellular trace (a few to tens of Mbit/s).
+		fmt.Fprintf(&b, "  trace: %s\n  trace_mode: %s\n", c.of("TMobile-LTE-short.down", "Verizon-LTE-short.down"), c.of("exact", "average"))
+	} else {
+		fmt.Fprintf(&b, "  rate: %gbps\n", rates[ri])
+	}
+	fmt.Fprintf(&b, "  delay: %s\n", c.of("0s", "100us", "5ms", "20ms", "300ms"))
+	if c.pick(5) == 0 {
+		b.WriteString("  serialize_acks: true\n")
+	}
 	switch c.pick(4) {
 	case 0:
 		fmt.Fprintf(&b, "  queue: {discipline: droptail, limit: %d}\n", []int{1, 2, 10, 100, 1000}[c.pick(5)])
@@ -75,15 +89,34 @@ func fuzzScenario(c *choices) string {
 		fmt.Fprintf(&b, ", rack: %v, tlp: %v, frto: %v, prr: %s, lost_retransmissions: %s",
 			c.pick(3) != 0, c.pick(2) == 0, c.pick(2) == 0, c.of("rfc6937", "linux"), c.of("gap", "rack"))
 	}
-	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s}\n", c.of("none", "linux"), c.of("linux", "rfc6298"), c.of("0", "250", "1000"))
+	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s", c.of("none", "linux"), c.of("linux", "rfc6298"), c.of("0", "250", "1000"))
+	fmt.Fprintf(&b, ", quick_ack: %v, srtt_sample: %s, rack_timer: %s, sack_compression: %v, handshake_ack: %v",
+		c.pick(2) == 0, c.of("newest", "oldest"), c.of("earliest", "linux"), c.pick(3) == 0, c.pick(2) == 0)
+	if c.pick(3) == 0 {
+		fmt.Fprintf(&b, ", mss: %s, header: %s, min_rto: %s, initial_rto: %s, dupthresh: %d, delack_timeout: %s",
+			c.of("100B", "536B", "1448B", "8948B"), c.of("1B", "52B"), c.of("1ms", "200ms"), c.of("10ms", "1s", "3s"), c.pick(5)+1, c.of("1ms", "40ms", "200ms"))
+	}
+	if c.pick(3) == 0 {
+		fmt.Fprintf(&b, ", recv_window: %s, pending_queue: %s", c.of("3KB", "64KB", "4MB"), c.of("9KB", "100KB"))
+	}
+	b.WriteString("}\n")
 	b.WriteString("flows:\n")
 	for g := range c.pick(3) + 1 {
-		fmt.Fprintf(&b, "  - {name: f%d, cc: %s, count: %d", g, c.of("newreno", "cubic", "vegas", "bbr", "fixed"), []int{1, 2, 5, 20}[c.pick(4)])
+		fmt.Fprintf(&b, "  - {name: f%d, cc: %s, count: %d", g,
+			c.of("newreno", "cubic", "vegas", "bbr", "fixed", "{name: bbr, linux: 1}", "{name: cubic, beta: 0.5}", "{name: vegas, alpha: 1, beta: 2}"), []int{1, 2, 5, 20}[c.pick(4)])
+		if c.pick(6) == 0 {
+			fmt.Fprintf(&b, ", protocol: mockets, transport: {sack_timeout: %s, packet_timers: %v}", c.of("5ms", "20ms"), c.pick(2) == 0)
+		}
 		if c.pick(2) == 0 {
 			fmt.Fprintf(&b, ", bytes: %s", c.of("1B", "1448B", "100KB", "1MB"))
 		}
+		start := 0.0
 		if c.pick(2) == 0 {
-			fmt.Fprintf(&b, ", start: %.6fs, start_spread: %.6fs", dur*float64(c.pick(3))/4, dur*float64(c.pick(3))/4)
+			start = dur * float64(c.pick(3)) / 4
+			fmt.Fprintf(&b, ", start: %.6fs, start_spread: %.6fs", start, dur*float64(c.pick(3))/4)
+		}
+		if c.pick(4) == 0 {
+			fmt.Fprintf(&b, ", stop: %.6fs", start+dur*float64(c.pick(4)+1)/4)
 		}
 		if c.pick(3) == 0 {
 			fmt.Fprintf(&b, ", extra_delay: %s", c.of("1ms", "30ms"))
@@ -96,8 +129,15 @@ func fuzzScenario(c *choices) string {
 		}
 		b.WriteString("}\n")
 	}
-	if c.pick(3) == 0 {
+	switch c.pick(6) {
+	case 1:
 		fmt.Fprintf(&b, "background:\n  - {name: bg, type: %s, rate: %gbps}\n", c.of("cbr", "poisson"), rates[ri]*float64(c.pick(4)+1)/4)
+	case 2:
+		fmt.Fprintf(&b, "background:\n  - {name: bg, type: onoff, rate: %gbps, on: %s, off: %s}\n", rates[ri]/2, c.of("10ms", "300ms"), c.of("10ms", "1s"))
+	case 3:
+		fmt.Fprintf(&b, "background:\n  - {name: bg, type: tcp, cc: %s, bytes: %s}\n", c.of("newreno", "cubic", "bbr"), c.of("10KB", "1MB"))
+	case 4:
+		fmt.Fprintf(&b, "background:\n  - {name: bg, type: arrivals, cc: %s, %s, interval: %s}\n", c.of("newreno", "cubic"), c.of("sizes: websearch", "sizes: datamining", "size: 20KB"), c.of("20ms", "200ms"))
 	}
 	return b.String()
 }
@@ -145,8 +185,11 @@ func FuzzSimulate(f *testing.F) {
 			if int64(got) < st.SndUna || int64(got) > st.SndNxt {
 				t.Errorf("flow %d: receiver delivered %d bytes in order, sender acknowledged %d and sent up to %d", i, got, st.SndUna, st.SndNxt)
 			}
-			if fl.Sender.Done() && (st.SndUna != st.SndNxt || int64(got) != st.SndNxt) {
-				t.Errorf("flow %d: done with %d acknowledged, %d sent, %d delivered", i, st.SndUna, st.SndNxt, got)
+			if fl.Done() && got != fl.Bytes {
+				t.Errorf("flow %d: complete with %d of %d bytes delivered", i, got, fl.Bytes)
+			}
+			if fl.Sender.Done() && fl.Stop == clock.Never && (st.SndUna != int64(fl.Bytes) || st.SndNxt != st.SndUna || got != fl.Bytes) {
+				t.Errorf("flow %d: acknowledged in full with %d acknowledged, %d sent, %d delivered of %d", i, st.SndUna, st.SndNxt, got, fl.Bytes)
 			}
 		}
 		if second, _ := run(); second != first {

@@ -279,7 +279,8 @@ func (s *Sender) Config() Config { return s.cfg }
 // RTT returns the RTT estimator.
 func (s *Sender) RTT() *RTTEstimator { return &s.rtt }
 
-// Done reports whether a finite transfer is fully acknowledged.
+// Done reports whether the flow has ended: a finite transfer fully
+// acknowledged, or the flow stopped (Stop).
 func (s *Sender) Done() bool { return s.done }
 
 // InFlight returns the RFC 6675 pipe: outstanding bytes not SACKed and not

@@ -28,6 +28,17 @@ func (c *choices) pick(n int) int {
 
 func (c *choices) of(opts ...string) string { return opts[c.pick(len(opts))] }
 
+// fuzzCase is a generated scenario and what its physics bounds.
+type fuzzCase struct {
+	yml string
+	// least is the least one-way delay the bottleneck has during the run
+	// (its own, or a schedule's).
+	least time.Duration
+	// capacity is the bits the bottleneck can send in the run at its
+	// rates (0 for a trace).
+	capacity float64
+}
+
 // fuzzScenario writes a valid scenario from c: a profile; a bottleneck of
 // any rate (or a shipped cellular trace), delay, queue discipline and loss
 // model, maybe a schedule, serialised ACKs and noise on the ACKs; the
@@ -36,10 +47,8 @@ func (c *choices) of(opts ...string) string { return opts[c.pick(len(opts))] }
 // coding; maybe background traffic of any type. The duration keeps the run to about 20,000 packets
 // at the bottleneck's fastest rate, so that each input runs in
 // milliseconds.
-//
-// It also returns the least one-way delay the bottleneck has during the
-// run (its own, or a schedule's).
-func fuzzScenario(c *choices) (string, time.Duration) {
+func fuzzScenario(c *choices) fuzzCase {
+	var fc fuzzCase
 	var b strings.Builder
 	rates := []float64{64e3, 1e6, 10e6, 100e6, 1e9, 10e9}
 	ri, si := c.pick(len(rates)), -1
@@ -58,10 +67,11 @@ func fuzzScenario(c *choices) (string, time.Duration) {
 		fmt.Fprintf(&b, "  trace: %s\n  trace_mode: %s\n", c.of("TMobile-LTE-short.down", "Verizon-LTE-short.down"), c.of("exact", "average"))
 	} else {
 		fmt.Fprintf(&b, "  rate: %gbps\n", rates[ri])
+		fc.capacity = rates[ri] * dur
 	}
 	delay := c.of("0s", "100us", "5ms", "20ms", "300ms")
 	fmt.Fprintf(&b, "  delay: %s\n", delay)
-	least, _ := time.ParseDuration(delay)
+	fc.least, _ = time.ParseDuration(delay)
 	if c.pick(5) == 0 {
 		b.WriteString("  serialize_acks: true\n")
 	}
@@ -83,9 +93,11 @@ func fuzzScenario(c *choices) (string, time.Duration) {
 	}
 	if si >= 0 {
 		later := c.of("1ms", "50ms")
-		fmt.Fprintf(&b, "  schedule: [{at: %.6fs, rate: %gbps, delay: %s}]\n", dur*float64(c.pick(4))/4, rates[si], later)
+		at := dur * float64(c.pick(4)) / 4
+		fmt.Fprintf(&b, "  schedule: [{at: %.6fs, rate: %gbps, delay: %s}]\n", at, rates[si], later)
 		d, _ := time.ParseDuration(later)
-		least = min(least, d)
+		fc.least = min(fc.least, d)
+		fc.capacity = rates[ri]*at + rates[si]*(dur-at)
 	}
 	if c.pick(4) == 0 {
 		fmt.Fprintf(&b, "  ack_jitter: %s\n", c.of("10us", "1ms"))
@@ -149,7 +161,8 @@ func fuzzScenario(c *choices) (string, time.Duration) {
 	case 4:
 		fmt.Fprintf(&b, "background:\n  - {name: bg, type: arrivals, cc: %s, %s, interval: %s}\n", c.of("newreno", "cubic"), c.of("sizes: websearch", "sizes: datamining", "size: 20KB"), c.of("20ms", "200ms"))
 	}
-	return b.String(), least
+	fc.yml = b.String()
+	return fc
 }
 
 // FuzzSimulate runs scenarios generated from the fuzzer's bytes (each
@@ -159,7 +172,8 @@ func fuzzScenario(c *choices) (string, time.Duration) {
 // conserved, every TCP flow's receiver has delivered in order exactly the
 // bytes between the sender's acknowledged and sent ones, a finished
 // transfer delivered all of it, no RTT sample is below the propagation
-// delay there and back, and the same input runs the same twice.
+// delay there and back, the bottleneck sends no more than its rates allow,
+// and the same input runs the same twice.
 // `go test -fuzz FuzzSimulate ./experiment/network` searches further.
 func FuzzSimulate(f *testing.F) {
 	// Inputs chosen for what their scenarios exercise together (the
@@ -188,7 +202,8 @@ func FuzzSimulate(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		yml, least := fuzzScenario(&choices{b: data})
+		fc := fuzzScenario(&choices{b: data})
+		yml := fc.yml
 		run := func() (string, *Network) {
 			n := build(t, yml)
 			n.Run()
@@ -215,7 +230,7 @@ func FuzzSimulate(f *testing.F) {
 				t.Errorf("flow %d: receiver delivered %d bytes in order, sender acknowledged %d and sent up to %d", i, got, st.SndUna, st.SndNxt)
 			}
 			// No RTT sample beats the propagation delay there and back.
-			if base := 2 * (least + fl.ExtraDelay); fl.RTT.Count() > 0 && fl.RTT.Min() < base {
+			if base := 2 * (fc.least + fl.ExtraDelay); fl.RTT.Count() > 0 && fl.RTT.Min() < base {
 				t.Errorf("flow %d: RTT sample %v below the path's %v", i, fl.RTT.Min(), base)
 			}
 			if fl.Done() && got != fl.Bytes {
@@ -224,6 +239,11 @@ func FuzzSimulate(f *testing.F) {
 			if fl.Sender.Done() && fl.Stop == clock.Never && (st.SndUna != int64(fl.Bytes) || st.SndNxt != st.SndUna || got != fl.Bytes) {
 				t.Errorf("flow %d: acknowledged in full with %d acknowledged, %d sent, %d delivered of %d", i, st.SndUna, st.SndNxt, got, fl.Bytes)
 			}
+		}
+		// The bottleneck sends no faster than its rates (a packet may be
+		// under way at a rate change and at the end).
+		if sent := float64(n.Bottleneck.TxBytes) * 8; fc.capacity > 0 && sent > fc.capacity+2*9100*8 {
+			t.Errorf("the bottleneck sent %.0f bits, at its rates it could send %.0f", sent, fc.capacity)
 		}
 		if second, _ := run(); second != first {
 			t.Errorf("two runs differ:\n%s\n%s", first, second)

@@ -158,7 +158,10 @@ func (l *linuxCubic) update(now clock.Time, cwnd, acked uint32, delayMin time.Du
 		}
 	}
 	if renoFriendly {
-		delta := (cwnd * l.betaScale) >> 3
+		// Linux's beta_scale (15 for its beta) keeps this step at least
+		// one segment; a small beta (0.05: beta_scale 2) at a window of
+		// under four segments makes it 0, and the loop would never end.
+		delta := max((cwnd*l.betaScale)>>3, 1)
 		for l.ackCnt > delta {
 			l.ackCnt -= delta
 			l.tcpCwnd++

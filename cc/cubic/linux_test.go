@@ -216,3 +216,32 @@ func TestLinuxHystartInRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestLinuxRenoFriendlySmallBeta: with beta 0.05 (beta_scale 2) the
+// Reno-friendly step (cwnd*beta_scale)>>3 is 0 below four segments; the
+// update must still end (it once looped forever, hanging the simulator in
+// a way no interrupt could stop) and count every acknowledged segment
+// towards the Reno estimate.
+func TestLinuxRenoFriendlySmallBeta(t *testing.T) {
+	l := newLinuxCubic(0.05, 0.4, 250)
+	if l.betaScale != 2 {
+		t.Fatalf("beta_scale = %d, want 2", l.betaScale)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ack := 1; ack <= 10; ack++ {
+			l.update(clock.Time(time.Duration(ack)*40*time.Millisecond), 2, 3, 0, true)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("bictcp_update did not return within 5 s at cwnd 2, beta 0.05")
+	}
+	// Steps of one segment: each ACK's 3 segments (plus what is left from
+	// the last) raise the estimate by one per segment beyond the first.
+	if l.tcpCwnd < 2+25 {
+		t.Errorf("tcp_cwnd %d after 30 segments acknowledged from 2", l.tcpCwnd)
+	}
+}

@@ -37,7 +37,9 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		// gives no sample, but the timestamp echo does (RFC 7323 §4.1;
 		// Linux tcp_rtt_tsopt_us). Without it, a spurious timeout on a
 		// long-RTT path would repeat forever.
-		rs.RTT = now.Sub(echo)
+		if d, ok := echoRTT(now, echo); ok {
+			rs.RTT = d
+		}
 	}
 	if ackDelay > 0 && rs.RTT > ackDelay {
 		// A timer-driven ACK held the newest segment: remove the hold
@@ -53,7 +55,9 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		// statistics keep the newest segment's.
 		var ok bool
 		if oldest, ok = rs.OldestRTT(now, sackOldest); !ok && advanced && echo > 0 {
-			oldest = now.Sub(echo)
+			if d, ok := echoRTT(now, echo); ok {
+				oldest = d
+			}
 		}
 	}
 	s.rtt.UpdateSplit(rs.RTT, oldest, s.una, s.nxt)
@@ -61,4 +65,19 @@ func (s *Sender) sampleRTT(now, echo clock.Time, ackDelay time.Duration, advance
 		s.OnRTT(now, rs.RTT)
 	}
 	s.rate.EndAck()
+}
+
+// maxEchoRTT bounds an RTT taken from a timestamp echo, as Linux does
+// (tcp_rtt_tsopt_us takes one only below INT_MAX / (USEC_PER_SEC /
+// TCP_TS_HZ) ms, 35.8 minutes).
+const maxEchoRTT = 2147483 * time.Millisecond
+
+// echoRTT is the RTT a timestamp echo gives, and whether it is one: an
+// echo after now, or one further back than maxEchoRTT, is not. In a
+// simulation every echo is one; on a live socket the echo is whatever
+// the peer's datagram says (TSecr), and a buggy or hostile peer's must
+// not become the RTT estimator's, whose timeout once went negative.
+func echoRTT(now, echo clock.Time) (time.Duration, bool) {
+	d := now.Sub(echo)
+	return d, d >= 0 && d < maxEchoRTT
 }

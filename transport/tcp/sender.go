@@ -332,7 +332,9 @@ func (s *Sender) onSynAck(now, echo clock.Time) {
 	s.established = true
 	// The timestamp echo says which SYN this answers, so even a
 	// retransmitted SYN gives a sample (RFC 7323 §4; Linux does the same).
-	s.rtt.UpdateSeq(now.Sub(echo), s.una, s.nxt)
+	if d, ok := echoRTT(now, echo); ok {
+		s.rtt.UpdateSeq(d, s.una, s.nxt)
+	}
 	s.backoff = 0
 	s.rtoT.Stop()
 	s.rate.Start(now)

@@ -1,0 +1,110 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/netsim/packet"
+)
+
+// sink takes what a sender sends and returns it to the pool.
+type sink struct{ pool *packet.Pool }
+
+func (k sink) Receive(_ clock.Time, p *packet.Packet) { k.pool.Put(p) }
+
+// FuzzSenderAcks feeds a sender ACKs a peer on the wire could send (the
+// UDP decoder's rules: SACK blocks non-empty, above the cumulative ACK,
+// below 2^62; anything else for the cumulative ACK and the timestamp
+// echo), among pauses that let its timers fire: it never panics, SND.UNA
+// never goes back or past SND.NXT, nothing it counts goes negative, its
+// retransmission timeout stays within its bounds, and time keeps moving.
+func FuzzSenderAcks(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
+	f.Add([]byte{2, 255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 1, 1, 0, 7, 3, 4})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		next := func() byte {
+			if len(b) == 0 {
+				return 0
+			}
+			v := b[0]
+			b = b[1:]
+			return v
+		}
+		next64 := func() uint64 {
+			var w [8]byte
+			for i := range w {
+				w[i] = next()
+			}
+			return binary.BigEndian.Uint64(w[:])
+		}
+		const mss = 1000
+		cfg := Config{MSS: mss}
+		switch next() % 4 {
+		case 1:
+			cfg.NoSACK = true
+		case 2:
+			cfg.NoRACK = true
+		case 3:
+			cfg.PacketTimers, cfg.AckInterval = true, 5*time.Millisecond
+		}
+		s := sim.New()
+		pool := &packet.Pool{}
+		snd := NewSender(cfg, 0, s, pool, sink{pool}, reno(mss))
+		snd.Start(0)
+		ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
+			p := pool.Get()
+			p.Kind, p.AckNo, p.EchoAt = kind, ackNo, echo
+			for _, bl := range blocks {
+				if bl.Start < bl.End && bl.Start > ackNo && bl.End <= 1<<62 && int(p.NSACK) < packet.MaxSACK {
+					p.SACK[p.NSACK] = bl
+					p.NSACK++
+				}
+			}
+			snd.Receive(s.Now(), p)
+		}
+		s.RunUntil(clock.Time(time.Millisecond))
+		ack(packet.SynAck, 0, clock.Time(int64(next64())>>int(next()%64)))
+		una := int64(0)
+		for len(b) > 0 {
+			st := snd.State()
+			switch next() % 5 {
+			case 0: // an ACK near the window, with blocks near it
+				a := st.SndUna + int64(next()%16)*mss - mss
+				var bl []packet.Block
+				for range next() % 4 {
+					s0 := st.SndUna + int64(next()%32)*mss + int64(next()%3)*mss/2
+					bl = append(bl, packet.Block{Start: s0, End: s0 + int64(next()%8+1)*mss})
+				}
+				ack(packet.Ack, a, s.Now().Add(-time.Duration(next())*time.Millisecond), bl...)
+			case 1: // anything at all
+				ack(packet.Ack, int64(next64()), clock.Time(int64(next64())), packet.Block{Start: int64(next64() >> 2), End: int64(next64() >> 2)})
+			case 2: // a duplicate
+				ack(packet.Ack, st.SndUna, s.Now())
+			case 3: // time passes: timers fire
+				s.RunUntil(s.Now().Add(time.Duration(next()) * time.Duration(next()%4+1) * time.Millisecond))
+			case 4: // a SYN-ACK again, or out of the blue
+				ack(packet.SynAck, int64(next64()), clock.Time(int64(next64())))
+			}
+			st = snd.State()
+			if st.SndUna < una || st.SndUna > st.SndNxt {
+				t.Fatalf("SND.UNA %d (was %d), SND.NXT %d", st.SndUna, una, st.SndNxt)
+			}
+			una = st.SndUna
+			if st.InFlight < 0 || snd.sacked < 0 || snd.lost < 0 || snd.retransOut < 0 || snd.outBytes < 0 {
+				t.Fatalf("negative counts: in flight %d, sacked %d, lost %d, retransmitted out %d, outstanding %d",
+					st.InFlight, snd.sacked, snd.lost, snd.retransOut, snd.outBytes)
+			}
+			if rto := snd.RTO(); rto < snd.cfg.MinRTO || rto > snd.cfg.MaxRTO {
+				t.Fatalf("RTO %v outside [%v, %v]", rto, snd.cfg.MinRTO, snd.cfg.MaxRTO)
+			}
+			if w := snd.CC().CongestionWindow(); w <= 0 {
+				t.Fatalf("window %d", w)
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	_ "github.com/cclab/cclab/cc/all"
 	"github.com/cclab/cclab/cc/cctest"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/internal/fuzzbytes"
 )
 
 // FuzzControllers drives every registered controller, with parameters
@@ -22,23 +23,16 @@ func FuzzControllers(f *testing.F) {
 	f.Add([]byte{9, 9, 0, 7, 5, 0, 1, 7, 6, 1, 3, 7, 4, 1, 7, 2, 6, 7, 0, 7, 1, 7})
 	f.Add([]byte{4, 4, 4, 0, 7, 5, 4, 1, 7, 2, 7, 6, 3, 7, 5, 3, 1, 7, 0, 7, 1, 7, 8, 8, 0, 7, 1, 7})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		next := func(n int) int {
-			if len(b) == 0 {
-				return 0
-			}
-			v := int(b[0]) % n
-			b = b[1:]
-			return v
-		}
+		c := fuzzbytes.New(b)
 		names := cc.Names()
-		name := names[next(len(names))]
+		name := names[c.Pick(len(names))]
 		spec, err := cc.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		params := map[string]float64{}
 		for _, p := range spec.Params {
-			switch next(4) {
+			switch c.Pick(4) {
 			case 1:
 				params[p.Name] = p.Min
 			case 2:
@@ -68,21 +62,21 @@ func FuzzControllers(f *testing.F) {
 		check("start")
 		rtts := []time.Duration{time.Nanosecond, 10 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, 600 * time.Millisecond, 10 * time.Second}
 		gaps := []time.Duration{0, time.Microsecond, time.Millisecond, 100 * time.Millisecond, 10 * time.Second}
-		for len(b) > 0 {
-			switch op := next(8); op {
+		for c.More() {
+			switch op := c.Pick(8); op {
 			case 0:
 				if d.Outstanding() < 4096 {
-					d.Send(next(16) + 1)
+					d.Send(c.Pick(16) + 1)
 				}
 				check("send")
 			case 1:
 				if n := d.Outstanding(); n > 0 {
-					d.AckN(min(next(8)+1, n))
+					d.AckN(min(c.Pick(8)+1, n))
 				}
 				check("ack")
 			case 2:
 				if n := d.Outstanding(); n > 0 {
-					d.LoseN(min(next(4)+1, n))
+					d.LoseN(min(c.Pick(4)+1, n))
 				}
 				check("loss")
 			case 3:
@@ -92,9 +86,9 @@ func FuzzControllers(f *testing.F) {
 				d.Retransmit()
 				check("retransmit")
 			case 5:
-				d.SetRTT(rtts[next(len(rtts))])
+				d.SetRTT(rtts[c.Pick(len(rtts))])
 			case 6:
-				d.Advance(gaps[next(len(gaps))])
+				d.Advance(gaps[c.Pick(len(gaps))])
 			case 7:
 				d.AppLimited = !d.AppLimited
 			}

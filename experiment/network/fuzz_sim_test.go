@@ -9,25 +9,9 @@ import (
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/internal/fuzzbytes"
 	_ "github.com/cclab/cclab/traces" // the shipped cellular traces, by name
 )
-
-// choices reads a fuzzer's bytes as a stream of choices; past the end
-// every choice is the first option.
-type choices struct {
-	b []byte
-	i int
-}
-
-func (c *choices) pick(n int) int {
-	if c.i >= len(c.b) {
-		return 0
-	}
-	c.i++
-	return int(c.b[c.i-1]) % n
-}
-
-func (c *choices) of(opts ...string) string { return opts[c.pick(len(opts))] }
 
 // fuzzCase is a generated scenario and what its physics bounds.
 type fuzzCase struct {
@@ -49,133 +33,133 @@ type fuzzCase struct {
 // controller's parameters are at their bounds. The duration keeps the run to about 20,000 packets
 // at the bottleneck's fastest rate, so that each input runs in
 // milliseconds.
-func fuzzScenario(c *choices) fuzzCase {
+func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 	var fc fuzzCase
 	var b strings.Builder
 	rates := []float64{64e3, 1e6, 10e6, 100e6, 1e9, 10e9}
-	ri, si := c.pick(len(rates)), -1
-	if c.pick(3) == 0 {
-		si = c.pick(len(rates)) // a schedule entry's rate
+	ri, si := c.Pick(len(rates)), -1
+	if c.Pick(3) == 0 {
+		si = c.Pick(len(rates)) // a schedule entry's rate
 	}
 	fastest := rates[ri]
 	if si >= 0 {
 		fastest = max(fastest, rates[si])
 	}
-	dur := min(float64(c.pick(20)+1)*0.5, 20000*12000/fastest)
-	fmt.Fprintf(&b, "name: fuzz\nseed: %d\nduration: %.6fs\nprofile: %s\n", c.pick(1000), dur, c.of("default", "linux", "linux-host"))
+	dur := min(float64(c.Pick(20)+1)*0.5, 20000*12000/fastest)
+	fmt.Fprintf(&b, "name: fuzz\nseed: %d\nduration: %.6fs\nprofile: %s\n", c.Pick(1000), dur, c.Of("default", "linux", "linux-host"))
 	b.WriteString("bottleneck:\n")
-	if si < 0 && c.pick(4) == 0 {
+	if si < 0 && c.Pick(4) == 0 {
 		// A shipped cellular trace (a few to tens of Mbit/s).
-		fmt.Fprintf(&b, "  trace: %s\n  trace_mode: %s\n", c.of("TMobile-LTE-short.down", "Verizon-LTE-short.down"), c.of("exact", "average"))
+		fmt.Fprintf(&b, "  trace: %s\n  trace_mode: %s\n", c.Of("TMobile-LTE-short.down", "Verizon-LTE-short.down"), c.Of("exact", "average"))
 	} else {
 		fmt.Fprintf(&b, "  rate: %gbps\n", rates[ri])
 		fc.capacity = rates[ri] * dur
 	}
-	delay := c.of("0s", "100us", "5ms", "20ms", "300ms")
+	delay := c.Of("0s", "100us", "5ms", "20ms", "300ms")
 	fmt.Fprintf(&b, "  delay: %s\n", delay)
 	fc.least, _ = time.ParseDuration(delay)
-	if c.pick(5) == 0 {
+	if c.Pick(5) == 0 {
 		b.WriteString("  serialize_acks: true\n")
 	}
-	switch c.pick(4) {
+	switch c.Pick(4) {
 	case 0:
-		fmt.Fprintf(&b, "  queue: {discipline: droptail, limit: %d}\n", []int{1, 2, 10, 100, 1000}[c.pick(5)])
+		fmt.Fprintf(&b, "  queue: {discipline: droptail, limit: %d}\n", []int{1, 2, 10, 100, 1000}[c.Pick(5)])
 	case 1:
-		fmt.Fprintf(&b, "  queue: {discipline: droptail, limit: %s}\n", c.of("1500B", "3KB", "64KB", "1MB"))
+		fmt.Fprintf(&b, "  queue: {discipline: droptail, limit: %s}\n", c.Of("1500B", "3KB", "64KB", "1MB"))
 	case 2:
-		fmt.Fprintf(&b, "  queue: {discipline: red, limit: %d}\n", []int{20, 100, 500}[c.pick(3)])
+		fmt.Fprintf(&b, "  queue: {discipline: red, limit: %d}\n", []int{20, 100, 500}[c.Pick(3)])
 	case 3:
-		fmt.Fprintf(&b, "  queue: {discipline: codel, limit: %d}\n", []int{20, 100, 500}[c.pick(3)])
+		fmt.Fprintf(&b, "  queue: {discipline: codel, limit: %d}\n", []int{20, 100, 500}[c.Pick(3)])
 	}
-	switch c.pick(3) {
+	switch c.Pick(3) {
 	case 1:
-		fmt.Fprintf(&b, "  loss: {model: bernoulli, p: %s}\n", c.of("0.001", "0.01", "0.1", "0.5"))
+		fmt.Fprintf(&b, "  loss: {model: bernoulli, p: %s}\n", c.Of("0.001", "0.01", "0.1", "0.5"))
 	case 2:
-		fmt.Fprintf(&b, "  loss: {model: gilbert-elliott, p: %s, r: %s, loss_bad: %s}\n", c.of("0.01", "0.1"), c.of("0.1", "0.5"), c.of("0.5", "1"))
+		fmt.Fprintf(&b, "  loss: {model: gilbert-elliott, p: %s, r: %s, loss_bad: %s}\n", c.Of("0.01", "0.1"), c.Of("0.1", "0.5"), c.Of("0.5", "1"))
 	}
 	if si >= 0 {
-		later := c.of("1ms", "50ms")
-		at := dur * float64(c.pick(4)) / 4
+		later := c.Of("1ms", "50ms")
+		at := dur * float64(c.Pick(4)) / 4
 		fmt.Fprintf(&b, "  schedule: [{at: %.6fs, rate: %gbps, delay: %s}]\n", at, rates[si], later)
 		d, _ := time.ParseDuration(later)
 		fc.least = min(fc.least, d)
 		fc.capacity = rates[ri]*at + rates[si]*(dur-at)
 	}
-	if c.pick(4) == 0 {
-		fmt.Fprintf(&b, "  ack_jitter: %s\n", c.of("10us", "1ms"))
+	if c.Pick(4) == 0 {
+		fmt.Fprintf(&b, "  ack_jitter: %s\n", c.Of("10us", "1ms"))
 	}
-	if c.pick(4) == 0 {
-		fmt.Fprintf(&b, "  ack_read_delay: %s\n  ack_read_share: %s\n", c.of("80us", "5ms"), c.of("0", "0.3", "1"))
+	if c.Pick(4) == 0 {
+		fmt.Fprintf(&b, "  ack_read_delay: %s\n  ack_read_share: %s\n", c.Of("80us", "5ms"), c.Of("0", "0.3", "1"))
 	}
-	sack := c.pick(3) != 0
-	fmt.Fprintf(&b, "transport: {sack: %v, delayed_ack: %v", sack, c.pick(2) == 0)
+	sack := c.Pick(3) != 0
+	fmt.Fprintf(&b, "transport: {sack: %v, delayed_ack: %v", sack, c.Pick(2) == 0)
 	if sack {
 		fmt.Fprintf(&b, ", rack: %v, tlp: %v, frto: %v, prr: %s, lost_retransmissions: %s",
-			c.pick(3) != 0, c.pick(2) == 0, c.pick(2) == 0, c.of("rfc6937", "linux"), c.of("gap", "rack"))
+			c.Pick(3) != 0, c.Pick(2) == 0, c.Pick(2) == 0, c.Of("rfc6937", "linux"), c.Of("gap", "rack"))
 	}
-	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s", c.of("none", "linux"), c.of("linux", "rfc6298"), c.of("0", "250", "1000"))
+	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s", c.Of("none", "linux"), c.Of("linux", "rfc6298"), c.Of("0", "250", "1000"))
 	fmt.Fprintf(&b, ", quick_ack: %v, srtt_sample: %s, rack_timer: %s, sack_compression: %v, handshake_ack: %v",
-		c.pick(2) == 0, c.of("newest", "oldest"), c.of("earliest", "linux"), c.pick(3) == 0, c.pick(2) == 0)
-	if c.pick(3) == 0 {
+		c.Pick(2) == 0, c.Of("newest", "oldest"), c.Of("earliest", "linux"), c.Pick(3) == 0, c.Pick(2) == 0)
+	if c.Pick(3) == 0 {
 		fmt.Fprintf(&b, ", mss: %s, header: %s, min_rto: %s, initial_rto: %s, dupthresh: %d, delack_timeout: %s",
-			c.of("100B", "536B", "1448B", "8948B"), c.of("1B", "52B"), c.of("1ms", "200ms"), c.of("10ms", "1s", "3s"), c.pick(5)+1, c.of("1ms", "40ms", "200ms"))
+			c.Of("100B", "536B", "1448B", "8948B"), c.Of("1B", "52B"), c.Of("1ms", "200ms"), c.Of("10ms", "1s", "3s"), c.Pick(5)+1, c.Of("1ms", "40ms", "200ms"))
 	}
-	if c.pick(3) == 0 {
-		fmt.Fprintf(&b, ", recv_window: %s, pending_queue: %s", c.of("3KB", "64KB", "4MB"), c.of("9KB", "100KB"))
+	if c.Pick(3) == 0 {
+		fmt.Fprintf(&b, ", recv_window: %s, pending_queue: %s", c.Of("3KB", "64KB", "4MB"), c.Of("9KB", "100KB"))
 	}
 	b.WriteString("}\n")
 	b.WriteString("flows:\n")
-	for g := range c.pick(3) + 1 {
+	for g := range c.Pick(3) + 1 {
 		fmt.Fprintf(&b, "  - {name: f%d, cc: %s, count: %d", g,
-			c.of("newreno", "cubic", "vegas", "bbr", "fixed", "{name: bbr, linux: 1}", "{name: cubic, beta: 0.5}", "{name: vegas, alpha: 1, beta: 2}"), []int{1, 2, 5, 20}[c.pick(4)])
-		if c.pick(6) == 0 {
-			fmt.Fprintf(&b, ", protocol: mockets, transport: {sack_timeout: %s, packet_timers: %v}", c.of("5ms", "20ms"), c.pick(2) == 0)
+			c.Of("newreno", "cubic", "vegas", "bbr", "fixed", "{name: bbr, linux: 1}", "{name: cubic, beta: 0.5}", "{name: vegas, alpha: 1, beta: 2}"), []int{1, 2, 5, 20}[c.Pick(4)])
+		if c.Pick(6) == 0 {
+			fmt.Fprintf(&b, ", protocol: mockets, transport: {sack_timeout: %s, packet_timers: %v}", c.Of("5ms", "20ms"), c.Pick(2) == 0)
 		}
-		if c.pick(2) == 0 {
-			fmt.Fprintf(&b, ", bytes: %s", c.of("1B", "1448B", "100KB", "1MB"))
+		if c.Pick(2) == 0 {
+			fmt.Fprintf(&b, ", bytes: %s", c.Of("1B", "1448B", "100KB", "1MB"))
 		}
 		start := 0.0
-		if c.pick(2) == 0 {
-			start = dur * float64(c.pick(3)) / 4
-			fmt.Fprintf(&b, ", start: %.6fs, start_spread: %.6fs", start, dur*float64(c.pick(3))/4)
+		if c.Pick(2) == 0 {
+			start = dur * float64(c.Pick(3)) / 4
+			fmt.Fprintf(&b, ", start: %.6fs, start_spread: %.6fs", start, dur*float64(c.Pick(3))/4)
 		}
-		if c.pick(4) == 0 {
-			fmt.Fprintf(&b, ", stop: %.6fs", start+dur*float64(c.pick(4)+1)/4)
+		if c.Pick(4) == 0 {
+			fmt.Fprintf(&b, ", stop: %.6fs", start+dur*float64(c.Pick(4)+1)/4)
 		}
-		if c.pick(3) == 0 {
-			fmt.Fprintf(&b, ", extra_delay: %s", c.of("1ms", "30ms"))
+		if c.Pick(3) == 0 {
+			fmt.Fprintf(&b, ", extra_delay: %s", c.Of("1ms", "30ms"))
 		}
-		if c.pick(4) == 0 {
-			fmt.Fprintf(&b, ", loss: {model: bernoulli, p: %s}, loss_hops: %d", c.of("0.01", "0.2"), c.pick(4)+1)
+		if c.Pick(4) == 0 {
+			fmt.Fprintf(&b, ", loss: {model: bernoulli, p: %s}, loss_hops: %d", c.Of("0.01", "0.2"), c.Pick(4)+1)
 		}
-		if c.pick(5) == 0 {
-			fmt.Fprintf(&b, ", coding: {redundancy: %s}", c.of("1.1", "1.5"))
+		if c.Pick(5) == 0 {
+			fmt.Fprintf(&b, ", coding: {redundancy: %s}", c.Of("1.1", "1.5"))
 		}
 		b.WriteString("}\n")
 	}
 	var bg strings.Builder // after the flows, chosen first (the order of choices is the seeds' meaning)
-	switch c.pick(6) {
+	switch c.Pick(6) {
 	case 1:
-		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: %s, rate: %gbps}\n", c.of("cbr", "poisson"), rates[ri]*float64(c.pick(4)+1)/4)
+		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: %s, rate: %gbps}\n", c.Of("cbr", "poisson"), rates[ri]*float64(c.Pick(4)+1)/4)
 	case 2:
-		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: onoff, rate: %gbps, on: %s, off: %s}\n", rates[ri]/2, c.of("10ms", "300ms"), c.of("10ms", "1s"))
+		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: onoff, rate: %gbps, on: %s, off: %s}\n", rates[ri]/2, c.Of("10ms", "300ms"), c.Of("10ms", "1s"))
 	case 3:
-		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: tcp, cc: %s, bytes: %s}\n", c.of("newreno", "cubic", "bbr"), c.of("10KB", "1MB"))
+		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: tcp, cc: %s, bytes: %s}\n", c.Of("newreno", "cubic", "bbr"), c.Of("10KB", "1MB"))
 	case 4:
-		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: arrivals, cc: %s, %s, interval: %s}\n", c.of("newreno", "cubic"), c.of("sizes: websearch", "sizes: datamining", "size: 20KB"), c.of("20ms", "200ms"))
+		fmt.Fprintf(&bg, "background:\n  - {name: bg, type: arrivals, cc: %s, %s, interval: %s}\n", c.Of("newreno", "cubic"), c.Of("sizes: websearch", "sizes: datamining", "size: 20KB"), c.Of("20ms", "200ms"))
 	}
 	// A flow group whose controller's parameters sit at their bounds, as
 	// FuzzControllers drives them without the network.
-	if c.pick(3) == 0 {
+	if c.Pick(3) == 0 {
 		names := cc.Names()
-		name := names[c.pick(len(names))]
+		name := names[c.Pick(len(names))]
 		spec, _ := cc.Lookup(name)
 		// A send buffer, as a real socket has: a window of a million
 		// segments (iw's bound) would otherwise throw a million packets at
 		// a full queue on every ACK, faithfully and slowly.
-		fmt.Fprintf(&b, "  - {name: fz, count: %d, transport: {pending_queue: 1MB}, cc: {name: %s", c.pick(3)+1, name)
+		fmt.Fprintf(&b, "  - {name: fz, count: %d, transport: {pending_queue: 1MB}, cc: {name: %s", c.Pick(3)+1, name)
 		for _, p := range spec.Params {
-			switch c.pick(4) {
+			switch c.Pick(4) {
 			case 1:
 				fmt.Fprintf(&b, ", %s: %v", p.Name, p.Min)
 			case 2:
@@ -229,7 +213,7 @@ func FuzzSimulate(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fc := fuzzScenario(&choices{b: data})
+		fc := fuzzScenario(fuzzbytes.New(data))
 		yml := fc.yml
 		run := func() (string, *Network) {
 			n := build(t, yml)

@@ -38,11 +38,16 @@ func serve(t *testing.T, srv agentpb.AgentServer) string {
 	return "unix:" + path
 }
 
-func shipped(t *testing.T, kind string) *Served {
-	t.Helper()
-	s, err := LoadPolicy("marlin", kind)
+// shipped loads the shipped policy of kind (KindDCBBR, else MARLIN's).
+func shipped(tb testing.TB, kind string) *Served {
+	tb.Helper()
+	spec := "marlin"
+	if kind == KindDCBBR {
+		spec = KindDCBBR
+	}
+	s, err := LoadPolicy(spec, kind)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return s
 }

@@ -41,7 +41,7 @@ func FuzzHostApply(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	dc := shippedF(f, KindDCBBR)
+	dc := shipped(f, KindDCBBR)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a agentpb.Action
 		if proto.Unmarshal(b, &a) != nil {
@@ -96,7 +96,7 @@ func checkParam(name string, v float64) error {
 // within [MSS, the window cap] (the cap itself when the policy grows a
 // window already at or above it) and dc-bbr parameters BBR accepts.
 func FuzzAct(f *testing.F) {
-	servedM, servedD := shippedF(f, KindMarlin), shippedF(f, KindDCBBR)
+	servedM, servedD := shipped(f, KindMarlin), shipped(f, KindDCBBR)
 	for _, s := range []*Served{servedM, servedD} {
 		n := s.Policy.Obs.Dim()
 		for _, o := range []*agentpb.Observation{
@@ -153,16 +153,4 @@ func FuzzAct(f *testing.F) {
 			}
 		}
 	})
-}
-
-func shippedF(f *testing.F, kind string) *Served {
-	spec := "marlin"
-	if kind == KindDCBBR {
-		spec = KindDCBBR
-	}
-	s, err := LoadPolicy(spec, kind)
-	if err != nil {
-		f.Fatal(err)
-	}
-	return s
 }

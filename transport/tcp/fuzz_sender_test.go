@@ -1,12 +1,12 @@
 package tcp
 
 import (
-	"encoding/binary"
 	"testing"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/internal/fuzzbytes"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -27,24 +27,10 @@ func FuzzSenderAcks(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
 	f.Add([]byte{2, 255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 1, 1, 0, 7, 3, 4})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		next := func() byte {
-			if len(b) == 0 {
-				return 0
-			}
-			v := b[0]
-			b = b[1:]
-			return v
-		}
-		next64 := func() uint64 {
-			var w [8]byte
-			for i := range w {
-				w[i] = next()
-			}
-			return binary.BigEndian.Uint64(w[:])
-		}
+		c := fuzzbytes.New(b)
 		const mss = 1000
 		cfg := Config{MSS: mss}
-		switch next() % 4 {
+		switch c.Byte() % 4 {
 		case 1:
 			cfg.NoSACK = true
 		case 2:
@@ -68,27 +54,27 @@ func FuzzSenderAcks(f *testing.F) {
 			snd.Receive(s.Now(), p)
 		}
 		s.RunUntil(clock.Time(time.Millisecond))
-		ack(packet.SynAck, 0, clock.Time(int64(next64())>>int(next()%64)))
+		ack(packet.SynAck, 0, clock.Time(int64(c.Uint64())>>int(c.Byte()%64)))
 		una := int64(0)
-		for len(b) > 0 {
+		for c.More() {
 			st := snd.State()
-			switch next() % 5 {
+			switch c.Byte() % 5 {
 			case 0: // an ACK near the window, with blocks near it
-				a := st.SndUna + int64(next()%16)*mss - mss
+				a := st.SndUna + int64(c.Byte()%16)*mss - mss
 				var bl []packet.Block
-				for range next() % 4 {
-					s0 := st.SndUna + int64(next()%32)*mss + int64(next()%3)*mss/2
-					bl = append(bl, packet.Block{Start: s0, End: s0 + int64(next()%8+1)*mss})
+				for range c.Byte() % 4 {
+					s0 := st.SndUna + int64(c.Byte()%32)*mss + int64(c.Byte()%3)*mss/2
+					bl = append(bl, packet.Block{Start: s0, End: s0 + int64(c.Byte()%8+1)*mss})
 				}
-				ack(packet.Ack, a, s.Now().Add(-time.Duration(next())*time.Millisecond), bl...)
+				ack(packet.Ack, a, s.Now().Add(-time.Duration(c.Byte())*time.Millisecond), bl...)
 			case 1: // anything at all
-				ack(packet.Ack, int64(next64()), clock.Time(int64(next64())), packet.Block{Start: int64(next64() >> 2), End: int64(next64() >> 2)})
+				ack(packet.Ack, int64(c.Uint64()), clock.Time(int64(c.Uint64())), packet.Block{Start: int64(c.Uint64() >> 2), End: int64(c.Uint64() >> 2)})
 			case 2: // a duplicate
 				ack(packet.Ack, st.SndUna, s.Now())
 			case 3: // time passes: timers fire
-				s.RunUntil(s.Now().Add(time.Duration(next()) * time.Duration(next()%4+1) * time.Millisecond))
+				s.RunUntil(s.Now().Add(time.Duration(c.Byte()) * time.Duration(c.Byte()%4+1) * time.Millisecond))
 			case 4: // a SYN-ACK again, or out of the blue
-				ack(packet.SynAck, int64(next64()), clock.Time(int64(next64())))
+				ack(packet.SynAck, int64(c.Uint64()), clock.Time(int64(c.Uint64())))
 			}
 			st = snd.State()
 			if st.SndUna < una || st.SndUna > st.SndNxt {

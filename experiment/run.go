@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -19,11 +20,29 @@ import (
 // stops within a few thousand events and Run returns an error
 // wrapping ctx's error and naming the simulated time reached.
 func Run(ctx context.Context, s *scenario.Scenario) (*Result, *network.Network, error) {
+	return RunCaptured(ctx, s, Capture{})
+}
+
+// RunCaptured is Run with the bottleneck captured to the files c names
+// (nothing when c is zero, as Run): a capture that cannot be written or
+// closed is an error of the run.
+func RunCaptured(ctx context.Context, s *scenario.Scenario, c Capture) (*Result, *network.Network, error) {
 	n, err := network.Build(s)
 	if err != nil {
 		return nil, nil, err
 	}
+	var closeCapture func() error
+	if c != (Capture{}) {
+		if closeCapture, err = AttachPcap(n, c); err != nil {
+			return nil, nil, fmt.Errorf("capture: %w", err)
+		}
+	}
 	res, err := RunNetwork(ctx, n)
+	if closeCapture != nil {
+		if cerr := closeCapture(); cerr != nil && err == nil {
+			err = fmt.Errorf("capture: %w", cerr)
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

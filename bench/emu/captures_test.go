@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,7 +131,7 @@ func simulateCaptured(t *testing.T, s *scenario.Scenario, acks bool) (*network.N
 	if acks {
 		c.Departures = filepath.Join(dir, "p.pcap")
 	}
-	n, err := simulateTo(s, c)
+	_, n, err := experiment.RunCaptured(context.Background(), s, c)
 	if err != nil {
 		t.Fatal(err)
 	}

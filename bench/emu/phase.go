@@ -11,7 +11,6 @@ import (
 
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
 	"gonum.org/v1/gonum/stat"
@@ -70,7 +69,7 @@ func phaseRun(ctx context.Context, s *scenario.Scenario, kernel bool, dir string
 	if kernel {
 		err = phaseEmulate(ctx, s, c)
 	} else {
-		_, err = simulateTo(s, c)
+		_, _, err = experiment.RunCaptured(ctx, s, c)
 	}
 	if err != nil {
 		return phaseResult{}, err
@@ -81,21 +80,6 @@ func phaseRun(ctx context.Context, s *scenario.Scenario, kernel bool, dir string
 	}
 	f := analyseFates(r.txs, r.start, 2*time.Second, 200*time.Millisecond)
 	return phaseResult{retx: f.Retx, retxDropped: f.RetxDropped, timeouts: f.Timeouts}, nil
-}
-
-// simulateTo runs s in the simulator with its bottleneck captured to the
-// files c names.
-func simulateTo(s *scenario.Scenario, c experiment.Capture) (*network.Network, error) {
-	n, err := network.Build(s)
-	if err != nil {
-		return nil, err
-	}
-	done, err := experiment.AttachPcap(n, c)
-	if err != nil {
-		return nil, err
-	}
-	n.Run()
-	return n, done()
 }
 
 // phaseEmulate runs s on the emulator with its arrivals and drops

@@ -124,7 +124,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return scenario.LocateOverrides(err, nil, pos[0], ovs)
 		}
 	}
-	simRes, n, err := runScenario(ctx, ss, experiment.Capture{})
+	simRes, n, err := experiment.RunCaptured(ctx, ss, experiment.Capture{})
 	if err != nil {
 		return err
 	}

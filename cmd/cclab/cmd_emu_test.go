@@ -206,7 +206,7 @@ func TestCompareOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ss := s.Clone()
-	simRes, n, err := runScenario(context.Background(), ss, experiment.Capture{})
+	simRes, n, err := experiment.RunCaptured(context.Background(), ss, experiment.Capture{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestWindowSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, n, err := runScenario(context.Background(), s, experiment.Capture{})
+	res, n, err := experiment.RunCaptured(context.Background(), s, experiment.Capture{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	experiment.SimulationGC()
 	restore := experiment.OneProcessor()
-	res, n, err := runScenario(ctx, s, capture)
+	res, n, err := experiment.RunCaptured(ctx, s, capture)
 	restore()
 	if err != nil {
 		return err

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 
 	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/network"
-	"github.com/cclab/cclab/experiment/scenario"
 	vegasstudy "github.com/cclab/cclab/papers/vegas"
 	"github.com/cclab/cclab/scenarios"
 )
@@ -36,28 +32,4 @@ func checkCaptures(c experiment.Capture) error {
 		return usagef("%s and %s both name %s: each capture needs a file of its own", captureFlags[same.A], captureFlags[same.B], same.Path)
 	}
 	return err
-}
-
-// runScenario builds, optionally captures, and runs one scenario.
-func runScenario(ctx context.Context, s *scenario.Scenario, capture experiment.Capture) (*experiment.Result, *network.Network, error) {
-	n, err := network.Build(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	var closeCapture func() error
-	if capture != (experiment.Capture{}) {
-		if closeCapture, err = experiment.AttachPcap(n, capture); err != nil {
-			return nil, nil, fmt.Errorf("capture: %w", err)
-		}
-	}
-	res, err := experiment.RunNetwork(ctx, n)
-	if closeCapture != nil {
-		if cerr := closeCapture(); cerr != nil && err == nil {
-			err = fmt.Errorf("capture: %w", cerr)
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, n, nil
 }

@@ -1,0 +1,112 @@
+package coldpages
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Release drops from the process's page tables the resident pages of
+// every file mapping that cannot be written and holds no private copy
+// of a page (smaps' Anonymous is 0): code and read-only data, loaded from
+// the executable and its shared libraries. A mapping with private copies
+// (a library's relocated read-only data, say) is left alone: dropping
+// those would revert them to the file's contents. Release only changes
+// what is resident, never what any address reads.
+func Release() (Stats, error) {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return Stats{}, err
+	}
+	maps, err := parseSmaps(data)
+	if err != nil {
+		return Stats{}, err
+	}
+	var st Stats
+	for _, m := range maps {
+		if !m.clean() {
+			continue
+		}
+		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(m.start), uintptr(m.end-m.start), unix.MADV_DONTNEED); errno != 0 {
+			return st, fmt.Errorf("coldpages: madvise %x-%x: %w", m.start, m.end, errno)
+		}
+		st.Mappings++
+		st.Bytes += m.rss
+	}
+	return st, nil
+}
+
+// mapping is one entry of /proc/self/smaps.
+type mapping struct {
+	start, end uint64
+	perms      string
+	inode      uint64
+	rss, anon  int64 // bytes
+	sawAnon    bool
+}
+
+// clean reports whether every resident page of m is the file's own:
+// file-backed, never writable, no private copies.
+func (m *mapping) clean() bool {
+	return m.inode != 0 && len(m.perms) == 4 && m.perms[1] == '-' && m.sawAnon && m.anon == 0 && m.rss > 0
+}
+
+// parseSmaps reads the mappings' ranges, permissions, inodes and their
+// Rss and Anonymous sizes.
+func parseSmaps(data []byte) ([]mapping, error) {
+	var maps []mapping
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		f := bytes.Fields(sc.Bytes())
+		if len(f) == 0 {
+			continue
+		}
+		if key, ok := bytes.CutSuffix(f[0], []byte(":")); ok {
+			// A field line ("Rss:   1234 kB") of the current mapping.
+			if len(maps) == 0 {
+				return nil, fmt.Errorf("smaps line %d: field %q before any mapping", line, key)
+			}
+			m := &maps[len(maps)-1]
+			switch string(key) {
+			case "Rss", "Anonymous":
+				if len(f) != 3 || string(f[2]) != "kB" {
+					return nil, fmt.Errorf("smaps line %d: %s: want \"N kB\"", line, key)
+				}
+				kb, err := strconv.ParseInt(string(f[1]), 10, 64)
+				if err != nil || kb < 0 {
+					return nil, fmt.Errorf("smaps line %d: %s: %q is not a size in kB", line, key, f[1])
+				}
+				if key[0] == 'R' {
+					m.rss = kb << 10
+				} else {
+					m.anon = kb << 10
+					m.sawAnon = true
+				}
+			}
+			continue
+		}
+		// A mapping's header: start-end perms offset dev inode [path].
+		if len(f) < 5 {
+			return nil, fmt.Errorf("smaps line %d: mapping header with %d fields, want at least 5", line, len(f))
+		}
+		lo, hi, ok := bytes.Cut(f[0], []byte("-"))
+		if !ok {
+			return nil, fmt.Errorf("smaps line %d: range %q is not start-end", line, f[0])
+		}
+		start, err1 := strconv.ParseUint(string(lo), 16, 64)
+		end, err2 := strconv.ParseUint(string(hi), 16, 64)
+		inode, err3 := strconv.ParseUint(string(f[4]), 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || end <= start {
+			return nil, fmt.Errorf("smaps line %d: bad mapping header %q", line, sc.Bytes())
+		}
+		maps = append(maps, mapping{start: start, end: end, perms: string(f[1]), inode: inode})
+	}
+	return maps, sc.Err()
+}

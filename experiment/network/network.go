@@ -754,7 +754,8 @@ func (l lines) setPrefetchers(n *Network) {
 // core's L2 cache. Below it, the state stays cached and prefetching it is
 // only overhead. Measured on a 1 MB-L2 machine (issue 19's workload, CPU
 // time without prefetching over with it): 0.85 at 50 flows, 0.91 at 100,
-// 0.97 at 300, 1.14 at 1000.
+// 0.97 at 300, 1.14 at 1000; on a 2 MB-L2 one, 1.02 at 1000 and 1.39 at
+// 10,000 (docs/performance.md, round 23).
 const prefetchFlows = 300
 
 // delayLines returns the delay lines of flows with extra delay d. Flows with

@@ -60,7 +60,13 @@ RECIPES: dict[str, dict[str, Any]] = {
 }
 # Shared by both recipes and both learners (cclab's defaults, SB3's too
 # except the buffer and, for the paper's recipe, the network and batch).
-COMMON = {"learning_rate": 3e-4, "buffer_size": 250_000, "learning_starts": 100, "tau": 0.005, "gamma": 0.99}
+COMMON: dict[str, Any] = {
+    "learning_rate": 3e-4,
+    "buffer_size": 250_000,
+    "learning_starts": 100,
+    "tau": 0.005,
+    "gamma": 0.99,
+}
 ENVS = 8
 
 
@@ -152,7 +158,9 @@ def run_sb3(variant: str, seed: int, steps: int, runs: int, out: str, threads: i
             for i in range(1, runs + 1):
                 obs, _ = env.reset(seed=i)
                 while True:
-                    a, _ = model.predict(venv.normalize_obs(obs[None])[0], deterministic=True)
+                    norm = venv.normalize_obs(obs[None])
+                    assert isinstance(norm, np.ndarray)  # a Box observation, not a dict
+                    a, _ = model.predict(norm[0], deterministic=True)
                     obs, _, term, trunc, info = env.step(a)
                     if term or trunc:
                         break
@@ -262,7 +270,7 @@ def welch(runs: dict[str, list[dict[str, Any]]], key: str) -> str:
     """SB3's mean transfer time over seeds minus cclab's, +- the 95 %
     interval of the difference (Welch's t), and the test's p-value."""
     try:
-        from scipy import stats
+        from scipy import stats  # type: ignore[import-untyped]
     except ImportError:
         return "(needs scipy)"
     a = [r["eval"][key]["transfer_time_s"] for r in runs["sb3"]]
@@ -304,8 +312,8 @@ def table(out: str, variant: str, seeds: set[int] | None = None) -> str:
                 cells.append(f"{fmt.format(m)} ± {fmt.format(ci)} ({per})")
             unf = sum(r["eval"][key]["unfinished"] for r in rs)
             n = sum(r["eval"][key]["runs"] for r in rs)
-            seeds = ",".join(str(r["seed"]) for r in rs)
-            lines.append(f"| {loss:.0%} | {label[learner]} | {seeds} | {' | '.join(cells)} | {unf}/{n} |")
+            seed_list = ",".join(str(r["seed"]) for r in rs)
+            lines.append(f"| {loss:.0%} | {label[learner]} | {seed_list} | {' | '.join(cells)} | {unf}/{n} |")
         if len(runs["cclab"]) > 1 and len(runs["sb3"]) > 1:
             lines.append(f"| {loss:.0%} | SB3 - cclab (Welch) | | {welch(runs, key)} | | | |")
         if runs["cclab"]:

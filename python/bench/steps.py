@@ -15,11 +15,12 @@ import os
 import time
 
 import numpy as np
+from numpy.typing import NDArray
 
 import cclab
 
 
-def action(k: int, n: int, dim: int = 1) -> np.ndarray:
+def action(k: int, n: int, dim: int = 1) -> NDArray[np.float32]:
     # Period 3 in k, so a table of 63 steps repeats it exactly.
     return np.array([((3 * k + i) % 9 - 4) / 5 for i in range(n)], dtype=np.float32).repeat(dim).reshape(n, dim)
 

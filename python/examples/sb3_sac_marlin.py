@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 from stable_baselines3 import SAC
 from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
@@ -48,7 +49,9 @@ def main() -> None:
         env = cclab.CclabEnv("cclab/Marlin-v0", server=server, eval_loss=0.03)
         obs, _ = env.reset(seed=1)
         while True:
-            a, _ = model.predict(venv.normalize_obs(obs[None])[0], deterministic=True)
+            norm = venv.normalize_obs(obs[None])
+            assert isinstance(norm, np.ndarray)  # a Box observation, not a dict
+            a, _ = model.predict(norm[0], deterministic=True)
             obs, _, term, trunc, info = env.step(a)
             if term or trunc:
                 break

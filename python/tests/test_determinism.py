@@ -5,27 +5,29 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import cclab
 
 Traj = list[dict[str, Any]]
 
 
-def action(k: int, i: int, shape: tuple[int, ...]) -> np.ndarray:
+def action(k: int, i: int, shape: tuple[int, ...] | None) -> NDArray[np.float32]:
+    assert shape is not None  # a Box action space
     # Exactly representable in float32 on both sides (gymtraj's pattern).
     return np.full(shape, ((3 * k + i) % 9 - 4) / 5, dtype=np.float32)
 
 
-def digest(obs: np.ndarray) -> str:
+def digest(obs: NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(obs, dtype="<f4").tobytes()).hexdigest()
 
 
-def rec(obs: np.ndarray, r: float = 0.0, term: bool = False, trunc: bool = False) -> dict[str, Any]:
+def rec(obs: NDArray[Any], r: SupportsFloat = 0.0, term: bool = False, trunc: bool = False) -> dict[str, Any]:
     return {"obs_sha256": digest(obs), "reward": float(r), "terminated": bool(term), "truncated": bool(trunc)}
 
 
@@ -53,7 +55,7 @@ CASES = [
 ]
 
 
-def from_go(gymtraj: str, env_id: str, opts: dict[str, str], seed: int, index: int, steps: int) -> Traj:
+def from_go(gymtraj: str, env_id: str, opts: dict[str, Any], seed: int, index: int, steps: int) -> Traj:
     args = [gymtraj, "-env", env_id, "-seed", str(seed), "-index", str(index), "-steps", str(steps)]
     for k, v in opts.items():
         args += ["-option", f"{k}={v}"]
@@ -61,7 +63,7 @@ def from_go(gymtraj: str, env_id: str, opts: dict[str, str], seed: int, index: i
     return out
 
 
-def from_single(server: cclab.Server, env_id: str, opts: dict[str, str], seed: int, index: int, steps: int) -> Traj:
+def from_single(server: cclab.Server, env_id: str, opts: dict[str, Any], seed: int, index: int, steps: int) -> Traj:
     env = gymnasium.make(env_id, server=server, **opts)
     try:
         obs, _ = env.reset(seed=seed)
@@ -81,7 +83,7 @@ def from_single(server: cclab.Server, env_id: str, opts: dict[str, str], seed: i
         env.close()
 
 
-def from_vector(server: cclab.Server, env_id: str, opts: dict[str, str], seed: int, n: int, steps: int) -> list[Traj]:
+def from_vector(server: cclab.Server, env_id: str, opts: dict[str, Any], seed: int, n: int, steps: int) -> list[Traj]:
     vec = gymnasium.make_vec(env_id, num_envs=n, server=server, **opts)
     try:
         obs, _ = vec.reset(seed=seed)  # environment i gets seed + i

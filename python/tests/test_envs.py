@@ -63,7 +63,8 @@ def test_vector_env(env_id: str, server: cclab.Server) -> None:
         ended = np.zeros(3, dtype=bool)
         for _ in range(12):
             obs, rew, term, trunc, info = vec.step(vec.action_space.sample())
-            assert obs.shape == (3, *vec.single_observation_space.shape)
+            single = vec.single_observation_space.shape
+            assert single is not None and obs.shape == (3, *single)
             assert rew.shape == (3,) and np.all(np.isfinite(rew))
             # Next-step autoreset: an environment that ended returns reward 0.
             assert np.all(rew[ended] == 0)

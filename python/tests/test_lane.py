@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import wait_stopped
+from numpy.typing import NDArray
 
 import cclab
 from cclab._proto import gym_pb2
@@ -25,7 +26,7 @@ CASES = [
 ]
 
 
-def _act(k: int, n: int, dim: int) -> np.ndarray:
+def _act(k: int, n: int, dim: int) -> NDArray[np.float32]:
     return np.array([((3 * k + i) % 9 - 4) / 5 for i in range(n)], dtype=np.float32).repeat(dim).reshape(n, dim)
 
 
@@ -116,7 +117,7 @@ def test_refused_step_then_usable(server: cclab.Server, lane: str) -> None:
     try:
         env.reset(seed=0)
         with pytest.raises(cclab.RequestError, match="actions: environment 1, element 0 is NaN") as err:
-            env.step(np.float32([[0.0], [np.nan]]))
+            env.step(np.array([[0.0], [np.nan]], dtype=np.float32))
         assert err.value.code == "INVALID_ARGUMENT"
         with pytest.raises(ValueError, match="actions: shape"):
             env.step(np.zeros((3, 1), dtype=np.float32))

@@ -67,6 +67,7 @@ def run_ppo(cclab_binary: str, ray_tmp: str) -> None:
             sampled = result["env_runners"]["num_env_steps_sampled"]
             assert sampled >= 400
             # The remote runners each ran a server process of their own.
+            assert algo.env_runner_group is not None
             pids = algo.env_runner_group.foreach_worker(server_pids, local_env_runner=False)
             flat = {p for ps in pids for p in ps}
             assert len(flat) == 2, pids

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from numpy.typing import NDArray
 
 import cclab
 
@@ -20,8 +21,10 @@ def sb3_logdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
 
 
-def params(model: object) -> np.ndarray:
-    return torch.nn.utils.parameters_to_vector(model.policy.parameters()).detach().numpy().copy()  # type: ignore[attr-defined]
+def params(model: object) -> NDArray[np.float32]:
+    vec = torch.nn.utils.parameters_to_vector(model.policy.parameters())  # type: ignore[attr-defined]
+    out: NDArray[np.float32] = vec.detach().numpy().copy()
+    return out
 
 
 def test_sac_marlin(server: cclab.Server) -> None:
@@ -47,7 +50,7 @@ def test_sac_marlin(server: cclab.Server) -> None:
         a, _ = model.predict(obs, deterministic=True)
         assert env.action_space.contains(a)
         obs, r, term, trunc, _ = env.step(a)
-        assert -2.0 <= r <= 0.0  # equation 1's range
+        assert -2.0 <= float(r) <= 0.0  # equation 1's range
     env.close()
 
 

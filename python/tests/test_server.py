@@ -17,7 +17,9 @@ from cclab._proto import gym_pb2
 
 
 def _healthy(address: str) -> bool:
-    check = grpc.insecure_channel(address).unary_unary("/grpc.health.v1.Health/Check")
+    check = grpc.insecure_channel(address).unary_unary(
+        "/grpc.health.v1.Health/Check", request_serializer=None, response_deserializer=None
+    )
     # HealthCheckRequest{service} encoded by hand; response status SERVING = 1.
     name = b"cclab.gym.v1.Gym"
     resp = check(b"\x0a" + bytes([len(name)]) + name, timeout=10)
@@ -88,7 +90,7 @@ def test_bad_requests_get_status_not_crash(server: cclab.Server) -> None:
         env.reset(seed=0)
         # Mis-shaped and non-finite actions straight to the server.
         h = env._remote.handle
-        for raw, field in [(b"\x00\x00", "actions"), (np.float32([np.nan]).tobytes(), "environment 0")]:
+        for raw, field in [(b"\x00\x00", "actions"), (np.array([np.nan], dtype=np.float32).tobytes(), "environment 0")]:
             with pytest.raises(cclab.RequestError, match=field) as err:
                 server.call("Step", gym_pb2.StepRequest(handle=h, actions=raw))
             assert err.value.code == "INVALID_ARGUMENT"
@@ -146,7 +148,7 @@ def test_refused_stream_step_is_request_error_then_recovers(server: cclab.Server
     try:
         env.reset(seed=0)
         with pytest.raises(cclab.RequestError, match="environment 1") as err:
-            env.step(np.float32([[0.0], [np.nan]]))
+            env.step(np.array([[0.0], [np.nan]], dtype=np.float32))
         assert err.value.code == "INVALID_ARGUMENT"
         obs, r, term, trunc, _ = env.step(np.zeros((2, 1), dtype=np.float32))  # a new stream
         assert obs.shape[0] == 2 and np.all(np.isfinite(obs)) and np.all(np.isfinite(r))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
-	"slices"
 	"sync"
 	"time"
 
@@ -87,17 +86,11 @@ func (e *emulation) addSource(b scenario.Background, group string, w traffic.Win
 			}
 			sp := &spawner{name: name, group: group, b: b, cc: kcc, win: w, e: e}
 			if b.Type == "arrivals" {
-				if b.Sizes != "" {
-					src := b.Sizes
-					if !slices.Contains(traffic.NamedDistributions(), src) {
-						src = e.s.Path(src)
-					}
-					d, err := traffic.LoadSizes(src)
-					if err != nil {
-						return err
-					}
-					sp.sizes = d
+				d, err := e.s.FlowSizes(&b)
+				if err != nil {
+					return err
 				}
+				sp.sizes = d
 				mean := float64(b.Size.V)
 				if sp.sizes != nil {
 					mean = sp.sizes.Mean()

@@ -3,7 +3,6 @@ package network
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -81,18 +80,11 @@ func (n *Network) addSource(b scenario.Background, group string, w traffic.Windo
 		case "tcp", "arrivals":
 			sp := &spawner{n: n, name: name, group: group, b: b, win: w}
 			if b.Type == "arrivals" {
-				if b.Sizes != "" {
-					// A built-in distribution's name is not a path.
-					src := b.Sizes
-					if !slices.Contains(traffic.NamedDistributions(), src) {
-						src = n.scn.Path(src)
-					}
-					d, err := traffic.LoadSizes(src)
-					if err != nil {
-						return err
-					}
-					sp.sizes = d
+				d, err := n.scn.FlowSizes(&b)
+				if err != nil {
+					return err
 				}
+				sp.sizes = d
 				mean := float64(b.Size.V)
 				if sp.sizes != nil {
 					mean = sp.sizes.Mean()

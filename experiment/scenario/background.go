@@ -2,7 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/cclab/cclab/netsim/traffic"
 )
 
 // BackgroundTypes lists the accepted background source types.
@@ -81,6 +84,11 @@ func (s *Scenario) validateBackground(b *Background, p string, depth int) error 
 		if b.Sizes == "" && !b.Size.IsSet() {
 			return errf(p+".sizes", "arrivals need flow sizes: a fixed size, a CDF file, or one of websearch, datamining")
 		}
+		// Read now, as a trace is found now: a missing or malformed CDF
+		// file is the scenario's mistake, not a failure of the run.
+		if _, err := s.FlowSizes(b); err != nil {
+			return errf(p+".sizes", "%v", err)
+		}
 		if b.Load < 0 || b.Load >= 1 {
 			return errf(p+".load", "must be in [0, 1), got %g", b.Load)
 		}
@@ -117,4 +125,19 @@ func (s *Scenario) validateBackground(b *Background, p string, depth int) error 
 		return errf(p+".type", "unknown background type %q (accepted: %s)", b.Type, strings.Join(BackgroundTypes, ", "))
 	}
 	return nil
+}
+
+// FlowSizes returns an arrivals source's flow-size distribution: a
+// built-in one by name, or a CDF file relative to the scenario's folder;
+// nil if the source has a fixed size.
+func (s *Scenario) FlowSizes(b *Background) (*traffic.SizeDist, error) {
+	if b.Sizes == "" {
+		return nil, nil
+	}
+	// A built-in distribution's name is not a path.
+	src := b.Sizes
+	if !slices.Contains(traffic.NamedDistributions(), src) {
+		src = s.Path(src)
+	}
+	return traffic.LoadSizes(src)
 }

@@ -67,6 +67,8 @@ func TestErrorsNameLineAndField(t *testing.T) {
 		{"wrong type", "seed: 1", "seed: one", `x.yaml:2:7: seed: want a non-negative integer, got "one"`},
 		{"no rate", "  rate: 1Mbps\n", "", `bottleneck.rate: the bottleneck needs a rate`},
 		{"bad duration", "duration: 120s", "duration: 2 minutes", `x.yaml:3:11: duration: "2 minutes" is not a duration`},
+		{"missing sizes file", "flows:", "background: [{type: arrivals, cc: cubic, sizes: nope.cdf, load: 0.1}]\nflows:", `background[0].sizes: flow sizes "nope.cdf": not a built-in distribution (datamining, websearch)`},
+		{"bad sizes file", "flows:", "background: [{type: arrivals, cc: cubic, sizes: scenario_test.go, load: 0.1}]\nflows:", `background[0].sizes: scenario_test.go:1:`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

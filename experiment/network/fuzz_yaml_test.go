@@ -1,0 +1,98 @@
+package network
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cclab/cclab/experiment/scenario"
+)
+
+// maxYAMLFlows bounds the flows FuzzRunScenario builds (measured and
+// background sources): a mutated count of 100,000 is valid and would
+// spend the fuzzer's time building, not running.
+const maxYAMLFlows = 2000
+
+// FuzzRunScenario runs scenario files as written, where FuzzSimulate
+// generates them: the seeds are every scenario file in the repository and
+// the fuzzer mutates their text, so fields and combinations the generator
+// does not reach (studies' schedules, background sequences, the shipped
+// profiles' settings) run too. Whatever parses and validates must build
+// and run without panicking, for up to 100,000 events (checked every 1000,
+// however dense the events), conserve packets, keep every uncoded TCP
+// flow's in-order delivery between what its sender has acknowledged and
+// sent, and run the same twice.
+// `go test -fuzz FuzzRunScenario ./experiment/network` searches further.
+func FuzzRunScenario(f *testing.F) {
+	var files []string
+	for _, glob := range []string{"../../scenarios/*.yaml", "../../bench/scenarios/*.yaml", "../../bench/scale/*.yaml", "../../bench/nosack/*.yaml"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			f.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 20 {
+		f.Fatalf("found %d scenario files for seeds, want the repository's (20 or more)", len(files))
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	// Relative trace paths resolve against the shipped scenarios' folder.
+	name, err := filepath.Abs("../../scenarios/fuzz.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := scenario.Parse(data, name)
+		if err != nil {
+			return
+		}
+		flows := 0
+		for i := range s.Flows {
+			flows += max(s.Flows[i].Count, 1)
+		}
+		for i := range s.Background {
+			flows += max(s.Background[i].Count, 1)
+		}
+		if flows > maxYAMLFlows {
+			return
+		}
+		run := func() (string, *Network) {
+			n, err := Build(s.Clone())
+			if err != nil {
+				t.Fatalf("valid scenario does not build: %v\n%s", err, data)
+			}
+			n.Sched.RunUntilOr(n.End(), 1000, func() bool { return n.Sched.Events() >= maxEvents })
+			var b strings.Builder
+			for _, fl := range n.Flows {
+				fmt.Fprintf(&b, "%+v %d\n", fl.Sender.Stats(), fl.Receiver.DeliveredBytes)
+			}
+			fmt.Fprintf(&b, "%d %d %d %d\n", n.Sched.Now(), n.Sched.Events(), n.Bottleneck.Drops, n.Pool.Allocated())
+			return b.String(), n
+		}
+		first, n := run()
+		conserve(t, n)
+		for i, fl := range n.Flows {
+			if fl.Coding != nil {
+				continue // TCP/NC's ACKs count degrees of freedom, not bytes in order
+			}
+			st := fl.Sender.State()
+			if got := fl.Receiver.DeliveredBytes; int64(got) < st.SndUna || int64(got) > st.SndNxt {
+				t.Errorf("flow %d: receiver delivered %d bytes in order, sender acknowledged %d and sent up to %d", i, got, st.SndUna, st.SndNxt)
+			}
+		}
+		if second, _ := run(); second != first {
+			t.Errorf("two runs differ:\n%s\n%s", first, second)
+		}
+		if t.Failed() {
+			t.Logf("scenario:\n%s", data)
+		}
+	})
+}

@@ -86,22 +86,8 @@ func (e *emulation) addSource(b scenario.Background, group string, w traffic.Win
 			}
 			sp := &spawner{name: name, group: group, b: b, cc: kcc, win: w, e: e}
 			if b.Type == "arrivals" {
-				d, err := e.s.FlowSizes(&b)
-				if err != nil {
+				if sp.sizes, sp.gap, err = e.s.Arrivals(&b); err != nil {
 					return err
-				}
-				sp.sizes = d
-				mean := float64(b.Size.V)
-				if sp.sizes != nil {
-					mean = sp.sizes.Mean()
-				}
-				sp.gap = b.Interval.V
-				if b.Load > 0 {
-					rate := e.s.Bottleneck.Rate.V
-					if rate <= 0 {
-						return fmt.Errorf("load needs a rate-based bottleneck; give interval instead")
-					}
-					sp.gap = time.Duration(mean * 8 / (b.Load * float64(rate)) * 1e9)
 				}
 			}
 			port := uint16(tcpBGPort + len(e.spawners))
@@ -123,18 +109,7 @@ func (e *emulation) addSource(b scenario.Background, group string, w traffic.Win
 			if len(e.sources) >= maxPerKind {
 				return fmt.Errorf("the emulator runs at most %d background UDP sources", maxPerKind)
 			}
-			p := traffic.Process{
-				Poisson: b.Type == "poisson" || b.Type == "mice",
-				Rate:    b.Rate.V, Size: b.Size.V, Window: w,
-			}
-			if b.Type == "onoff" && p.Window.Period == 0 {
-				p.Window.Period = b.On.V + b.Off.V
-				p.Window.From, p.Window.To = 0, b.On.V
-			}
-			if b.Type == "mice" {
-				p.Poisson = false
-				p.MiceGap, p.BurstLen = b.Interval.V, b.Burst.V
-			}
+			p := b.Process(w)
 			port := uint16(udpBGPort + len(e.sources))
 			s := &source{name: name, group: group, size: int(b.Size.V), e: e,
 				proc: traffic.NewProcess(p, e.rnd.Stream("background/"+name))}

@@ -80,22 +80,9 @@ func (n *Network) addSource(b scenario.Background, group string, w traffic.Windo
 		case "tcp", "arrivals":
 			sp := &spawner{n: n, name: name, group: group, b: b, win: w}
 			if b.Type == "arrivals" {
-				d, err := n.scn.FlowSizes(&b)
-				if err != nil {
+				var err error
+				if sp.sizes, sp.gap, err = n.scn.Arrivals(&b); err != nil {
 					return err
-				}
-				sp.sizes = d
-				mean := float64(b.Size.V)
-				if sp.sizes != nil {
-					mean = sp.sizes.Mean()
-				}
-				sp.gap = b.Interval.V
-				if b.Load > 0 {
-					rate := n.scn.Bottleneck.Rate.V
-					if rate <= 0 {
-						return fmt.Errorf("load needs a rate-based bottleneck; give interval instead")
-					}
-					sp.gap = time.Duration(mean * 8 / (b.Load * float64(rate)) * 1e9)
 				}
 			}
 			sp.timer = n.Sched.Timer(sp.fire)
@@ -107,27 +94,9 @@ func (n *Network) addSource(b scenario.Background, group string, w traffic.Windo
 				sp.timer.Reset(next)
 			}
 		default:
-			p := traffic.Process{
-				Poisson: b.Type == "poisson" || b.Type == "mice",
-				Rate:    b.Rate.V,
-				Size:    b.Size.V,
-				Window:  w,
-			}
-			if b.Type == "onoff" {
-				// An onoff source inside a sequence part keeps the part's
-				// window; alone it cycles on/off from its start.
-				if p.Window.Period == 0 {
-					p.Window.Period = b.On.V + b.Off.V
-					p.Window.From, p.Window.To = 0, b.On.V
-				}
-			}
-			if b.Type == "mice" {
-				p.Poisson = false // constant rate inside a burst
-				p.MiceGap, p.BurstLen = b.Interval.V, b.Burst.V
-			}
 			s := &Source{
 				Index: int32(len(n.Sources)), Name: name, Group: group,
-				proc:       traffic.NewProcess(p, n.rnd.Stream("background/"+name)),
+				proc:       traffic.NewProcess(b.Process(w), n.rnd.Stream("background/"+name)),
 				extraDelay: b.ExtraDelay.V, net: n,
 			}
 			s.Offered = s.proc.MeanRate()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cclab/cclab/netsim/traffic"
 )
@@ -140,4 +141,50 @@ func (s *Scenario) FlowSizes(b *Background) (*traffic.SizeDist, error) {
 		src = s.Path(src)
 	}
 	return traffic.LoadSizes(src)
+}
+
+// Arrivals returns an arrivals source's flow sizes (FlowSizes) and its
+// mean time between flows: interval, or with load the time in which the
+// bottleneck's rate carries load times the mean flow size. The simulator
+// and the emulator spawn flows from both.
+func (s *Scenario) Arrivals(b *Background) (*traffic.SizeDist, time.Duration, error) {
+	sizes, err := s.FlowSizes(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	gap := b.Interval.V
+	if b.Load > 0 {
+		rate := s.Bottleneck.Rate.V
+		if rate <= 0 {
+			return nil, 0, fmt.Errorf("load needs a rate-based bottleneck; give interval instead")
+		}
+		mean := float64(b.Size.V)
+		if sizes != nil {
+			mean = sizes.Mean()
+		}
+		gap = time.Duration(mean * 8 / (b.Load * float64(rate)) * 1e9)
+	}
+	return sizes, gap, nil
+}
+
+// Process returns the packet process of a UDP source (cbr, poisson,
+// onoff, mice) active in w, as the simulator and the emulator run it.
+func (b *Background) Process(w traffic.Window) traffic.Process {
+	p := traffic.Process{
+		Poisson: b.Type == "poisson" || b.Type == "mice",
+		Rate:    b.Rate.V,
+		Size:    b.Size.V,
+		Window:  w,
+	}
+	// An onoff source inside a sequence part keeps the part's window;
+	// alone it cycles on/off from its start.
+	if b.Type == "onoff" && p.Window.Period == 0 {
+		p.Window.Period = b.On.V + b.Off.V
+		p.Window.From, p.Window.To = 0, b.On.V
+	}
+	if b.Type == "mice" {
+		p.Poisson = false // constant rate inside a burst
+		p.MiceGap, p.BurstLen = b.Interval.V, b.Burst.V
+	}
+	return p
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	_ "github.com/cclab/cclab/cc/newreno"
+	"github.com/cclab/cclab/netsim/traffic"
 )
 
 const good = `name: satcom-uhf
@@ -202,4 +203,43 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("clone of valid scenario invalid: %v", err)
 		}
 	})
+}
+
+// TestArrivalsAndProcess checks what the simulator and the emulator both
+// derive from a background source: an arrivals source's mean time between
+// flows (interval, or the time the bottleneck carries load times the mean
+// size in) and a UDP source's process (an onoff source alone cycles from
+// its start; mice send at a constant rate inside bursts).
+func TestArrivalsAndProcess(t *testing.T) {
+	s, err := Parse([]byte(`name: x
+bottleneck: {rate: 10Mbps}
+background:
+  - {type: arrivals, cc: cubic, size: 125KB, load: 0.5}
+  - {type: arrivals, cc: cubic, sizes: websearch, interval: 30ms}
+  - {type: onoff, rate: 1Mbps, on: 2s, off: 3s}
+  - {type: mice, rate: 2Mbps, interval: 100ms, burst: 5ms}
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes, gap, err := s.Arrivals(&s.Background[0])
+	if err != nil || sizes != nil || gap != 200*time.Millisecond {
+		t.Errorf("125 KB flows at half of 10 Mbit/s: sizes %v, gap %v, %v; want none, 200ms", sizes, gap, err)
+	}
+	sizes, gap, err = s.Arrivals(&s.Background[1])
+	if err != nil || sizes == nil || sizes.Name != "websearch" || gap != 30*time.Millisecond {
+		t.Errorf("websearch every 30ms: sizes %v, gap %v, %v", sizes, gap, err)
+	}
+	on := s.Background[2].Process(traffic.Window{})
+	if on.Poisson || on.Window.Period != 5*time.Second || on.Window.From != 0 || on.Window.To != 2*time.Second {
+		t.Errorf("onoff alone: %+v, want a 5 s period on for its first 2 s", on)
+	}
+	part := traffic.Window{Period: 8 * time.Second, From: time.Second, To: 4 * time.Second}
+	if got := s.Background[2].Process(part); got.Window != part {
+		t.Errorf("onoff in a sequence part: window %+v, want the part's %+v", got.Window, part)
+	}
+	mice := s.Background[3].Process(traffic.Window{})
+	if mice.Poisson || mice.MiceGap != 100*time.Millisecond || mice.BurstLen != 5*time.Millisecond || mice.Rate != 2e6 {
+		t.Errorf("mice: %+v", mice)
+	}
 }

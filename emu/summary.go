@@ -125,17 +125,7 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 	if active := end.Sub(fl.start).Seconds(); active > 0 {
 		fr.GoodputMbps = round(float64(fr.BytesDelivered)*8/active/1e6, 6)
 	}
-	h := &p.RTT
-	if h.Count() > 0 {
-		minRTT := h.Min()
-		fr.RTTMinMs = round(ms(minRTT), 4)
-		fr.RTTMeanMs = round(ms(h.Mean()), 4)
-		fr.RTTP50Ms = round(ms(h.Quantile(0.5)), 4)
-		fr.RTTP95Ms = round(ms(h.Quantile(0.95)), 4)
-		fr.RTTMaxMs = round(ms(h.Max()), 4)
-		fr.QdelayMeanMs = round(ms(h.Mean()-minRTT), 4)
-		fr.QdelayP95Ms = round(max(0, ms(h.Quantile(0.95)-minRTT)), 4)
-	}
+	fr.SetRTT(&p.RTT)
 	if scheduled {
 		maxs := make([]float64, len(e.segments))
 		noms := make([]float64, len(e.segments))

@@ -126,6 +126,25 @@ func round(x float64, digits int) float64 {
 	return math.Round(x*p) / p
 }
 
+// SetRTT fills the RTT and queueing-delay statistics from a flow's RTT
+// samples (none without samples), as the simulator and the emulator
+// report them.
+func (fr *FlowResult) SetRTT(h *metrics.Hist) {
+	if h.Count() == 0 {
+		return
+	}
+	minRTT := h.Min()
+	fr.RTTMinMs = round(ms(minRTT), 4)
+	fr.RTTMeanMs = round(ms(h.Mean()), 4)
+	fr.RTTP50Ms = round(ms(h.Quantile(0.5)), 4)
+	fr.RTTP95Ms = round(ms(h.Quantile(0.95)), 4)
+	fr.RTTMaxMs = round(ms(h.Max()), 4)
+	// Queueing delay is RTT minus the flow's minimum RTT (the papers'
+	// definition); subtracting a constant shifts every quantile.
+	fr.QdelayMeanMs = round(ms(h.Mean()-minRTT), 4)
+	fr.QdelayP95Ms = round(max(0, ms(h.Quantile(0.95)-minRTT)), 4)
+}
+
 // Summarize computes the Result of a finished network.
 func Summarize(n *network.Network, wall time.Duration) *Result {
 	s := n.Scenario()
@@ -210,19 +229,7 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 	if active := end.Sub(f.Start).Seconds(); active > 0 {
 		fr.GoodputMbps = round(float64(f.Receiver.DeliveredBytes)*8/active/1e6, 6)
 	}
-	h := &f.RTT
-	if h.Count() > 0 {
-		minRTT := h.Min()
-		fr.RTTMinMs = round(ms(minRTT), 4)
-		fr.RTTMeanMs = round(ms(h.Mean()), 4)
-		fr.RTTP50Ms = round(ms(h.Quantile(0.5)), 4)
-		fr.RTTP95Ms = round(ms(h.Quantile(0.95)), 4)
-		fr.RTTMaxMs = round(ms(h.Max()), 4)
-		// Queueing delay is RTT minus the flow's minimum RTT (the papers'
-		// definition); subtracting a constant shifts every quantile.
-		fr.QdelayMeanMs = round(ms(h.Mean()-minRTT), 4)
-		fr.QdelayP95Ms = round(max(0, ms(h.Quantile(0.95)-minRTT)), 4)
-	}
+	fr.SetRTT(&f.RTT)
 	if scheduled {
 		maxs := make([]float64, len(n.Segments))
 		noms := make([]float64, len(n.Segments))

@@ -16,10 +16,13 @@ import (
 const maxYAMLFlows = 2000
 
 // FuzzRunScenario runs scenario files as written, where FuzzSimulate
-// generates them: the seeds are every scenario file in the repository and
-// the fuzzer mutates their text, so fields and combinations the generator
-// does not reach (studies' schedules, background sequences, the shipped
-// profiles' settings) run too. Whatever parses and validates must build
+// generates them, with --set overrides as cclab run takes them (one per
+// line): the seeds are every scenario file in the repository, some with
+// overrides, and the fuzzer mutates the text of both, so fields and
+// combinations the generator does not reach (studies' schedules,
+// background sequences, the shipped profiles' settings) run too, and so
+// do values --set gives where a file would not. Whatever parses and
+// validates must build
 // and run without panicking, for up to 100,000 events (checked every 1000,
 // however dense the events), conserve packets, keep every uncoded TCP
 // flow's in-order delivery between what its sender has acknowledged and
@@ -37,20 +40,32 @@ func FuzzRunScenario(f *testing.F) {
 	if len(files) < 20 {
 		f.Fatalf("found %d scenario files for seeds, want the repository's (20 or more)", len(files))
 	}
-	for _, p := range files {
+	sets := []string{
+		"",
+		"bottleneck.rate=100Mbps\nduration=2s",
+		"cc=bbr\nflows.*.extra_delay=5ms",
+		"transport.sack=false\nbottleneck.queue.discipline=codel",
+		"bottleneck.loss.p=0.05\ncc.iw=1",
+		"profile=linux\nflows.0.count=3",
+	}
+	for i, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data)
+		f.Add(data, sets[i%len(sets)])
 	}
 	// Relative trace paths resolve against the shipped scenarios' folder.
 	name, err := filepath.Abs("../../scenarios/fuzz.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := scenario.Parse(data, name)
+	f.Fuzz(func(t *testing.T, data []byte, sets string) {
+		var overrides []string
+		if sets != "" {
+			overrides = strings.Split(sets, "\n")
+		}
+		s, err := scenario.ParseWithOverrides(data, name, "", -1, overrides)
 		if err != nil {
 			return
 		}
@@ -67,7 +82,7 @@ func FuzzRunScenario(f *testing.F) {
 		run := func() (string, *Network) {
 			n, err := Build(s.Clone())
 			if err != nil {
-				t.Fatalf("valid scenario does not build: %v\n%s", err, data)
+				t.Fatalf("valid scenario does not build: %v\n%s\noverrides: %q", err, data, overrides)
 			}
 			n.Sched.RunUntilOr(n.End(), 1000, func() bool { return n.Sched.Events() >= maxEvents })
 			var b strings.Builder
@@ -92,7 +107,7 @@ func FuzzRunScenario(f *testing.F) {
 			t.Errorf("two runs differ:\n%s\n%s", first, second)
 		}
 		if t.Failed() {
-			t.Logf("scenario:\n%s", data)
+			t.Logf("scenario:\n%s\noverrides: %q", data, overrides)
 		}
 	})
 }

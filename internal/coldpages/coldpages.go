@@ -4,7 +4,7 @@
 // Every package linked into a Go binary runs its initialiser before main,
 // and the kernel maps 64 KiB of the file around each page those touch
 // (fault-around). In cclab, which links the emulator, learning, plots and
-// gRPC beside the simulator, that is about 13 MiB of code and read-only
+// gRPC beside the simulator, that is about 14 MiB of code and read-only
 // data resident before the first event, most of it never touched again,
 // and counted in the process's resident set for the whole run. The pages
 // are clean copies of the file: dropping them from the process's page

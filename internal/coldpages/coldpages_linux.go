@@ -80,7 +80,7 @@ func parseSmaps(data []byte) ([]mapping, error) {
 					return nil, fmt.Errorf("smaps line %d: %s: want \"N kB\"", line, key)
 				}
 				kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-				if err != nil || kb < 0 {
+				if err != nil || kb < 0 || kb > 1<<40 { // 1 PiB: past any mapping
 					return nil, fmt.Errorf("smaps line %d: %s: %q is not a size in kB", line, key, f[1])
 				}
 				if key[0] == 'R' {

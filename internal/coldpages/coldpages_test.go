@@ -138,6 +138,7 @@ Anonymous:             8 kB
 		"00400000-00401000 r-xp 0 08:01\n",
 		"00400000-00401000 r-xp 0 08:01 1 /x\nRss: many kB\n",
 		"00400000-00401000 r-xp 0 08:01 1 /x\nAnonymous: 4 MB\n",
+		"00400000-00401000 r-xp 0 08:01 1 /x\nRss: 9223372036854775807 kB\n",
 	} {
 		if _, err := parseSmaps([]byte(bad)); err == nil {
 			t.Errorf("parseSmaps(%q) accepted", bad)

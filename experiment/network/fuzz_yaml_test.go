@@ -22,11 +22,10 @@ const maxYAMLFlows = 2000
 // combinations the generator does not reach (studies' schedules,
 // background sequences, the shipped profiles' settings) run too, and so
 // do values --set gives where a file would not. Whatever parses and
-// validates must build
-// and run without panicking, for up to 100,000 events (checked every 1000,
-// however dense the events), conserve packets, keep every uncoded TCP
-// flow's in-order delivery between what its sender has acknowledged and
-// sent, and run the same twice.
+// validates must build and run without panicking, for up to 100,000
+// events (checked every 1000, however dense the events), conserve
+// packets, keep every uncoded TCP flow's in-order delivery between what
+// its sender has acknowledged and sent, and run the same twice.
 // `go test -fuzz FuzzRunScenario ./experiment/network` searches further.
 func FuzzRunScenario(f *testing.F) {
 	var files []string

@@ -16,7 +16,7 @@ var Spec = cc.Spec{
 	Doc:  "window and pacing rate set from outside (RL agents, scripts)",
 	Params: []cc.ParamSpec{
 		{Name: "iw", Default: 10, Min: 1, Max: 1 << 20, Integer: true, Unit: "segments", Doc: "window until the first external action"},
-		{Name: "rate", Default: 0, Min: 0, Max: 1e15, Unit: "bit/s", Doc: "initial pacing rate, 0 = unpaced"},
+		{Name: "rate", Default: 0, Min: 0, Max: units.MaxBandwidth, Unit: "bit/s", Doc: "initial pacing rate, 0 = unpaced"},
 		{Name: "min_window", Default: 1, Min: 1, Max: 1 << 20, Integer: true, Unit: "segments", Doc: "floor applied to external windows"},
 		{Name: "max_window", Default: 1 << 30, Min: 1, Max: 1 << 40, Integer: true, Unit: "bytes", Doc: "cap applied to external windows"},
 	},

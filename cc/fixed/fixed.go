@@ -16,7 +16,7 @@ var Spec = cc.Spec{
 	Doc:  "fixed window that never shrinks on loss (Mockets-style aggressive sender)",
 	Params: []cc.ParamSpec{
 		{Name: "window", Default: 150000, Min: 1, Max: 1 << 40, Integer: true, Unit: "bytes", Doc: "congestion window"},
-		{Name: "rate", Default: 0, Min: 0, Max: 1e15, Unit: "bit/s", Doc: "pacing rate, 0 = unpaced"},
+		{Name: "rate", Default: 0, Min: 0, Max: units.MaxBandwidth, Unit: "bit/s", Doc: "pacing rate, 0 = unpaced"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) {
 		return &Fixed{mss: c.MSS, window: units.Bytes(c.Params["window"]), rate: units.Bandwidth(c.Params["rate"])}, nil

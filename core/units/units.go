@@ -136,6 +136,11 @@ var rateUnits = map[string]float64{
 	"bit/s": 1, "kbit/s": 1e3, "mbit/s": 1e6, "gbit/s": 1e9,
 }
 
+// MaxBandwidth is the largest rate cclab accepts anywhere (1000 Tbit/s):
+// far above any link, and small enough that a rate in whole bits per
+// second, and the bytes it carries in a simulated run, never overflow.
+const MaxBandwidth = 1e15
+
 // ParseBandwidth parses a rate such as "256kbps", "1Mbps", "10 Mbit/s" or
 // "1Gbps". A unit is required: a bare number is ambiguous between bits and
 // bytes per second.
@@ -151,7 +156,7 @@ func ParseBandwidth(s string) (Bandwidth, error) {
 	if v < 0 {
 		return 0, fmt.Errorf("%q: a rate cannot be negative", s)
 	}
-	if v*m > 1e15 {
+	if v*m > MaxBandwidth {
 		return 0, fmt.Errorf("%q: rate too large (at most 1000 Tbps)", s)
 	}
 	return Bandwidth(math.Round(v * m)), nil

@@ -59,13 +59,13 @@ func FuzzHostApply(f *testing.F) {
 			t.Fatalf("cwnd_bytes %d: window %d outside [%d, %d]", a.CwndBytes, w, fuzzMSS, marlin.WindowCap)
 		}
 		switch p, r := a.PacingBps, alg.PacingRate(); {
-		case p > 0 && p <= maxPacingBps:
+		case p > 0 && p <= units.MaxBandwidth:
 			if r != units.Bandwidth(p) {
 				t.Fatalf("pacing_bps %v: rate %v", p, r)
 			}
 		case r != before:
 			t.Fatalf("pacing_bps %v: rate changed from %v to %v", p, before, r)
-		case p > maxPacingBps && h.Stats.Err == "":
+		case p > units.MaxBandwidth && h.Stats.Err == "":
 			t.Fatalf("pacing_bps %v refused without a reason", p)
 		}
 

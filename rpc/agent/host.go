@@ -356,12 +356,6 @@ func (h *Host) apply(a *agentpb.Action) {
 	h.view.applied(a)
 }
 
-// maxPacingBps bounds the pacing rate an agent may set, as
-// units.ParseBandwidth bounds a rate: a larger one, or an infinite one,
-// would wrap round to a negative rate in whole bits per second, which
-// switches pacing off.
-const maxPacingBps = 1e15
-
 // applyTo sets on alg what a asks for. What an agent may not set is not
 // in force, and Stats.Err says why (the flow goes on with the rest).
 func (h *Host) applyTo(now clock.Time, alg cc.Algorithm, a *agentpb.Action) {
@@ -371,8 +365,10 @@ func (h *Host) applyTo(now clock.Time, alg cc.Algorithm, a *agentpb.Action) {
 		}
 	}
 	if a.PacingBps > 0 {
-		if a.PacingBps > maxPacingBps {
-			h.Stats.Err = fmt.Sprintf("step %d: pacing_bps %g is above %g (1000 Tbit/s); not applied", a.Step, a.PacingBps, float64(maxPacingBps))
+		// A larger or infinite rate would wrap round to a negative one in
+		// whole bits per second, which switches pacing off.
+		if a.PacingBps > units.MaxBandwidth {
+			h.Stats.Err = fmt.Sprintf("step %d: pacing_bps %g is above %g (1000 Tbit/s); not applied", a.Step, a.PacingBps, float64(units.MaxBandwidth))
 		} else if ps, ok := alg.(cc.PacingSetter); ok {
 			ps.SetPacingRate(now, units.Bandwidth(a.PacingBps))
 		}

@@ -98,13 +98,10 @@ func (s *Server) GetLink(_ context.Context, req *netgenpb.GetLinkRequest) (*netg
 	return toPB(req.Link, st), nil
 }
 
-// The largest rate and delay a request may carry; a link refuses what it
-// cannot do within them (the emulator's bottleneck: up to 100 Gbit/s and
-// 10 s).
-const (
-	maxRateBps = 1e15 // as units.ParseBandwidth
-	maxDelayUs = math.MaxInt64 / int64(time.Microsecond)
-)
+// maxDelayUs is the largest delay a request may carry (its rate is at
+// most units.MaxBandwidth); a link refuses what it cannot do within them
+// (the emulator's bottleneck: up to 100 Gbit/s and 10 s).
+const maxDelayUs = math.MaxInt64 / int64(time.Microsecond)
 
 // SetLink implements netgenpb.NetGenServer.
 func (s *Server) SetLink(_ context.Context, req *netgenpb.SetLinkRequest) (*netgenpb.LinkSettings, error) {
@@ -116,8 +113,8 @@ func (s *Server) SetLink(_ context.Context, req *netgenpb.SetLinkRequest) (*netg
 	if req.RateBps != nil {
 		// Checked before the conversion to whole bits per second, which
 		// would turn an infinite or huge rate into a negative one.
-		if r := *req.RateBps; !(r >= 1 && r <= maxRateBps) {
-			return nil, status.Errorf(codes.InvalidArgument, "rate_bps must be in [1, %g] (1000 Tbit/s), got %v", maxRateBps, r)
+		if r := *req.RateBps; !(r >= 1 && r <= units.MaxBandwidth) {
+			return nil, status.Errorf(codes.InvalidArgument, "rate_bps must be in [1, %g] (1000 Tbit/s), got %v", units.MaxBandwidth, r)
 		}
 		r := units.Bandwidth(*req.RateBps)
 		ch.Rate = &r

@@ -90,7 +90,7 @@ func FuzzSetLink(f *testing.F) {
 			t.Fatalf("%v: passed on %+v, not the fields asked for", &req, c)
 		}
 		if c.Rate != nil {
-			if want := units.Bandwidth(*req.RateBps); *c.Rate != want || *c.Rate < 1 || *c.Rate > 1e15 {
+			if want := units.Bandwidth(*req.RateBps); *c.Rate != want || *c.Rate < 1 || *c.Rate > units.MaxBandwidth {
 				t.Fatalf("rate_bps %v passed on as %v", *req.RateBps, *c.Rate)
 			}
 		}

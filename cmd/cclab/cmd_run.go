@@ -76,6 +76,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		s.Sample = scenario.Dur(report.SeriesSample)
 	}
 	experiment.SimulationGC()
+	experiment.ReleaseColdPages()
 	restore := experiment.OneProcessor()
 	res, n, err := experiment.RunCaptured(ctx, s, capture)
 	restore()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,6 +39,60 @@ func Release() (Stats, error) {
 		st.Bytes += m.rss
 	}
 	return st, nil
+}
+
+// ReleaseStatic drops from the process's page tables the pages lying
+// wholly inside each of bufs, which must be static data of the
+// executable that nothing writes: a file embedded or compiled in as a
+// []byte. Go places such variables in the executable's writable data
+// segment, a private file mapping whose pages stay the file's own until
+// written, which Release leaves alone because other variables there are
+// written. Dropping pages nothing writes loses nothing: a later read
+// faults them back in from the file. A buffer outside a file mapping (on
+// the heap, say, whose pages exist nowhere else) is refused. It returns
+// the size of the ranges dropped, resident or not; pages a buffer shares
+// with other variables are kept.
+func ReleaseStatic(bufs ...[]byte) (int64, error) {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, err
+	}
+	maps, err := parseSmaps(data)
+	if err != nil {
+		return 0, err
+	}
+	page := uint64(os.Getpagesize())
+	var dropped int64
+	for i, b := range bufs {
+		if len(b) == 0 {
+			continue
+		}
+		start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+		end := start + uint64(len(b))
+		if !inFileMapping(maps, start, end) {
+			return dropped, fmt.Errorf("coldpages: buffer %d (%#x-%#x) is not within one file mapping: only static data of the executable can be released", i, start, end)
+		}
+		lo, hi := (start+page-1)&^(page-1), end&^(page-1)
+		if hi <= lo {
+			continue
+		}
+		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED); errno != 0 {
+			return dropped, fmt.Errorf("coldpages: madvise %x-%x: %w", lo, hi, errno)
+		}
+		dropped += int64(hi - lo)
+	}
+	return dropped, nil
+}
+
+// inFileMapping reports whether [start, end) lies inside one file-backed
+// mapping.
+func inFileMapping(maps []mapping, start, end uint64) bool {
+	for _, m := range maps {
+		if m.start <= start && end <= m.end {
+			return m.inode != 0
+		}
+	}
+	return false
 }
 
 // mapping is one entry of /proc/self/smaps.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -106,6 +107,91 @@ func TestReleaseDropsCleanKeepsCopies(t *testing.T) {
 		if copied[i] != want {
 			t.Fatalf("mapping with private copies: byte %d is %q after Release, want %q", i, copied[i], want)
 		}
+	}
+}
+
+// staticText doubles a 16-byte line to 64 KiB, a constant, so that
+// staticBuf is compiled into the test binary's data segment as an
+// embedded file or a font would be.
+const (
+	text16    = "cclab static 16\n"
+	text32    = text16 + text16
+	text64    = text32 + text32
+	text128   = text64 + text64
+	text256   = text128 + text128
+	text512   = text256 + text256
+	text1k    = text512 + text512
+	text2k    = text1k + text1k
+	text4k    = text2k + text2k
+	text8k    = text4k + text4k
+	text16k   = text8k + text8k
+	text32k   = text16k + text16k
+	staticTxt = text32k + text32k
+)
+
+var staticBuf = []byte(staticTxt)
+
+// present counts the pages of [lo, hi) mapped in the process's page
+// tables, from /proc/self/pagemap's present bit.
+func present(t *testing.T, lo, hi uintptr) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	page := uintptr(os.Getpagesize())
+	n := 0
+	var e [8]byte
+	for p := lo; p < hi; p += page {
+		if _, err := f.ReadAt(e[:], int64(p/page*8)); err != nil {
+			t.Fatal(err)
+		}
+		if e[7]&0x80 != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReleaseStatic checks that the pages wholly inside a static buffer
+// leave the page tables and read back the same, that the partial pages
+// at its ends are kept (other variables live there), and that a heap
+// buffer is refused and left as it was.
+func TestReleaseStatic(t *testing.T) {
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(&staticBuf[0]))
+	lo, hi := (start+page-1)&^(page-1), (start+uintptr(len(staticBuf)))&^(page-1)
+	for i := range staticBuf {
+		sink += staticBuf[i]
+	}
+	whole := int(hi-lo) / int(page)
+	if n := present(t, lo, hi); n != whole {
+		t.Fatalf("%d of the buffer's %d whole pages present after reading it, want all", n, whole)
+	}
+	dropped, err := ReleaseStatic(staticBuf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped != int64(hi-lo) {
+		t.Errorf("dropped %d bytes, want the %d of the whole pages", dropped, hi-lo)
+	}
+	if n := present(t, lo, hi); n != 0 {
+		t.Errorf("%d of %d pages present after ReleaseStatic, want 0", n, whole)
+	}
+	if lo > start && present(t, lo-page, lo) != 1 {
+		t.Error("the page the buffer shares with the variables before it was dropped")
+	}
+	if string(staticBuf) != staticTxt {
+		t.Error("static buffer reads differently after ReleaseStatic")
+	}
+
+	heap := bytes.Repeat([]byte("heap"), 16<<10)
+	if _, err := ReleaseStatic(heap); err == nil || !strings.Contains(err.Error(), "buffer 0") {
+		t.Errorf("heap buffer: err %v, want a refusal naming buffer 0", err)
+	}
+	if !bytes.Equal(heap, bytes.Repeat([]byte("heap"), 16<<10)) {
+		t.Error("heap buffer changed by a refused ReleaseStatic")
 	}
 }
 

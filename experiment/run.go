@@ -207,6 +207,9 @@ func CollectFinishedNetwork() {
 		runtime.GC()
 		return
 	}
-	debug.FreeOSMemory()
+	// Release first: the collection reads type descriptors and stack maps
+	// spread through the executable, which would otherwise come on top
+	// of the whole network's heap and the run's own code.
 	_, _ = coldpages.Release()
+	debug.FreeOSMemory()
 }

@@ -18,7 +18,7 @@ import (
 	"sort"
 	"syscall"
 
-	"github.com/cclab/cclab/analysis/plot"
+	_ "github.com/cclab/cclab/cmd/cclab/internal/plotfonts" // gives back the fonts gonum/plot parsed at start-up
 	"github.com/cclab/cclab/internal/coldpages"
 )
 
@@ -164,12 +164,8 @@ func main() {
 	// 14 MiB of its code and read-only data resident, most of which no
 	// command touches again; give it back so that a run's resident set is
 	// the run's. Only residency changes, so an error (no /proc) is moot.
+	// (plotfonts has given back gonum/plot's fonts, which Release skips.)
 	_, _ = coldpages.Release()
-	// gonum/plot's initialiser parsed its fonts, leaving about 2 MB of
-	// them resident in the writable data segment, which Release skips;
-	// the fonts are static data nothing writes, and a figure reads them
-	// in again.
-	_, _ = coldpages.ReleaseStatic(plot.FontData()...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(Main(ctx, os.Args[1:], os.Stdout, os.Stderr))

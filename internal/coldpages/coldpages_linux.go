@@ -53,7 +53,9 @@ func Release() (Stats, error) {
 // the size of the ranges dropped, resident or not; pages a buffer shares
 // with other variables are kept.
 func ReleaseStatic(bufs ...[]byte) (int64, error) {
-	data, err := os.ReadFile("/proc/self/smaps")
+	// maps has smaps' header lines without the page-table walk behind
+	// the sizes, which are not needed here.
+	data, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return 0, err
 	}
@@ -82,6 +84,42 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 		dropped += int64(hi - lo)
 	}
 	return dropped, nil
+}
+
+// Resident returns how many bytes of the pages wholly inside b are
+// mapped in the process's page tables, from /proc/self/pagemap's present
+// bit: what ReleaseStatic(b) would give back. (mincore cannot say: it
+// reports the page cache, where released pages stay.)
+func Resident(b []byte) (int64, error) {
+	page := uint64(os.Getpagesize())
+	start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	lo, hi := (start+page-1)&^(page-1), (start+uint64(len(b)))&^(page-1)
+	if len(b) == 0 || hi <= lo {
+		return 0, nil
+	}
+	return residentRange(lo, hi)
+}
+
+// residentRange returns how many bytes of the pages in [lo, hi), both
+// page-aligned, are present.
+func residentRange(lo, hi uint64) (int64, error) {
+	page := uint64(os.Getpagesize())
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	entries := make([]byte, (hi-lo)/page*8)
+	if _, err := f.ReadAt(entries, int64(lo/page*8)); err != nil {
+		return 0, fmt.Errorf("coldpages: pagemap: %w", err)
+	}
+	var n int64
+	for i := 7; i < len(entries); i += 8 {
+		if entries[i]&0x80 != 0 { // bit 63: present
+			n += int64(page)
+		}
+	}
+	return n, nil
 }
 
 // inFileMapping reports whether [start, end) lies inside one file-backed

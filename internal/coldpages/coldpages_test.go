@@ -131,29 +131,6 @@ const (
 
 var staticBuf = []byte(staticTxt)
 
-// present counts the pages of [lo, hi) mapped in the process's page
-// tables, from /proc/self/pagemap's present bit.
-func present(t *testing.T, lo, hi uintptr) int {
-	t.Helper()
-	f, err := os.Open("/proc/self/pagemap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	page := uintptr(os.Getpagesize())
-	n := 0
-	var e [8]byte
-	for p := lo; p < hi; p += page {
-		if _, err := f.ReadAt(e[:], int64(p/page*8)); err != nil {
-			t.Fatal(err)
-		}
-		if e[7]&0x80 != 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // TestReleaseStatic checks that the pages wholly inside a static buffer
 // leave the page tables and read back the same, that the partial pages
 // at its ends are kept (other variables live there), and that a heap
@@ -162,12 +139,19 @@ func TestReleaseStatic(t *testing.T) {
 	page := uintptr(os.Getpagesize())
 	start := uintptr(unsafe.Pointer(&staticBuf[0]))
 	lo, hi := (start+page-1)&^(page-1), (start+uintptr(len(staticBuf)))&^(page-1)
+	resident := func(b []byte) int64 {
+		t.Helper()
+		n, err := Resident(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	for i := range staticBuf {
 		sink += staticBuf[i]
 	}
-	whole := int(hi-lo) / int(page)
-	if n := present(t, lo, hi); n != whole {
-		t.Fatalf("%d of the buffer's %d whole pages present after reading it, want all", n, whole)
+	if n := resident(staticBuf); n != int64(hi-lo) {
+		t.Fatalf("%d bytes of the buffer's %d in whole pages resident after reading it, want all", n, hi-lo)
 	}
 	dropped, err := ReleaseStatic(staticBuf, nil)
 	if err != nil {
@@ -176,14 +160,21 @@ func TestReleaseStatic(t *testing.T) {
 	if dropped != int64(hi-lo) {
 		t.Errorf("dropped %d bytes, want the %d of the whole pages", dropped, hi-lo)
 	}
-	if n := present(t, lo, hi); n != 0 {
-		t.Errorf("%d of %d pages present after ReleaseStatic, want 0", n, whole)
+	if n := resident(staticBuf); n != 0 {
+		t.Errorf("%d bytes resident after ReleaseStatic, want 0", n)
 	}
-	if lo > start && present(t, lo-page, lo) != 1 {
-		t.Error("the page the buffer shares with the variables before it was dropped")
+	if lo > start {
+		// The page the buffer shares with the variables before it: the
+		// buffer's first byte and the page's last are both on it.
+		if n, err := residentRange(uint64(lo-page), uint64(lo)); err != nil || n != int64(page) {
+			t.Error("the page the buffer shares with the variables before it was dropped")
+		}
 	}
 	if string(staticBuf) != staticTxt {
 		t.Error("static buffer reads differently after ReleaseStatic")
+	}
+	if n := resident(staticBuf); n != int64(hi-lo) {
+		t.Errorf("%d bytes resident after reading the buffer again, want its %d", n, hi-lo)
 	}
 
 	heap := bytes.Repeat([]byte("heap"), 16<<10)

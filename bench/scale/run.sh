@@ -15,8 +15,8 @@
 #   --only    scenario names (file names without .yaml)
 #   --sim     also time cmd/cclab-sim, the simulator-only binary (the same
 #             runs and results in a binary without cclab's other commands,
-#             whose code and initialisation add 7-8 MiB of max RSS even
-#             after cclab gives back its start-up's clean pages)
+#             whose start-up alone peaks at 16-17 MiB, and which spends
+#             about 2% more CPU time giving back pages around the run)
 #   --ns3     also run ns-3's dumbbell on the multi-flow scenarios (slow:
 #             tens of CPU seconds per run at N = 100)
 #   --htsim   also run htsim's dumbbell (bench/htsim/build/dumbbell) on the

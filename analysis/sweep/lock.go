@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // LockFile is the file in an output directory that a running sweep holds
 // an exclusive lock on: two sweeps appending to one rows file interleave
 // their lines.
 const LockFile = ".cclab-sweep.lock"
+
+// errLocked is lockFile's error when another process holds the lock.
+var errLocked = errors.New("locked by another process")
 
 // lockDir takes the directory's lock without waiting, or says that
 // another sweep holds it. The lock goes with the process: a killed sweep
@@ -22,15 +24,15 @@ func lockDir(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the lock file: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("another cclab sweep or merge is writing to %s (it holds %s); wait for it or choose another --out", dir, LockFile)
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlockFile(f)
 		f.Close()
 	}, nil
 }

@@ -10,9 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -173,6 +171,9 @@ func laneDir(dir string) string {
 
 // OpenSharedLane implements gympb.GymServer.
 func (s *Server) OpenSharedLane(_ context.Context, req *gympb.OpenLaneRequest) (*gympb.OpenLaneResponse, error) {
+	if errNoLanes != nil {
+		return nil, status.Error(codes.Unimplemented, errNoLanes.Error())
+	}
 	v, err := s.vec(req.GetHandle())
 	if err != nil {
 		return nil, err
@@ -232,7 +233,7 @@ func (l *lane) create() error {
 	if err := f.Truncate(int64(l.lay.size)); err != nil {
 		return err
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, l.lay.size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := mapShared(f, l.lay.size)
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (l *lane) release() {
 		l.lis.Close()
 	}
 	if l.mem != nil {
-		syscall.Munmap(l.mem)
+		unmapShared(l.mem)
 		l.mem = nil
 	}
 	os.RemoveAll(l.dir)
@@ -325,34 +326,6 @@ func (l *lane) run() {
 			return
 		}
 	}
-}
-
-// doorbell reads and writes one byte on a non-blocking socket with raw
-// system calls; its methods are syscall.RawConn callbacks, bound once.
-type doorbell struct {
-	b   [1]byte
-	n   uintptr
-	err syscall.Errno
-}
-
-// read reports false (wait and retry) while there is nothing to read.
-func (d *doorbell) read(fd uintptr) bool {
-	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
-	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
-		d.err = 0
-		return false
-	}
-	return true
-}
-
-func (d *doorbell) write(fd uintptr) bool {
-	d.b[0] = 1
-	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
-	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
-		d.err = 0
-		return false
-	}
-	return true
 }
 
 // forget drops the lane from the server's table if it is still there.

@@ -1,0 +1,48 @@
+//go:build unix
+
+package gym
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// errNoLanes is nil: lanes open on every Unix system.
+var errNoLanes error
+
+// mapShared maps f's first size bytes, shared with the other processes
+// that map it.
+func mapShared(f *os.File, size int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}
+
+func unmapShared(mem []byte) { _ = syscall.Munmap(mem) }
+
+// doorbell reads and writes one byte on a non-blocking socket with raw
+// system calls; its methods are syscall.RawConn callbacks, bound once.
+type doorbell struct {
+	b   [1]byte
+	n   uintptr
+	err syscall.Errno
+}
+
+// read reports false (wait and retry) while there is nothing to read.
+func (d *doorbell) read(fd uintptr) bool {
+	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
+	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
+		d.err = 0
+		return false
+	}
+	return true
+}
+
+func (d *doorbell) write(fd uintptr) bool {
+	d.b[0] = 1
+	d.n, _, d.err = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&d.b[0])), 1)
+	if d.err == syscall.EAGAIN || d.err == syscall.EINTR {
+		d.err = 0
+		return false
+	}
+	return true
+}

@@ -44,6 +44,23 @@ def test_tcp_binds_loopback(cclab_binary: str) -> None:
         env.close()
 
 
+def test_windows_default_is_loopback_tcp_and_steps_over_stream(
+    cclab_binary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a Windows client does by default (os.name only picks the
+    # address; the server is this machine's). The lane is then tried and,
+    # where the server has none, the stream taken; here it has one.
+    monkeypatch.setattr(os, "name", "nt")
+    with cclab.Server(cclab_binary) as s:
+        assert s.address.startswith("127.0.0.1:")
+        assert _healthy(s.address)
+        env = cclab.CclabVectorEnv("cclab/Marlin-v0", num_envs=2, server=s, step_lane="stream")
+        env.reset(seed=3)
+        obs, *_ = env.step(np.zeros((2, 1), dtype=np.float32))
+        assert obs.shape[0] == 2 and np.all(np.isfinite(obs))
+        env.close()
+
+
 def test_socket_removed_after_kill(cclab_binary: str) -> None:
     s = cclab.Server(cclab_binary)
     path = s.address[len("unix:") :]

@@ -111,7 +111,12 @@ class Server:
 
     def _start(self, max_envs: int, timeout: float, listen: str | None) -> str:
         assert self.binary is not None
-        if listen is None:
+        if listen is None and os.name == "nt":
+            # Not every Windows build of gRPC has Unix-domain sockets:
+            # loopback TCP on a port the server picks and prints (open to
+            # the machine's other users, unlike the private socket below).
+            listen = "127.0.0.1:0"
+        elif listen is None:
             # mkdtemp's directory is private (0700), so is the socket.
             self._sockdir = tempfile.mkdtemp(prefix="cclab-")
             listen = "unix:" + os.path.join(self._sockdir, "gym.sock")

@@ -32,8 +32,8 @@ func Release() (Stats, error) {
 		if !m.clean() {
 			continue
 		}
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(m.start), uintptr(m.end-m.start), unix.MADV_DONTNEED); errno != 0 {
-			return st, fmt.Errorf("coldpages: madvise %x-%x: %w", m.start, m.end, errno)
+		if err := dontNeed(m.start, m.end); err != nil {
+			return st, err
 		}
 		st.Mappings++
 		st.Bytes += m.rss
@@ -63,7 +63,6 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	page := uint64(os.Getpagesize())
 	var dropped int64
 	for i, b := range bufs {
 		if len(b) == 0 {
@@ -74,16 +73,32 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 		if !inFileMapping(maps, start, end) {
 			return dropped, fmt.Errorf("coldpages: buffer %d (%#x-%#x) is not within one file mapping: only static data of the executable can be released", i, start, end)
 		}
-		lo, hi := (start+page-1)&^(page-1), end&^(page-1)
+		lo, hi := wholePages(b)
 		if hi <= lo {
 			continue
 		}
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED); errno != 0 {
-			return dropped, fmt.Errorf("coldpages: madvise %x-%x: %w", lo, hi, errno)
+		if err := dontNeed(lo, hi); err != nil {
+			return dropped, err
 		}
 		dropped += int64(hi - lo)
 	}
 	return dropped, nil
+}
+
+// wholePages returns the page-aligned range of the pages lying wholly
+// inside b (empty, hi <= lo, if there is none).
+func wholePages(b []byte) (lo, hi uint64) {
+	page := uint64(os.Getpagesize())
+	start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	return (start + page - 1) &^ (page - 1), (start + uint64(len(b))) &^ (page - 1)
+}
+
+// dontNeed drops the pages of [lo, hi) from the process's page tables.
+func dontNeed(lo, hi uint64) error {
+	if _, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED); errno != 0 {
+		return fmt.Errorf("coldpages: madvise %x-%x: %w", lo, hi, errno)
+	}
+	return nil
 }
 
 // Resident returns how many bytes of the pages wholly inside b are
@@ -91,9 +106,7 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 // bit: what ReleaseStatic(b) would give back. (mincore cannot say: it
 // reports the page cache, where released pages stay.)
 func Resident(b []byte) (int64, error) {
-	page := uint64(os.Getpagesize())
-	start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	lo, hi := (start+page-1)&^(page-1), (start+uint64(len(b)))&^(page-1)
+	lo, hi := wholePages(b)
 	if len(b) == 0 || hi <= lo {
 		return 0, nil
 	}

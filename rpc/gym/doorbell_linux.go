@@ -5,13 +5,8 @@ import (
 	"unsafe"
 )
 
-// doorbell reads and writes one byte on a non-blocking socket with raw
-// system calls; its methods are syscall.RawConn callbacks, bound once.
-type doorbell struct {
-	b   [1]byte
-	n   uintptr
-	err syscall.Errno
-}
+// On Linux the doorbell rings with raw system calls: a plain conn.Read
+// or Write would wake the runtime's sysmon thread at every step (lane.run).
 
 // read reports false (wait and retry) while there is nothing to read.
 func (d *doorbell) read(fd uintptr) bool {

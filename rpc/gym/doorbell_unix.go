@@ -8,15 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// doorbell reads and writes one byte on a non-blocking socket; its
-// methods are syscall.RawConn callbacks, bound once. Outside Linux the
-// calls go through x/sys/unix (on macOS, through libSystem, the only
-// supported way in), not raw system calls.
-type doorbell struct {
-	b   [1]byte
-	n   uintptr
-	err syscall.Errno
-}
+// Outside Linux the doorbell rings through x/sys/unix (on macOS, through
+// libSystem, the only supported way in), not raw system calls.
 
 // read reports false (wait and retry) while there is nothing to read.
 func (d *doorbell) read(fd uintptr) bool {

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -326,6 +327,15 @@ func (l *lane) run() {
 			return
 		}
 	}
+}
+
+// doorbell reads and writes one byte on the lane's non-blocking socket;
+// its methods (one file per system) are syscall.RawConn callbacks, bound
+// once. n and err are the last call's outcome.
+type doorbell struct {
+	b   [1]byte
+	n   uintptr
+	err syscall.Errno
 }
 
 // forget drops the lane from the server's table if it is still there.

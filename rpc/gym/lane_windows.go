@@ -15,11 +15,7 @@ func mapShared(*os.File, int) ([]byte, error) { return nil, errNoLanes }
 
 func unmapShared([]byte) {}
 
-// doorbell is never rung where no lane opens (mapShared fails first).
-type doorbell struct {
-	n   uintptr
-	err syscall.Errno
-}
+// The doorbell is never rung where no lane opens (mapShared fails first).
 
 func (d *doorbell) read(uintptr) bool  { d.err = syscall.EWINDOWS; return true }
 func (d *doorbell) write(uintptr) bool { d.err = syscall.EWINDOWS; return true }

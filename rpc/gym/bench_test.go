@@ -2,18 +2,16 @@ package gym
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"net"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/cclab/cclab/internal/cputime"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/rpc/gym/gympb"
 )
@@ -74,16 +72,14 @@ func BenchmarkInProcess(b *testing.B) {
 	}
 }
 
-// cpuTime is the process's user plus system CPU time: on a loaded machine
-// CPU per step is steadier than wall time, and it is what the service's
-// client, transport and server add up to (python/bench/steps.py reports
-// the same for the Python client plus the server process).
+// cpuTime is the process's user plus system CPU time (0 where the
+// platform does not report it): on a loaded machine CPU per step is
+// steadier than wall time, and it is what the service's client, transport
+// and server add up to (python/bench/steps.py reports the same for the
+// Python client plus the server process).
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := cputime.Process()
+	return d
 }
 
 // BenchmarkMarlinService steps the same environments through the gRPC
@@ -178,43 +174,6 @@ func benchService(ctx context.Context, b *testing.B, c gympb.GymClient, stream b
 		}
 		if err != nil {
 			b.Fatal(err)
-		}
-		steps += n
-	}
-	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
-}
-
-// benchLane is benchService over a shared-memory lane, with a client that
-// allocates nothing per step, so that -benchmem counts the server's and
-// the environments' allocations only (the same as over StepStream's path:
-// TestLaneAllocations).
-func benchLane(ctx context.Context, b *testing.B, c gympb.GymClient, n int) {
-	mk := benchVector(ctx, b, c, n)
-	lc := openLane(b, c, mk.Handle, n)
-	le := binary.LittleEndian
-	le.PutUint32(lc.mem[hAutoreset:], 1)
-	var bell [1]byte
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	start := time.Now()
-	steps := 0
-	for k := 0; steps < b.N; k++ {
-		for i := range n {
-			le.PutUint32(lc.mem[int(lc.resp.ActionsOffset)+4*i:], math.Float32bits(benchAction(k, i)))
-		}
-		lc.seq++
-		le.PutUint64(lc.mem[hReqSeq:], lc.seq)
-		bell[0] = 1
-		if _, err := lc.conn.Write(bell[:]); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := lc.conn.Read(bell[:]); err != nil {
-			b.Fatal(err)
-		}
-		if le.Uint32(lc.mem[hStatus:]) != 0 || le.Uint64(lc.mem[hRespSeq:]) != lc.seq {
-			b.Fatal("lane step failed")
 		}
 		steps += n
 	}

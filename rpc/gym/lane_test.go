@@ -1,3 +1,5 @@
+//go:build unix
+
 package gym
 
 import (
@@ -7,7 +9,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +17,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/rpc/gym/gympb"
 )
 
@@ -422,55 +422,39 @@ func FuzzLaneFile(f *testing.F) {
 	})
 }
 
-// slow is an environment whose steps take a millisecond, recording how
-// many of its kind step at once.
-type slow struct {
-	env.Env
-	active, peak *atomic.Int32
-}
-
-func (e slow) Step(a []float32) ([]float32, float64, bool, bool, env.Info) {
-	n := e.active.Add(1)
-	for {
-		p := e.peak.Load()
-		if n <= p || e.peak.CompareAndSwap(p, n) {
-			break
+// benchLane is benchService over a shared-memory lane, with a client that
+// allocates nothing per step, so that -benchmem counts the server's and
+// the environments' allocations only (the same as over StepStream's path:
+// TestLaneAllocations).
+func benchLane(ctx context.Context, b *testing.B, c gympb.GymClient, n int) {
+	mk := benchVector(ctx, b, c, n)
+	lc := openLane(b, c, mk.Handle, n)
+	le := binary.LittleEndian
+	le.PutUint32(lc.mem[hAutoreset:], 1)
+	var bell [1]byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	start := time.Now()
+	steps := 0
+	for k := 0; steps < b.N; k++ {
+		for i := range n {
+			le.PutUint32(lc.mem[int(lc.resp.ActionsOffset)+4*i:], math.Float32bits(benchAction(k, i)))
 		}
-	}
-	time.Sleep(time.Millisecond)
-	e.active.Add(-1)
-	return e.Env.Step(a)
-}
-
-// TestParallelOnlyWhenWorthIt checks that a vector whose environments'
-// steps are expensive steps them on several goroutines although the
-// server starts every vector serially (cheap ones, MARLIN's, stay so).
-func TestParallelOnlyWhenWorthIt(t *testing.T) {
-	s := NewServer(Config{Workers: 2})
-	ctx := context.Background()
-	var h [2]uint64
-	for j := range h {
-		h[j] = mustMake(t, s, "cclab/Marlin-v0", 4, nil).Handle
-		if _, err := s.Reset(ctx, &gympb.ResetRequest{Handle: h[j]}); err != nil {
-			t.Fatal(err)
+		lc.seq++
+		le.PutUint64(lc.mem[hReqSeq:], lc.seq)
+		bell[0] = 1
+		if _, err := lc.conn.Write(bell[:]); err != nil {
+			b.Fatal(err)
 		}
-	}
-	var active, peak atomic.Int32
-	slowVec := s.vecs[h[1]]
-	for i, e := range slowVec.envs {
-		slowVec.envs[i] = slow{e, &active, &peak}
-	}
-	for range 3 {
-		for _, hh := range h {
-			if _, err := s.Step(ctx, &gympb.StepRequest{Handle: hh, Actions: make([]byte, 16), Autoreset: true}); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := lc.conn.Read(bell[:]); err != nil {
+			b.Fatal(err)
 		}
+		if le.Uint32(lc.mem[hStatus:]) != 0 || le.Uint64(lc.mem[hRespSeq:]) != lc.seq {
+			b.Fatal("lane step failed")
+		}
+		steps += n
 	}
-	// (Not asserted: on a loaded machine a preempted call can take longer
-	// than serialBelow, and then the next one runs in parallel, rightly.)
-	t.Logf("4 MARLIN steps cost %v (serial below %v)", s.vecs[h[0]].cost, serialBelow)
-	if peak.Load() < 2 {
-		t.Errorf("4 environments of 1 ms steps never stepped in parallel (peak %d at once)", peak.Load())
-	}
+	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(steps), "cpu-us/step")
 }

@@ -58,80 +58,66 @@ type spawner struct {
 	wg      sync.WaitGroup
 }
 
-func (e *emulation) addBackground() error {
-	for i := range e.s.Background {
-		b := &e.s.Background[i]
-		err := b.Sources(func(src scenario.Background, w traffic.Window) error { return e.addSource(src, b.Name, w) })
-		if err != nil {
-			return fmt.Errorf("background %s: %w", b.Name, err)
-		}
-	}
-	return nil
-}
+func (e *emulation) addBackground() error { return e.s.BackgroundSources(e.addSource) }
 
-func (e *emulation) addSource(b scenario.Background, group string, w traffic.Window) error {
-	for k := range b.Count {
-		name := b.Name
-		if b.Count > 1 {
-			name = fmt.Sprintf("%s-%d", b.Name, k+1)
+func (e *emulation) addSource(src scenario.Source) error {
+	b, name, group, w := src.Spec, src.Name, src.Group, src.Window
+	switch b.Type {
+	case "tcp", "arrivals":
+		if len(e.spawners) >= maxPerKind {
+			return fmt.Errorf("the emulator runs at most %d background TCP sources", maxPerKind)
 		}
-		switch b.Type {
-		case "tcp", "arrivals":
-			if len(e.spawners) >= maxPerKind {
-				return fmt.Errorf("the emulator runs at most %d background TCP sources", maxPerKind)
-			}
-			kcc, err := endpoint.KernelCC(b.CC.Name)
-			if err != nil {
-				return err
-			}
-			sp := &spawner{name: name, group: group, b: b, cc: kcc, win: w, e: e}
-			if b.Type == "arrivals" {
-				if sp.sizes, sp.gap, err = e.s.Arrivals(&b); err != nil {
-					return err
-				}
-			}
-			port := uint16(tcpBGPort + len(e.spawners))
-			if sp.path, err = e.f.AddPath(link.TCP, port, b.ExtraDelay.V); err != nil {
-				return err
-			}
-			if sp.sink, err = endpoint.ListenTCP(e.pair.Rcv, netns.RcvAddr, port, 0, e.f); err != nil {
-				return err
-			}
-			sp.rng = e.rnd.Stream("background/" + name)
-			sp.timer = e.f.S.Timer(sp.fire)
-			e.spawners = append(e.spawners, sp)
-			if ok, next := w.Active(0); ok {
-				sp.timer.Reset(0)
-			} else if next != clock.Never {
-				sp.timer.Reset(next)
-			}
-		default:
-			if len(e.sources) >= maxPerKind {
-				return fmt.Errorf("the emulator runs at most %d background UDP sources", maxPerKind)
-			}
-			p := b.Process(w)
-			port := uint16(udpBGPort + len(e.sources))
-			s := &source{name: name, group: group, size: int(b.Size.V), e: e,
-				proc: traffic.NewProcess(p, e.rnd.Stream("background/"+name))}
-			s.offered = s.proc.MeanRate()
-			var err error
-			if s.path, err = e.f.AddPath(link.UDP, port, b.ExtraDelay.V); err != nil {
-				return err
-			}
-			dst := netip.AddrPortFrom(netns.RcvAddr, port)
-			if s.sink, err = endpoint.ListenUDP(e.pair.Rcv, netns.RcvAddr, port); err != nil {
-				return err
-			}
-			if s.udp, err = endpoint.DialUDP(e.pair.Snd, dst); err != nil {
-				s.sink.Close()
-				return err
-			}
-			s.timer = e.f.S.Timer(s.fire)
-			if t := s.proc.First(0); t != clock.Never {
-				s.timer.Reset(t)
-			}
-			e.sources = append(e.sources, s)
+		kcc, err := endpoint.KernelCC(b.CC.Name)
+		if err != nil {
+			return err
 		}
+		sp := &spawner{name: name, group: group, b: b, cc: kcc, win: w, e: e}
+		if b.Type == "arrivals" {
+			if sp.sizes, sp.gap, err = e.s.Arrivals(&b); err != nil {
+				return err
+			}
+		}
+		port := uint16(tcpBGPort + len(e.spawners))
+		if sp.path, err = e.f.AddPath(link.TCP, port, b.ExtraDelay.V); err != nil {
+			return err
+		}
+		if sp.sink, err = endpoint.ListenTCP(e.pair.Rcv, netns.RcvAddr, port, 0, e.f); err != nil {
+			return err
+		}
+		sp.rng = e.rnd.Stream("background/" + name)
+		sp.timer = e.f.S.Timer(sp.fire)
+		e.spawners = append(e.spawners, sp)
+		if ok, next := w.Active(0); ok {
+			sp.timer.Reset(0)
+		} else if next != clock.Never {
+			sp.timer.Reset(next)
+		}
+	default:
+		if len(e.sources) >= maxPerKind {
+			return fmt.Errorf("the emulator runs at most %d background UDP sources", maxPerKind)
+		}
+		p := b.Process(w)
+		port := uint16(udpBGPort + len(e.sources))
+		s := &source{name: name, group: group, size: int(b.Size.V), e: e,
+			proc: traffic.NewProcess(p, e.rnd.Stream("background/"+name))}
+		s.offered = s.proc.MeanRate()
+		var err error
+		if s.path, err = e.f.AddPath(link.UDP, port, b.ExtraDelay.V); err != nil {
+			return err
+		}
+		dst := netip.AddrPortFrom(netns.RcvAddr, port)
+		if s.sink, err = endpoint.ListenUDP(e.pair.Rcv, netns.RcvAddr, port); err != nil {
+			return err
+		}
+		if s.udp, err = endpoint.DialUDP(e.pair.Snd, dst); err != nil {
+			s.sink.Close()
+			return err
+		}
+		s.timer = e.f.S.Timer(s.fire)
+		if t := s.proc.First(0); t != clock.Never {
+			s.timer.Reset(t)
+		}
+		e.sources = append(e.sources, s)
 	}
 	return nil
 }

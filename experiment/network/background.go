@@ -57,56 +57,41 @@ type spawner struct {
 	rng     *rand.Rand
 }
 
-func (n *Network) addBackground() error {
-	for i := range n.scn.Background {
-		b := &n.scn.Background[i]
-		err := b.Sources(func(src scenario.Background, w traffic.Window) error { return n.addSource(src, b.Name, w) })
-		if err != nil {
-			return fmt.Errorf("background %s: %w", b.Name, err)
-		}
-	}
-	return nil
-}
+func (n *Network) addBackground() error { return n.scn.BackgroundSources(n.addSource) }
 
-// addSource instantiates one background entry (or sequence part) with its
-// activity window.
-func (n *Network) addSource(b scenario.Background, group string, w traffic.Window) error {
-	for k := range b.Count {
-		name := b.Name
-		if b.Count > 1 {
-			name = fmt.Sprintf("%s-%d", b.Name, k+1)
+// addSource instantiates one background source.
+func (n *Network) addSource(src scenario.Source) error {
+	b, name, group, w := src.Spec, src.Name, src.Group, src.Window
+	switch b.Type {
+	case "tcp", "arrivals":
+		sp := &spawner{n: n, name: name, group: group, b: b, win: w}
+		if b.Type == "arrivals" {
+			var err error
+			if sp.sizes, sp.gap, err = n.scn.Arrivals(&b); err != nil {
+				return err
+			}
 		}
-		switch b.Type {
-		case "tcp", "arrivals":
-			sp := &spawner{n: n, name: name, group: group, b: b, win: w}
-			if b.Type == "arrivals" {
-				var err error
-				if sp.sizes, sp.gap, err = n.scn.Arrivals(&b); err != nil {
-					return err
-				}
-			}
-			sp.timer = n.Sched.Timer(sp.fire)
-			sp.rng = n.rnd.Stream("background/" + name)
-			n.spawners = append(n.spawners, sp)
-			if ok, next := w.Active(0); ok {
-				sp.timer.Reset(0)
-			} else if next != clock.Never {
-				sp.timer.Reset(next)
-			}
-		default:
-			s := &Source{
-				Index: int32(len(n.Sources)), Name: name, Group: group,
-				proc:       traffic.NewProcess(b.Process(w), n.rnd.Stream("background/"+name)),
-				extraDelay: b.ExtraDelay.V, net: n,
-			}
-			s.Offered = s.proc.MeanRate()
-			s.fwd = link.NewDelayLine(n.Sched, (*sourceSink)(s))
-			s.timer = n.Sched.Timer(s.fire)
-			if t := s.proc.First(0); t != clock.Never {
-				s.timer.Reset(t)
-			}
-			n.Sources = append(n.Sources, s)
+		sp.timer = n.Sched.Timer(sp.fire)
+		sp.rng = n.rnd.Stream("background/" + name)
+		n.spawners = append(n.spawners, sp)
+		if ok, next := w.Active(0); ok {
+			sp.timer.Reset(0)
+		} else if next != clock.Never {
+			sp.timer.Reset(next)
 		}
+	default:
+		s := &Source{
+			Index: int32(len(n.Sources)), Name: name, Group: group,
+			proc:       traffic.NewProcess(b.Process(w), n.rnd.Stream("background/"+name)),
+			extraDelay: b.ExtraDelay.V, net: n,
+		}
+		s.Offered = s.proc.MeanRate()
+		s.fwd = link.NewDelayLine(n.Sched, (*sourceSink)(s))
+		s.timer = n.Sched.Timer(s.fire)
+		if t := s.proc.First(0); t != clock.Never {
+			s.timer.Reset(t)
+		}
+		n.Sources = append(n.Sources, s)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "compare", summary: "run a scenario in the simulator and on the emulator (real Linux TCP) and print both side by side", args: "SCENARIO", run: runCompare})
+	register(&command{name: "compare", summary: compareSummary, args: "SCENARIO", run: runCompare})
 }
 
 // comparison is `cclab compare --json`'s output.

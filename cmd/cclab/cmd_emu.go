@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "emu", summary: "run one scenario on an emulated network with real Linux TCP (root)", args: "SCENARIO", help: "cclab emu --clean removes namespaces left by runs that were killed.", run: runEmu})
+	register(&command{name: "emu", summary: emuSummary, args: "SCENARIO", help: "cclab emu --clean removes namespaces left by runs that were killed.", run: runEmu})
 }
 
 func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error {

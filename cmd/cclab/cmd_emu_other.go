@@ -13,8 +13,8 @@ import (
 // pairs and TUN devices, which only Linux has; elsewhere cclab keeps its
 // commands so that they say why they cannot run.
 func init() {
-	register(&command{name: "compare", summary: "run a scenario in the simulator and on the emulator (real Linux TCP) and print both side by side (Linux only)", args: "SCENARIO", run: needsLinux("compare")})
-	register(&command{name: "emu", summary: "run one scenario on an emulated network with real Linux TCP (root; Linux only)", args: "SCENARIO", run: needsLinux("emu")})
+	register(&command{name: "compare", summary: compareSummary + " (Linux only)", args: "SCENARIO", run: needsLinux("compare")})
+	register(&command{name: "emu", summary: emuSummary + " (Linux only)", args: "SCENARIO", run: needsLinux("emu")})
 }
 
 func needsLinux(name string) func(context.Context, []string, io.Writer, io.Writer) error {

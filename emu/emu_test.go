@@ -396,6 +396,12 @@ flows:
 	if last.PacingGain <= 0 || last.CwndGain < 2 {
 		t.Errorf("gains %+v", last)
 	}
+	// A bulk sender's buffer: segments in flight, unsent data its writer
+	// keeps queued, and a send buffer autotuned past tcp_wmem's default
+	// (16 KB) to twice the window (tcp_sndbuf_expand).
+	if b := bs[len(bs)-1]; b.Unacked == 0 || b.NotSent == 0 || b.Sndbuf <= 16384 {
+		t.Errorf("send buffer of the BBR flow: %d segments unacknowledged, %d bytes unsent, SO_SNDBUF %d", b.Unacked, b.NotSent, b.Sndbuf)
+	}
 	for _, smp := range det.Samples["cubic"] {
 		if smp.HasBBR {
 			t.Fatalf("CUBIC sample at %v carries a BBR model", smp.At)

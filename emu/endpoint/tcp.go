@@ -83,6 +83,13 @@ type Sample struct {
 	RwndLimited, SndbufLimited time.Duration
 	// Ssthresh is the slow-start threshold in segments.
 	Ssthresh uint32
+	// Unacked is the segments sent and not yet acknowledged
+	// (tcpi_unacked, the kernel's packets_out), NotSent the bytes written
+	// and not yet sent (tcpi_notsent_bytes), and Sndbuf the send buffer's
+	// size in bytes (SO_SNDBUF, sk_sndbuf: autotuned unless the
+	// application set it), which bounds both, counted in the kernel's
+	// memory per buffer rather than in payload.
+	Unacked, NotSent, Sndbuf uint32
 	// BBR is the kernel BBR's model when the flow runs BBR (HasBBR).
 	BBR    BBRModel
 	HasBBR bool
@@ -121,7 +128,7 @@ func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
 		Cwnd: ti.Snd_cwnd, DeliveryRate: float64(ti.Delivery_rate) * 8,
 		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
 		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
-		Ssthresh: ti.Snd_ssthresh,
+		Ssthresh: ti.Snd_ssthresh, Unacked: ti.Unacked, NotSent: ti.Notsent_bytes,
 	}
 }
 
@@ -417,8 +424,10 @@ func (s *TCPSender) info() (Sample, bool) {
 	var ti *unix.TCPInfo
 	var bi *unix.TCPBBRInfo
 	var gerr, berr error
+	var sndbuf int
 	if err := raw.Control(func(fd uintptr) {
 		ti, gerr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		sndbuf, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
 		if s.cfg.CC == "bbr" {
 			bi, berr = unix.GetsockoptTCPCCBBRInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_CC_INFO)
 		}
@@ -426,6 +435,7 @@ func (s *TCPSender) info() (Sample, bool) {
 		return Sample{}, false
 	}
 	smp := sampleOf(s.clk.Now(), ti)
+	smp.Sndbuf = uint32(sndbuf)
 	if bi != nil && berr == nil {
 		smp.BBR, smp.HasBBR = bbrModelOf(bi), true
 	}

@@ -106,6 +106,8 @@ func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 	}
 	if c.Pick(3) == 0 {
 		fmt.Fprintf(&b, ", recv_window: %s, pending_queue: %s", c.Of("3KB", "64KB", "4MB"), c.Of("9KB", "100KB"))
+	} else if c.Pick(3) == 0 {
+		b.WriteString(", send_buffer: linux")
 	}
 	b.WriteString("}\n")
 	b.WriteString("flows:\n")

@@ -45,6 +45,7 @@ func FuzzRunScenario(f *testing.F) {
 		"transport.sack=false\nbottleneck.queue.discipline=codel",
 		"bottleneck.loss.p=0.05\ncc.iw=1",
 		"profile=linux\nflows.0.count=3",
+		"transport.sack=false\ntransport.send_buffer=linux\nbottleneck.loss.p=0.02",
 	}
 	for i, p := range files {
 		data, err := os.ReadFile(p)

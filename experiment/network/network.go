@@ -546,13 +546,21 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 			c.TimeoutMin = t.TimeoutMin.V
 		}
 		if t.DupThresh > 0 {
-			c.DupThresh = t.DupThresh
+			c.DupThresh = int32(t.DupThresh) // at most maxDupThresh (validated)
 		}
 		if t.RecvWindow.IsSet() {
 			c.RecvWindow = t.RecvWindow.V
 		}
+		// A flow's own pending_queue or send_buffer replaces the
+		// scenario's, whichever of the two that set.
 		if t.PendingQueue.IsSet() {
-			c.PendingQueue = t.PendingQueue.V
+			c.PendingQueue, c.SendBufferLinux = t.PendingQueue.V, false
+		}
+		if t.SendBuffer != "" {
+			c.SendBufferLinux = t.SendBuffer == "linux"
+			if c.SendBufferLinux {
+				c.PendingQueue = 0
+			}
 		}
 		if t.SACKTimeout.IsSet() {
 			c.AckInterval = t.SACKTimeout.V

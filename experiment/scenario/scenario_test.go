@@ -69,6 +69,9 @@ func TestErrorsNameLineAndField(t *testing.T) {
 		{"no rate", "  rate: 1Mbps\n", "", `bottleneck.rate: the bottleneck needs a rate`},
 		{"bad duration", "duration: 120s", "duration: 2 minutes", `x.yaml:3:11: duration: "2 minutes" is not a duration`},
 		{"missing sizes file", "flows:", "background: [{type: arrivals, cc: cubic, sizes: nope.cdf, load: 0.1}]\nflows:", `background[0].sizes: flow sizes "nope.cdf": not a built-in distribution (datamining, websearch)`},
+		{"bad send buffer", "flows:", "transport: {send_buffer: auto}\nflows:", `transport.send_buffer: must be none or linux, got "auto"`},
+		{"two send buffers", "flows:", "transport: {send_buffer: linux, pending_queue: 64KB}\nflows:", `transport.send_buffer: linux sizes the send buffer itself; it cannot be combined with pending_queue "64KB"`},
+		{"huge dupthresh", "flows:", "transport: {dupthresh: 4294967299}\nflows:", `transport.dupthresh: must be between 1 and 1048576, got 4294967299`},
 		{"bad sizes file", "flows:", "background: [{type: arrivals, cc: cubic, sizes: scenario_test.go, load: 0.1}]\nflows:", `background[0].sizes: scenario_test.go:1:`},
 	}
 	for _, tt := range tests {

@@ -225,6 +225,11 @@ type Transport struct {
 	// not yet sent, as a send buffer [unlimited]; see docs/scenarios.md
 	// for how it relates to Mockets' pending packet queue.
 	PendingQueue Size `yaml:"pending_queue"`
+	// SendBuffer "linux" bounds the bytes the sender holds unacknowledged
+	// by Linux 6.18's autotuned send buffer (tcp_sndbuf_expand) instead of
+	// a fixed pending_queue (tcp.Config.SendBufferLinux) ["none": no
+	// bound].
+	SendBuffer string `yaml:"send_buffer"`
 	// SACK false turns selective acknowledgements off: cumulative ACKs and
 	// NewReno recovery (RFC 6582), the Reno-style TCP of the TCP/NC
 	// paper's analysis [true].

@@ -432,8 +432,11 @@ func validateTransport(t *Transport, p string) error {
 	if t.ReceiveWindow != "" && t.ReceiveWindow != "none" && t.ReceiveWindow != "linux" {
 		return errf(p+".receive_window", "must be none or linux, got %q", t.ReceiveWindow)
 	}
-	if t.DupThresh < 0 {
-		return errf(p+".dupthresh", "must be at least 1, got %d", t.DupThresh)
+	if t.DupThresh < 0 || t.DupThresh > maxDupThresh {
+		return errf(p+".dupthresh", "must be between 1 and %d, got %d", maxDupThresh, t.DupThresh)
+	}
+	if t.SendBuffer != "" && t.SendBuffer != "none" && t.SendBuffer != "linux" {
+		return errf(p+".send_buffer", "must be none or linux, got %q", t.SendBuffer)
 	}
 	if err := parseSize(&t.RecvWindow, p+".recv_window", false); err != nil {
 		return err
@@ -452,6 +455,9 @@ func validateTransport(t *Transport, p string) error {
 	}
 	if t.PendingQueue.IsSet() && t.PendingQueue.V < mss {
 		return errf(p+".pending_queue", "must be at least one MSS (%d bytes; omit it for an unlimited queue), got %q", mss, t.PendingQueue.Raw)
+	}
+	if t.PendingQueue.IsSet() && t.SendBuffer == "linux" {
+		return errf(p+".send_buffer", "linux sizes the send buffer itself; it cannot be combined with pending_queue %q (set one of them)", t.PendingQueue.Raw)
 	}
 	return nil
 }
@@ -657,3 +663,7 @@ func ParseTarget(s string) ([3]float64, error) {
 	}
 	return v, nil
 }
+
+// maxDupThresh bounds transport.dupthresh: a threshold is a count of
+// segments, and beyond a million no recovery would ever start.
+const maxDupThresh = 1 << 20

@@ -113,7 +113,7 @@ type Config struct {
 	// ACKs without SACK) that mark it lost with NoRACK or NoSACK [3, RFC
 	// 6675]; with RACK, the SACKed segments after which RACK's reordering
 	// window closes until reordering is seen (Linux's tp->reordering).
-	DupThresh int
+	DupThresh int32
 	// HandshakeAck sends the handshake's final ACK, a header-only packet
 	// the receiver discards, before the first data segment, as TCP (and
 	// ns-3) does; it delays that segment by its transmission time. By
@@ -181,6 +181,15 @@ type Config struct {
 	// m_delAckMaxCount). It sets which segments are paired in every
 	// later delayed ACK, so it moves the RTT samples of ns-3's TcpVegas.
 	AckFirst bool
+	// SendBufferLinux bounds the payload the sender holds
+	// unacknowledged by Linux's autotuned send buffer (sndbuf.go) instead
+	// of a fixed PendingQueue: twice the larger of TCP_INIT_CWND and the
+	// window, grown (never shrunk) after each ACK that frees data while
+	// the buffer, not the window, holds sending back, as tcp_new_space
+	// and tcp_sndbuf_expand do, up to tcp_wmem[2]. The sender keeps the
+	// buffer's current size in its copy of PendingQueue, which must be
+	// unset here. Off by default (no bound).
+	SendBufferLinux bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration
@@ -259,6 +268,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("recv_window must not be negative, got %d", c.RecvWindow)
 	case c.PendingQueue != 0 && c.PendingQueue < c.MSS:
 		return fmt.Errorf("pending_queue must be 0 (unlimited) or at least one MSS (%d bytes), got %d", c.MSS, c.PendingQueue)
+	case c.SendBufferLinux && c.PendingQueue != 0:
+		return fmt.Errorf("send_buffer linux sizes the send buffer itself: leave pending_queue unset (got %d)", c.PendingQueue)
 	}
 	return nil
 }

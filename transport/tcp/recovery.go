@@ -33,7 +33,7 @@ func (s *Sender) detectLoss() {
 	if s.highSacked < s.unaSeg {
 		return
 	}
-	count := 0
+	count := int32(0)
 	bound := int64(-1)
 	for k := s.highSacked; k >= s.unaSeg && k >= s.lostFront; k-- {
 		if s.seg(k).sacked {
@@ -103,7 +103,7 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 		s.renoSacked += mss
 		dup = mss
 	}
-	if int(s.dupAcks) == s.cfg.DupThresh && s.phase == open {
+	if s.dupAcks == s.cfg.DupThresh && s.phase == open {
 		if g := s.seg(s.unaSeg); !g.lost && !g.retrans {
 			s.markLost(s.unaSeg, g)
 			s.lostFront = max(s.lostFront, s.unaSeg+1)

@@ -19,7 +19,7 @@ import (
 // detection, RFC 6582 partial ACKs and PRR; rack.go the time-ordered
 // detection of lost retransmissions; ratesample.go the delivery-rate and
 // RTT sampling (package estimate holds the estimators); rto.go the
-// retransmission timer.
+// retransmission timer; sndbuf.go Linux's autotuned send buffer.
 
 // Sender is the sending endpoint of one flow.
 //
@@ -227,6 +227,10 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		s.tlp.timer = clk.NewTimer(s.onPTO)
 	}
 	s.tlpSlack = uint32(s.cfg.TimeoutMin)
+	if cfg.SendBufferLinux {
+		// tcp_init_buffer_space sizes the buffer for TCP_INIT_CWND.
+		s.cfg.PendingQueue = linuxSndbuf(cfg.MSS, 0, cfg.DupThresh)
+	}
 	s.prr, _ = alg.(prrTarget)
 	if cfg.PacketTimers {
 		s.pq = new(packetQueues)
@@ -597,6 +601,10 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.OnAck(now, s)
 	}
 	s.trySend(now)
+	// PendingQueue first: it is among the hot fields, SendBufferLinux not.
+	if advanced && s.cfg.PendingQueue != 0 && s.cfg.SendBufferLinux && s.nxt < s.total {
+		s.sndbufExpand(now)
+	}
 }
 
 // ackController tells the controller about an ACK that delivered acked

@@ -1,0 +1,92 @@
+package tcp
+
+import (
+	"math/bits"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
+)
+
+// Linux's send buffer (Config.SendBufferLinux). A bulk application keeps
+// its socket's send buffer full, so the buffer bounds the data a Linux
+// sender holds unacknowledged: without SACK a long NewReno recovery, which
+// repairs one hole per round trip, would otherwise keep sending new data
+// past the holes for as long as duplicate ACKs come back. Linux sizes the
+// buffer for the window and grows it as the window grows
+// (net/ipv4/tcp_input.c):
+//
+//   - tcp_sndbuf_expand sets sk_sndbuf to 2 * nr_segs * per_mss, nr_segs
+//     the largest of TCP_INIT_CWND, the window in segments and
+//     tp->reordering + 1, at most tcp_wmem[2]; when the connection is
+//     established (tcp_init_buffer_space) and from tcp_new_space;
+//   - tcp_new_space, called after an ACK has freed data while the writer
+//     waits for room, expands only while the packets in flight are fewer
+//     than the window (tcp_should_expand_sndbuf), that is when the buffer
+//     rather than the window stopped sending; it never shrinks the buffer.
+//
+// per_mss is the worst case of one segment per buffer: the MSS with the
+// kernel's headers and skb_shared_info, rounded up to a power of two, plus
+// the sk_buff. The buffer counts that memory, so it holds sk_sndbuf /
+// per_mss segments at the least; this model holds exactly that many, 2 *
+// nr_segs. On this machine's kernel (Linux 6.18.44, x86-64) per_mss is
+// 2304 bytes for a 1448-byte MSS: a new connection's SO_SNDBUF is 46,080 =
+// 2 * 10 * 2304, and every value sampled later is a multiple of 2304 (`cclab
+// emu --out`, tcp_info.csv). There, GSO buffers holding several segments
+// let a full buffer hold 0.55-0.78 of sk_sndbuf in payload (1.29-1.82 bytes
+// of buffer per byte, median 1.43, on 100 flows without SACK), against the
+// model's 1448/2304 = 0.63.
+
+const (
+	// linuxWmemMax is net.ipv4.tcp_wmem[2], the largest buffer autotuning
+	// sets [4 MiB].
+	linuxWmemMax = 4 << 20
+	// linuxSkbHead is what per_mss adds to the MSS before rounding up to a
+	// power of two: the timestamp option the MSS leaves out (mss_clamp is
+	// 12 bytes larger), MAX_TCP_HEADER and the aligned skb_shared_info. It
+	// depends on the kernel's configuration; on the measured kernel it
+	// keeps a 1448-byte MSS within 2048 bytes.
+	linuxSkbHead = 12 + 576
+	// linuxSkbStruct is SKB_DATA_ALIGN(sizeof(struct sk_buff)).
+	linuxSkbStruct = 256
+)
+
+// linuxPerMSS is tcp_sndbuf_expand's per_mss for a given MSS.
+func linuxPerMSS(mss units.Bytes) int64 {
+	n := uint64(mss) + linuxSkbHead
+	return int64(1)<<bits.Len64(n-1) + linuxSkbStruct
+}
+
+// linuxSndbuf is the payload Linux's send buffer holds once
+// tcp_sndbuf_expand has sized it for a window of cwnd segments.
+func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32) units.Bytes {
+	nr := max(linuxInitCwnd, cwnd, int64(dupThresh)+1)
+	segs := min(2*nr, linuxWmemMax/linuxPerMSS(mss))
+	return units.Bytes(segs) * mss
+}
+
+// sndbufExpand is tcp_new_space after an ACK that freed data: if the
+// buffer, not the window, held sending back (fewer segments in flight than
+// the window allows), the buffer grows for the current window, and the
+// application's next writes go out at once.
+func (s *Sender) sndbufExpand(now clock.Time) {
+	mss := s.cfg.MSS
+	inFlight := s.InFlight()
+	var cwnd units.Bytes
+	if s.phase == recovery && s.prr != nil {
+		// Linux's window in recovery is what PRR lets out
+		// (tcp_cwnd_reduction: snd_cwnd = in flight + sndcnt).
+		if s.prrAllow <= 0 {
+			return
+		}
+		cwnd = inFlight + units.Bytes(s.prrAllow)*mss
+	} else {
+		cwnd = max(s.cc.CongestionWindow(), mss)
+		if inFlight+mss > cwnd {
+			return
+		}
+	}
+	if q := linuxSndbuf(mss, int64(cwnd/mss), s.cfg.DupThresh); q > s.cfg.PendingQueue {
+		s.cfg.PendingQueue = q
+		s.trySend(now)
+	}
+}

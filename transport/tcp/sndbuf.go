@@ -60,7 +60,10 @@ func linuxPerMSS(mss units.Bytes) int64 {
 // tcp_sndbuf_expand has sized it for a window of cwnd segments.
 func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32) units.Bytes {
 	nr := max(linuxInitCwnd, cwnd, int64(dupThresh)+1)
-	segs := min(2*nr, linuxWmemMax/linuxPerMSS(mss))
+	segs := linuxWmemMax / linuxPerMSS(mss)
+	if nr <= segs/2 { // compared before doubling: a window may be near MaxInt64
+		segs = 2 * nr
+	}
 	return units.Bytes(segs) * mss
 }
 

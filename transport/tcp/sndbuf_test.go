@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func TestLinuxSndbufSizes(t *testing.T) {
 		dupThresh int32
 		want      int64 // segments
 	}{
-		{0, 3, 20}, {10, 3, 20}, {11, 3, 22}, {160, 3, 320}, {5, 30, 62}, {910, 3, 1820}, {1 << 20, 3, 1820},
+		{0, 3, 20}, {10, 3, 20}, {11, 3, 22}, {160, 3, 320}, {5, 30, 62}, {910, 3, 1820}, {1 << 20, 3, 1820}, {math.MaxInt64, 3, 1820},
 	} {
 		if got := linuxSndbuf(1448, c.cwnd, c.dupThresh); got != units.Bytes(c.want)*1448 {
 			t.Errorf("window %d, dupthresh %d: %d bytes, want %d segments", c.cwnd, c.dupThresh, got, c.want)

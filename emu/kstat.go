@@ -103,13 +103,14 @@ func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
 	return &KernelCounters{Sender: snd, Receiver: rcv}, nil
 }
 
-// Recoveries returns the senders' tail loss probes and SACK recoveries
-// (TcpExt TCPLossProbes and TCPSackRecovery): kernel TCP's counts of what
+// Recoveries returns the senders' tail loss probes and fast recoveries
+// (TcpExt TCPLossProbes; TCPSackRecovery, plus TCPRenoRecovery without
+// SACK, as tcp_enter_recovery counts them): kernel TCP's counts of what
 // cclab's TCP reports per flow (FlowResult.LossProbes, FastRecoveries),
 // for every TCP flow in the senders' namespace. A counter that did not
 // change over the run is absent: 0.
 func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
-	return c.Sender["TcpExt.TCPLossProbes"], c.Sender["TcpExt.TCPSackRecovery"]
+	return c.Sender["TcpExt.TCPLossProbes"], c.Sender["TcpExt.TCPSackRecovery"] + c.Sender["TcpExt.TCPRenoRecovery"]
 }
 
 // RunRecoveries totals the loss probes and fast recoveries of a run's

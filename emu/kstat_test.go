@@ -80,15 +80,16 @@ func FuzzParseMIB(f *testing.F) {
 }
 
 // TestRunRecoveries: flows that count their own loss probes and
-// recoveries add them, the kernel's counters stand for those that do not,
-// and a run with a flow counted neither way has no total.
+// recoveries add them, the kernel's counters stand for those that do not
+// (its fast recoveries with SACK and without), and a run with a flow
+// counted neither way has no total.
 func TestRunRecoveries(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
 	cclab := func(p, v int64) experiment.FlowResult {
 		return experiment.FlowResult{LossProbes: n(p), FastRecoveries: n(v)}
 	}
 	kernel := experiment.FlowResult{}
-	kc := &KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 30}}
+	kc := &KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 28, "TcpExt.TCPRenoRecovery": 2}}
 	for _, c := range []struct {
 		name  string
 		flows []experiment.FlowResult

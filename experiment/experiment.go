@@ -50,7 +50,7 @@ type FlowResult struct {
 	// sent and its entries into fast recovery, for cclab's TCP (simulated,
 	// or on UDP in the emulator and `cclab send`); kernel TCP counts them
 	// per namespace only, in the emulator's kernel_counters
-	// (TCPLossProbes, TCPSackRecovery).
+	// (TCPLossProbes; TCPSackRecovery and TCPRenoRecovery).
 	LossProbes     *int64 `json:"loss_probes,omitempty"`
 	FastRecoveries *int64 `json:"fast_recoveries,omitempty"`
 	// RTOsInRecovery and RTOsInLoss are the first timeouts (none since

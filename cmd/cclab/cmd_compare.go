@@ -334,7 +334,7 @@ func printComparison(w io.Writer, c *comparison) {
 		sp, sv, sok := emu.RunRecoveries(c.Sim.Flows, nil)
 		ep, ev, eok := emu.RunRecoveries(c.Emu.Flows, kc)
 		if sok && eok {
-			fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (kernel TCP flows by the kernel's TCPLossProbes and TCPSackRecovery: every TCP flow in the senders' namespace)\n",
+			fmt.Fprintf(w, "all measured flows: loss probes %d vs %d, fast recoveries %d vs %d (kernel TCP flows by the kernel's TCPLossProbes and TCPSackRecovery plus TCPRenoRecovery: every TCP flow in the senders' namespace)\n",
 				sp, ep, sv, ev)
 		}
 		sr, sl, sok := emu.RunTimeouts(c.Sim.Flows, nil)

@@ -87,8 +87,8 @@ type Sample struct {
 	// (tcpi_unacked, the kernel's packets_out), NotSent the bytes written
 	// and not yet sent (tcpi_notsent_bytes), and Sndbuf the send buffer's
 	// size in bytes (SO_SNDBUF, sk_sndbuf: autotuned unless the
-	// application set it), which bounds both, counted in the kernel's
-	// memory per buffer rather than in payload.
+	// application set it; 0 if unreadable), which bounds both, counted in
+	// the kernel's memory per buffer rather than in payload.
 	Unacked, NotSent, Sndbuf uint32
 	// BBR is the kernel BBR's model when the flow runs BBR (HasBBR).
 	BBR    BBRModel

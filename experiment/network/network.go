@@ -551,8 +551,8 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.RecvWindow.IsSet() {
 			c.RecvWindow = t.RecvWindow.V
 		}
-		// A flow's own pending_queue or send_buffer replaces the
-		// scenario's, whichever of the two that set.
+		// A flow's own pending_queue or send_buffer replaces whichever
+		// of the two the scenario set.
 		if t.PendingQueue.IsSet() {
 			c.PendingQueue, c.SendBufferLinux = t.PendingQueue.V, false
 		}

@@ -223,7 +223,8 @@ func seeds(ctx context.Context, args []string) error {
 	simOnly := fs.Bool("sim", false, "the simulator only (no root needed)")
 	jsonOut := fs.String("json", "", "append every run's result to this file as JSON lines")
 	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
-	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast (SACK) recoveries, Jain's index, the slowest flow, ACKs saved by SACK compression (for many flows sharing a bottleneck)")
+	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast recoveries, Jain's index, the slowest flow, ACKs saved by SACK compression (for many flows sharing a bottleneck)")
+	tsvOut := fs.String("tsv", "", "with -all, write each kernel run's totals to this file, a reference like testdata/kernel-manyflows-*.tsv (scenario, cc, seed, goodput, retransmissions, discarded, RTOs, Jain per line; add its # comment lines by hand)")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -237,12 +238,23 @@ func seeds(ctx context.Context, args []string) error {
 	if *all && *flowName != "" {
 		return fmt.Errorf("seeds: -all reports every flow; -flow picks one: use one of them")
 	}
+	if *tsvOut != "" && (!*all || *simOnly) {
+		return fmt.Errorf("seeds: -tsv writes kernel runs' totals: it needs -all and not -sim")
+	}
 	jl, err := openJSONLines(*jsonOut)
 	if err != nil {
 		return err
 	}
 	if jl != nil {
 		defer jl.Close()
+	}
+	var tsv *os.File
+	if *tsvOut != "" {
+		if tsv, err = os.Create(*tsvOut); err != nil {
+			return fmt.Errorf("seeds: -tsv: %w", err)
+		}
+		defer tsv.Close()
+		fmt.Fprintln(tsv, refHeader)
 	}
 	data, err := scenarios.Read(fs.Arg(0))
 	if err != nil {
@@ -320,6 +332,11 @@ func seeds(ctx context.Context, args []string) error {
 				}
 				if *all {
 					at.add(res, kc)
+					if tsv != nil && r.kernel {
+						if _, err := fmt.Fprintln(tsv, refLine(fs.Arg(0), cc, seed, res)); err != nil {
+							return fmt.Errorf("seeds: -tsv: %w", err)
+						}
+					}
 				} else {
 					f, err := pick(res, *flowName)
 					if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +148,34 @@ func TestAllStatsRow(t *testing.T) {
 	uncounted.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 2}}}, nil)
 	if got, want := uncounted.row("bbr", "simulator"), "| bbr | simulator | 1 | 2.00 | 0 | 0 | 0 | - | - | - | - | - | - (1 runs without) | 2.000 | 0 | 0 |"; got != want {
 		t.Errorf("a run without counters\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRefLineReadsBack: seeds -tsv writes each kernel run as a line of a
+// many-flow reference, which the tests' reader takes back as written:
+// every flow's goodput, retransmissions, drops plus losses and RTOs
+// summed, and the run's Jain index.
+func TestRefLineReadsBack(t *testing.T) {
+	jain := 0.93456
+	res := &experiment.Result{Jain: &jain, Flows: []experiment.FlowResult{
+		{GoodputMbps: 1.25, Retransmissions: 10, Drops: 7, Losses: 2, RTOs: 1},
+		{GoodputMbps: 2.5, Retransmissions: 5, Drops: 4, RTOs: 3},
+	}}
+	path := filepath.Join(t.TempDir(), "ref.tsv")
+	text := "# a comment\n" + refHeader + "\n" + refLine("bench/x.yaml", "newreno", 3, res) + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := readKernelRuns(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runs[[2]string{"bench/x.yaml", "newreno"}]
+	want := kernelRun{goodput: 3.75, retx: 15, rtos: 4, jain: 0.9346}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("read back %+v, want [%+v] (from %q)", got, want, text)
+	}
+	if !strings.HasSuffix(refLine("s", "c", 1, res), "\t13\t4\t0.9346") {
+		t.Errorf("line %q: want 13 discarded, 4 RTOs, Jain 0.9346", refLine("s", "c", 1, res))
 	}
 }

@@ -65,9 +65,12 @@ func TestReleaseColdPages(t *testing.T) {
 		t.Fatalf("run with ReleaseColdPages differs:\n got %+v\nwant %+v", got, want)
 	}
 
-	// Garbage the collection frees: with the heap returned, none of it
-	// stays resident as free heap.
-	garbage := make([][]byte, 64)
+	// Garbage the collection frees: with the heap returned, almost none of
+	// it stays resident as free heap. (64 MiB against an 8 MiB allowance:
+	// a test binary's runtime frees and keeps a few MiB of its own, 2.6 MB
+	// once on a loaded CI machine, where a collection alone leaves all 64
+	// MiB.)
+	garbage := make([][]byte, 512)
 	for i := range garbage {
 		garbage[i] = bytes.Repeat([]byte{byte(i)}, 128<<10)
 	}
@@ -76,8 +79,8 @@ func TestReleaseColdPages(t *testing.T) {
 	CollectFinishedNetwork()
 	free := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(free)
-	if b := free[0].Value.Uint64(); b > 1<<20 {
-		t.Errorf("%d bytes of free heap still resident after CollectFinishedNetwork freed 8 MiB, want at most 1 MiB", b)
+	if b := free[0].Value.Uint64(); b > 8<<20 {
+		t.Errorf("%d bytes of free heap still resident after CollectFinishedNetwork freed 64 MiB, want at most 8 MiB", b)
 	}
 	if fileAfter := rssFileKB(t); fileAfter >= fileBefore {
 		t.Errorf("resident file pages %d kB after CollectFinishedNetwork, %d kB before: want fewer", fileAfter, fileBefore)

@@ -173,17 +173,10 @@ const refHeader = "scenario\tcc\tseed\tgoodput_mbps\tretransmissions\tdiscarded\
 // refLine is one run's line of a many-flow kernel reference: every
 // measured flow's totals, as seeds -all adds them, and Jain's index.
 func refLine(scenarioPath, cc string, seed int, res *experiment.Result) string {
-	var g float64
-	var retx, discarded, rtos int64
-	for _, f := range res.Flows {
-		g += f.GoodputMbps
-		retx += f.Retransmissions
-		discarded += f.Drops + f.Losses
-		rtos += f.RTOs
-	}
+	t := totalsOf(res)
 	jain := "NaN"
 	if res.Jain != nil {
 		jain = strconv.FormatFloat(*res.Jain, 'f', 4, 64)
 	}
-	return fmt.Sprintf("%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s", scenarioPath, cc, seed, strconv.FormatFloat(g, 'f', 3, 64), retx, discarded, rtos, jain)
+	return fmt.Sprintf("%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s", scenarioPath, cc, seed, strconv.FormatFloat(t.goodput, 'f', 3, 64), t.retx, t.discarded, t.rtos, jain)
 }

@@ -153,23 +153,40 @@ const strandedMbps = 0.1
 // included), totalled by emu.RunRecoveries, emu.RunTimeouts and
 // emu.RunLostRetransmits; a run that cannot count every flow adds none of
 // them.
+// runTotals are a run's measured flows' totals, as seeds -all reports
+// them and a many-flow kernel reference stores them (refLine).
+type runTotals struct {
+	goodput               float64
+	retx, discarded, rtos int64
+}
+
+// totalsOf adds up every measured flow: goodput, retransmissions, the
+// packets the bottleneck discarded (drops and losses) and RTOs.
+func totalsOf(res *experiment.Result) runTotals {
+	var t runTotals
+	for _, f := range res.Flows {
+		t.goodput += f.GoodputMbps
+		t.retx += f.Retransmissions
+		t.discarded += f.Drops + f.Losses
+		t.rtos += f.RTOs
+	}
+	return t
+}
+
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
-	var g, r, d, o, stranded float64
+	var stranded float64
 	slowest := math.Inf(1)
 	for _, f := range res.Flows {
-		g += f.GoodputMbps
-		r += float64(f.Retransmissions)
-		d += float64(f.Drops + f.Losses)
-		o += float64(f.RTOs)
 		slowest = min(slowest, f.GoodputMbps)
 		if f.GoodputMbps < strandedMbps {
 			stranded++
 		}
 	}
-	a.goodput = append(a.goodput, g)
-	a.retx = append(a.retx, r)
-	a.discarded = append(a.discarded, d)
-	a.rtos = append(a.rtos, o)
+	t := totalsOf(res)
+	a.goodput = append(a.goodput, t.goodput)
+	a.retx = append(a.retx, float64(t.retx))
+	a.discarded = append(a.discarded, float64(t.discarded))
+	a.rtos = append(a.rtos, float64(t.rtos))
 	if p, v, ok := emu.RunRecoveries(res.Flows, kc); ok {
 		a.probes = append(a.probes, float64(p))
 		a.recoveries = append(a.recoveries, float64(v))

@@ -68,8 +68,7 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 		if len(b) == 0 {
 			continue
 		}
-		start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-		end := start + uint64(len(b))
+		start, end := span(b)
 		if !inFileMapping(maps, start, end) {
 			return dropped, fmt.Errorf("coldpages: buffer %d (%#x-%#x) is not within one file mapping: only static data of the executable can be released", i, start, end)
 		}
@@ -89,8 +88,14 @@ func ReleaseStatic(bufs ...[]byte) (int64, error) {
 // inside b (empty, hi <= lo, if there is none).
 func wholePages(b []byte) (lo, hi uint64) {
 	page := uint64(os.Getpagesize())
-	start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	return (start + page - 1) &^ (page - 1), (start + uint64(len(b))) &^ (page - 1)
+	start, end := span(b)
+	return (start + page - 1) &^ (page - 1), end &^ (page - 1)
+}
+
+// span returns the addresses of b's first byte and of the byte after it.
+func span(b []byte) (start, end uint64) {
+	start = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	return start, start + uint64(len(b))
 }
 
 // dontNeed drops the pages of [lo, hi) from the process's page tables.

@@ -160,6 +160,15 @@ type Establisher interface {
 	OnEstablished(now clock.Time, srtt, minRTT time.Duration)
 }
 
+// SendBufferSizer is implemented by controllers that ask Linux's send
+// buffer to hold more than twice their window (tcp_congestion_ops'
+// sndbuf_expand, read by tcp_sndbuf_expand): BBR asks for three windows,
+// "since BBR may slow-start even during recovery". Only a transport
+// modelling Linux's send buffer reads it.
+type SendBufferSizer interface {
+	SendBufferWindows() int64
+}
+
 // WindowSetter is implemented by controllers whose window can be set from
 // outside at any time (the fixed window and the external controller).
 type WindowSetter interface {

@@ -866,3 +866,8 @@ func (b *BBR) SetParam(name string, v float64) error {
 		}
 	})
 }
+
+// SendBufferWindows sizes Linux's send buffer for three windows
+// (bbr_sndbuf_expand: "Provision 3 * cwnd since BBR may slow-start even
+// during recovery").
+func (b *BBR) SendBufferWindows() int64 { return 3 }

@@ -183,10 +183,12 @@ type Config struct {
 	AckFirst bool
 	// SendBufferLinux bounds the payload the sender holds
 	// unacknowledged by Linux's autotuned send buffer (sndbuf.go) instead
-	// of a fixed PendingQueue: twice the larger of TCP_INIT_CWND and the
-	// window, grown (never shrunk) after each ACK that frees data while
-	// the buffer, not the window, holds sending back, as tcp_new_space
-	// and tcp_sndbuf_expand do, up to tcp_wmem[2]. The sender keeps the
+	// of a fixed PendingQueue: twice (the controller's
+	// cc.SendBufferSizer: BBR three times) the larger of TCP_INIT_CWND
+	// and the window, grown (never shrunk) after each ACK that frees data
+	// while the window has room, as tcp_new_space and tcp_sndbuf_expand
+	// do, so that it follows the largest window so far, up to
+	// tcp_wmem[2]. The sender keeps the
 	// buffer's current size in its copy of PendingQueue, which must be
 	// unset here. Off by default (no bound).
 	SendBufferLinux bool

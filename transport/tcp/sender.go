@@ -229,7 +229,7 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	s.tlpSlack = uint32(s.cfg.TimeoutMin)
 	if cfg.SendBufferLinux {
 		// tcp_init_buffer_space sizes the buffer for TCP_INIT_CWND.
-		s.cfg.PendingQueue = linuxSndbuf(cfg.MSS, 0, cfg.DupThresh)
+		s.cfg.PendingQueue = linuxSndbuf(cfg.MSS, 0, cfg.DupThresh, sndbufWindows(alg))
 	}
 	s.prr, _ = alg.(prrTarget)
 	if cfg.PacketTimers {
@@ -600,11 +600,11 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	if s.OnAck != nil {
 		s.OnAck(now, s)
 	}
-	s.trySend(now)
 	// PendingQueue first: it is among the hot fields, SendBufferLinux not.
 	if advanced && s.cfg.PendingQueue != 0 && s.cfg.SendBufferLinux && s.nxt < s.total {
-		s.sndbufExpand(now)
+		s.sndbufExpand()
 	}
+	s.trySend(now)
 }
 
 // ackController tells the controller about an ACK that delivered acked

@@ -3,7 +3,7 @@ package tcp
 import (
 	"math/bits"
 
-	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/units"
 )
 
@@ -15,14 +15,16 @@ import (
 // buffer for the window and grows it as the window grows
 // (net/ipv4/tcp_input.c):
 //
-//   - tcp_sndbuf_expand sets sk_sndbuf to 2 * nr_segs * per_mss, nr_segs
-//     the largest of TCP_INIT_CWND, the window in segments and
-//     tp->reordering + 1, at most tcp_wmem[2]; when the connection is
-//     established (tcp_init_buffer_space) and from tcp_new_space;
+//   - tcp_sndbuf_expand sets sk_sndbuf to 2 * nr_segs * per_mss (3 * for
+//     BBR, whose sndbuf_expand asks for it), nr_segs the largest of
+//     TCP_INIT_CWND, the window in segments and tp->reordering + 1, at
+//     most tcp_wmem[2]; when the connection is established
+//     (tcp_init_buffer_space) and from tcp_new_space;
 //   - tcp_new_space, called after an ACK has freed data while the writer
 //     waits for room, expands only while the packets in flight are fewer
-//     than the window (tcp_should_expand_sndbuf), that is when the buffer
-//     rather than the window stopped sending; it never shrinks the buffer.
+//     than the window (tcp_should_expand_sndbuf); as Linux's sends leave
+//     the window room after nearly every ACK (sndbufExpand), the buffer
+//     follows twice the largest window so far; it never shrinks.
 //
 // per_mss is the worst case of one segment per buffer: the MSS with the
 // kernel's headers and skb_shared_info, rounded up to a power of two, plus
@@ -57,21 +59,48 @@ func linuxPerMSS(mss units.Bytes) int64 {
 }
 
 // linuxSndbuf is the payload Linux's send buffer holds once
-// tcp_sndbuf_expand has sized it for a window of cwnd segments.
-func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32) units.Bytes {
+// tcp_sndbuf_expand has sized it for a window of cwnd segments, windows
+// times over (2, or the controller's cc.SendBufferSizer).
+func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) units.Bytes {
 	nr := max(linuxInitCwnd, cwnd, int64(dupThresh)+1)
 	segs := linuxWmemMax / linuxPerMSS(mss)
-	if nr <= segs/2 { // compared before doubling: a window may be near MaxInt64
-		segs = 2 * nr
+	if nr <= segs/windows { // compared before multiplying: a window may be near MaxInt64
+		segs = windows * nr
 	}
 	return units.Bytes(segs) * mss
 }
 
-// sndbufExpand is tcp_new_space after an ACK that freed data: if the
-// buffer, not the window, held sending back (fewer segments in flight than
-// the window allows), the buffer grows for the current window, and the
-// application's next writes go out at once.
-func (s *Sender) sndbufExpand(now clock.Time) {
+// sndbufWindows is how many windows the controller's send buffer holds:
+// tcp_sndbuf_expand's sndmem factor, the controller's sndbuf_expand or 2
+// ("Cubic needs 1.7 factor, rounded to 2").
+func sndbufWindows(alg cc.Algorithm) int64 {
+	if z, ok := alg.(cc.SendBufferSizer); ok {
+		return max(z.SendBufferWindows(), 1)
+	}
+	return 2
+}
+
+// sndbufExpand is tcp_new_space after an ACK that freed data, before the
+// ACK's own sends: if the window has room (fewer segments in flight than
+// it allows), the buffer grows for the current window, and the sends that
+// follow may use it.
+//
+// Linux checks after its push (tcp_data_snd_check: tcp_push_pending_frames,
+// then tcp_check_space), yet its buffer follows the window up: sampled on
+// this machine's kernel every 10 ms (testdata/kernel-sndbuf-2026-12-05.tsv),
+// sk_sndbuf was 2 * per_mss (BBR: 3 *) times the largest window so far
+// at every sample after the first second, with unsent data queued
+// throughout (tcpi_notsent_bytes) and no send-buffer-limited time
+// (tcpi_sndbuf_limited 0). So the push leaves the window room when
+// tcp_should_expand_sndbuf looks, which by our reading of tcp_output.c is
+// TSO deferral (tcp_tso_should_defer) and TCP small queues holding part
+// of the send for later; which of them was not measured. This sender's
+// own sends always fill the window: checking after them grew the buffer
+// only once it had held sending back, and on cellular left it at twice
+// an earlier window of 245 segments when the first loss came (Linux's
+// twice 461), so fast recovery's span filled it and the repair let out
+// 275 segments at once.
+func (s *Sender) sndbufExpand() {
 	mss := s.cfg.MSS
 	inFlight := s.InFlight()
 	var cwnd units.Bytes
@@ -88,8 +117,7 @@ func (s *Sender) sndbufExpand(now clock.Time) {
 			return
 		}
 	}
-	if q := linuxSndbuf(mss, int64(cwnd/mss), s.cfg.DupThresh); q > s.cfg.PendingQueue {
+	if q := linuxSndbuf(mss, int64(cwnd/mss), s.cfg.DupThresh, sndbufWindows(s.cc)); q > s.cfg.PendingQueue {
 		s.cfg.PendingQueue = q
-		s.trySend(now)
 	}
 }

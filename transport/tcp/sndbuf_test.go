@@ -132,8 +132,9 @@ func TestSendBufferLinuxWithPendingQueue(t *testing.T) {
 }
 
 // TestSendBufferLinuxFollowsTheWindow: as on Linux, where sk_sndbuf was
-// twice the window at nearly every 10 ms sample of a growing window with
-// unsent data always queued (docs/fidelity.md, "Linux's send buffer"), the
+// twice the largest window so far at every 10 ms sample after the first
+// second, with unsent data always queued (TestLinuxSndbufAgainstKernel;
+// docs/fidelity.md, "The send buffer follows the window"), the
 // buffer keeps up with a window that grows by ACKs: through a slow start
 // from 10 segments to 600-900 (below tcp_wmem[2]'s cap) it is twice the
 // window whenever a segment leaves, so it never holds sending back (every
@@ -202,8 +203,8 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 // sndbufWindows(controller) * per_mss times a window between the largest
 // sampled so far and 5% above it (the peak may fall between samples). So
 // the kernel's buffer follows twice (BBR: three times) the largest window
-// so far, the rule sndbufExpand keeps; a per_mss or a factor off by one
-// segment's worth fails it.
+// so far, the rule sndbufExpand keeps; per_mss 64 bytes off, or BBR's
+// factor at 2, fails it.
 func TestLinuxSndbufAgainstKernel(t *testing.T) {
 	f, err := os.Open("testdata/kernel-sndbuf-2026-12-05.tsv")
 	if err != nil {
@@ -212,9 +213,9 @@ func TestLinuxSndbufAgainstKernel(t *testing.T) {
 	defer f.Close()
 	type key struct{ scenario, cc, flow string }
 	type sample struct {
-		line        int
-		ts          float64
-		buf, window int64
+		line         int
+		ts           float64
+		buf, windows int64
 	}
 	maxCwnd := map[key]int64{}
 	started := map[key]bool{}
@@ -222,11 +223,11 @@ func TestLinuxSndbufAgainstKernel(t *testing.T) {
 	checked := 0
 	check := func(x sample, k key) {
 		checked++
-		unit := x.window * linuxPerMSS(1448)
+		unit := x.windows * linuxPerMSS(1448)
 		nr, peak := x.buf/unit, max(linuxInitCwnd, maxCwnd[k])
 		if x.buf%unit != 0 || nr < peak || float64(nr) > 1.05*float64(peak) {
 			t.Errorf("line %d (%v at %.2f s): buffer %d bytes = %.2f windows of %d * %d bytes; the largest window so far %d",
-				x.line, k, x.ts, x.buf, float64(x.buf)/float64(unit), x.window, linuxPerMSS(1448), maxCwnd[k])
+				x.line, k, x.ts, x.buf, float64(x.buf)/float64(unit), x.windows, linuxPerMSS(1448), maxCwnd[k])
 		}
 	}
 	sc := bufio.NewScanner(f)

@@ -99,7 +99,7 @@ func sndbufWindows(alg cc.Algorithm) int64 {
 // only once it had held sending back, and on cellular left it at twice
 // an earlier window of 245 segments when the first loss came (Linux's
 // twice 461), so fast recovery's span filled it and the repair let out
-// 275 segments at once.
+// some 300 segments at once.
 func (s *Sender) sndbufExpand() {
 	mss := s.cfg.MSS
 	inFlight := s.InFlight()

@@ -4,7 +4,8 @@ import "golang.org/x/sys/cpu"
 
 // useAVX2 selects the vector row operation: a coded packet over a window
 // of w segments costs w row operations on the payload, 1448 bytes each on
-// real sockets, and the byte table runs at about one byte a cycle.
+// real sockets, and the byte table does about a byte every two cycles
+// (1.2 GB/s at 2 GHz; the vector steps 11.8).
 var useAVX2 = cpu.X86.HasAVX2
 
 // mulAddAVX2 sets dst[i] ^= c*src[i] for i < n, n a positive multiple of

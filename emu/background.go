@@ -87,10 +87,8 @@ func (e *emulation) addSource(src scenario.Source) error {
 		sp.rng = e.rnd.Stream("background/" + name)
 		sp.timer = e.f.S.Timer(sp.fire)
 		e.spawners = append(e.spawners, sp)
-		if ok, next := w.Active(0); ok {
-			sp.timer.Reset(0)
-		} else if next != clock.Never {
-			sp.timer.Reset(next)
+		if t := w.First(0); t != clock.Never {
+			sp.timer.Reset(t)
 		}
 	default:
 		if len(e.sources) >= maxPerKind {

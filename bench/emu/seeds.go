@@ -146,13 +146,6 @@ type allStats struct {
 // flows with small windows").
 const strandedMbps = 0.1
 
-// add adds one run: its result and, for an emulated run, the kernels'
-// counters, where kernel TCP's loss probes, SACK recoveries and timeouts
-// by state and lost retransmissions are (tcp_info counts none of them per
-// flow; the counters are the whole sender namespace's, background flows
-// included), totalled by emu.RunRecoveries, emu.RunTimeouts and
-// emu.RunLostRetransmits; a run that cannot count every flow adds none of
-// them.
 // runTotals are a run's measured flows' totals, as seeds -all reports
 // them and a many-flow kernel reference stores them (refLine).
 type runTotals struct {
@@ -173,6 +166,13 @@ func totalsOf(res *experiment.Result) runTotals {
 	return t
 }
 
+// add adds one run: its result and, for an emulated run, the kernels'
+// counters, where kernel TCP's loss probes, fast recoveries and timeouts
+// by state and lost retransmissions are (tcp_info counts none of them per
+// flow; the counters are the whole sender namespace's, background flows
+// included), totalled by emu.RunRecoveries, emu.RunTimeouts and
+// emu.RunLostRetransmits; a run that cannot count every flow adds none of
+// them.
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 	var stranded float64
 	slowest := math.Inf(1)

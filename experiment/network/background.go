@@ -74,10 +74,8 @@ func (n *Network) addSource(src scenario.Source) error {
 		sp.timer = n.Sched.Timer(sp.fire)
 		sp.rng = n.rnd.Stream("background/" + name)
 		n.spawners = append(n.spawners, sp)
-		if ok, next := w.Active(0); ok {
-			sp.timer.Reset(0)
-		} else if next != clock.Never {
-			sp.timer.Reset(next)
+		if t := w.First(0); t != clock.Never {
+			sp.timer.Reset(t)
 		}
 	default:
 		s := &Source{

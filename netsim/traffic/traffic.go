@@ -45,6 +45,13 @@ type Window struct {
 	From, To    time.Duration
 }
 
+// First returns when the window is next active at or after t: t itself
+// inside a window, else the next window's start (clock.Never if none).
+func (w Window) First(t clock.Time) clock.Time {
+	_, at := w.Active(t)
+	return at
+}
+
 // Active reports whether t is inside a window, and if not, the next window
 // start after t (clock.Never if none).
 func (w Window) Active(t clock.Time) (bool, clock.Time) {

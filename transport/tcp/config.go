@@ -188,9 +188,9 @@ type Config struct {
 	// and the window, grown (never shrunk) after each ACK that frees data
 	// while the window has room, as tcp_new_space and tcp_sndbuf_expand
 	// do, so that it follows the largest window so far, up to
-	// tcp_wmem[2]. The sender keeps the
-	// buffer's current size in its copy of PendingQueue, which must be
-	// unset here. Off by default (no bound).
+	// tcp_wmem[2]. The sender keeps the buffer's current size in its copy
+	// of PendingQueue, which must be unset here. Off by default (no
+	// bound).
 	SendBufferLinux bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].

@@ -8,9 +8,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cclab/cclab/core/units"
 )
@@ -51,13 +54,54 @@ func LoadSizes(nameOrPath string) (*SizeDist, error) {
 	if d, ok := named[nameOrPath]; ok {
 		return &d, nil
 	}
+	var key sizeKey
+	if st, err := os.Stat(nameOrPath); err == nil {
+		key = sizeKey{nameOrPath, st.Size(), st.ModTime()}
+		sizeFiles.mu.Lock()
+		d := sizeFiles.m[key]
+		sizeFiles.mu.Unlock()
+		if d != nil {
+			return d, nil
+		}
+	}
 	f, err := boundedio.Open(nameOrPath, "flow-size CDF file")
 	if err != nil {
 		return nil, fmt.Errorf("flow sizes %q: not a built-in distribution (%s) and %v", nameOrPath, strings.Join(NamedDistributions(), ", "), err)
 	}
 	defer f.Close()
-	return ParseSizes(boundedio.Limit(f, nameOrPath, maxSizesFile, "flow-size CDF file"), nameOrPath)
+	d, err := ParseSizes(boundedio.Limit(f, nameOrPath, maxSizesFile, "flow-size CDF file"), nameOrPath)
+	if err != nil || key.path == "" {
+		return d, err
+	}
+	sizeFiles.mu.Lock()
+	if sizeFiles.m == nil || len(sizeFiles.m) >= maxCachedSizeFiles {
+		sizeFiles.m = map[sizeKey]*SizeDist{}
+	}
+	sizeFiles.m[key] = d
+	sizeFiles.mu.Unlock()
+	return d, nil
 }
+
+// sizeFiles keeps parsed CDF files, keyed as trace.Cache keys traces, by
+// path, size and modification time (an edited file is read again): a
+// scenario's validation reads its arrivals' file to report a mistake
+// before the run, and the run, every sweep point and every tuner
+// evaluation that builds the scenario again would read it anew. A
+// SizeDist is never modified after parsing, so callers share one.
+var sizeFiles struct {
+	mu sync.Mutex
+	m  map[sizeKey]*SizeDist
+}
+
+type sizeKey struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// maxCachedSizeFiles bounds the cache (emptied when full): a sweep names
+// a handful of CDF files, not thousands.
+const maxCachedSizeFiles = 64
 
 // maxSizesFile bounds CDF files: published ones have tens of lines.
 const maxSizesFile = 4 << 20

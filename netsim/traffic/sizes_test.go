@@ -116,3 +116,64 @@ func TestLoadSizesRefusesDevices(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestLoadSizesReadsAFileOnce: a scenario's validation and its run (and a
+// sweep's every point) share one parse of a CDF file; an edited file, or a
+// file that became malformed, is read again.
+func TestLoadSizesReadsAFileOnce(t *testing.T) {
+	path := t.TempDir() + "/sizes.cdf"
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1000 0\n2000 1\n")
+	a, err := LoadSizes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadSizes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Error("the same file was parsed twice")
+	}
+	write("1000 0\n2000 0.5\n30000 1\n")
+	c, err := LoadSizes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == a || len(c.Sizes) != 3 || c.Sizes[2] != 30000 {
+		t.Errorf("the edited file gave %+v", c)
+	}
+	write("1000 0\n2000 x\n30000 1\n")
+	if _, err := LoadSizes(path); err == nil || !strings.Contains(err.Error(), ":2") {
+		t.Errorf("the malformed file gave %v", err)
+	}
+}
+
+// TestLoadSizesShared: loads from many goroutines (the sweep runner's)
+// agree; run with -race.
+func TestLoadSizesShared(t *testing.T) {
+	path := t.TempDir() + "/sizes.cdf"
+	if err := os.WriteFile(path, []byte("100 0\n200 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *SizeDist, 8)
+	for range 8 {
+		go func() {
+			d, err := LoadSizes(path)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- d
+		}()
+	}
+	for range 8 {
+		if d := <-got; d == nil || len(d.Sizes) != 2 || d.Sizes[1] != 200 {
+			t.Errorf("got %+v", d)
+		}
+	}
+}

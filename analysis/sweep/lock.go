@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 )
 
 // LockFile is the file in an output directory that a running sweep holds
@@ -24,15 +26,61 @@ func lockDir(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the lock file: %w", err)
 	}
+	busy := func() error {
+		return fmt.Errorf("another cclab sweep or merge is writing to %s (it holds %s); wait for it or choose another --out", dir, LockFile)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	if !held.add(st) {
+		f.Close()
+		return nil, busy()
+	}
 	if err := lockFile(f); err != nil {
+		held.remove(st)
 		f.Close()
 		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("another cclab sweep or merge is writing to %s (it holds %s); wait for it or choose another --out", dir, LockFile)
+			return nil, busy()
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	return func() {
 		unlockFile(f)
+		held.remove(st)
 		f.Close()
 	}, nil
+}
+
+// held lists the lock files this process holds. flock(2) and Windows'
+// LockFileEx refuse a second lock through another open file in the same
+// process, but fcntl(2)'s record locks, all Solaris, illumos and AIX
+// offer, do not; this keeps two sweeps in one process (a Python client's
+// threads, say) apart on every system alike. Files are compared by
+// identity, so another path to the same directory is the same lock.
+var held lockSet
+
+type lockSet struct {
+	mu    sync.Mutex
+	files []os.FileInfo
+}
+
+// add records st, or reports false if this process holds it already.
+func (s *lockSet) add(st os.FileInfo) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.files {
+		if os.SameFile(h, st) {
+			return false
+		}
+	}
+	s.files = append(s.files, st)
+	return true
+}
+
+func (s *lockSet) remove(st os.FileInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = slices.DeleteFunc(s.files, func(h os.FileInfo) bool { return os.SameFile(h, st) })
 }

@@ -56,8 +56,8 @@ func lockDir(dir string) (unlock func(), err error) {
 // held lists the lock files this process holds. flock(2) and Windows'
 // LockFileEx refuse a second lock through another open file in the same
 // process, but fcntl(2)'s record locks, all Solaris, illumos and AIX
-// offer, do not; this keeps two sweeps in one process (a Python client's
-// threads, say) apart on every system alike. Files are compared by
+// offer, do not; this keeps two sweeps in one process (two goroutines of a
+// program built on this package) apart on every system alike. Files are compared by
 // identity, so another path to the same directory is the same lock.
 var held lockSet
 

@@ -1,11 +1,17 @@
 # The README's commands. `make test` runs .ci/run, exactly what CI runs: it
 # installs what the tests need on a fresh machine (every step is skipped
 # when already done), checks gofmt, vet and staticcheck, and runs the Go and the Python
-# (pytest) tests.
-.PHONY: test demo
+# (pytest) tests. `make fuzz` fuzzes every parser and decoder, 10 s each
+# (FUZZTIME=1m for longer), beyond the seed inputs the tests run.
+.PHONY: test demo fuzz
+
+FUZZTIME ?= 10s
 
 test:
 	bash .ci/run
 
 demo:
 	go run ./cmd/cclab run satcom-uhf
+
+fuzz:
+	bash .ci/fuzz -t $(FUZZTIME)

@@ -160,21 +160,14 @@ func (sp *spawner) fire(now clock.Time) {
 	switch sp.b.Type {
 	case "tcp":
 		bytes = int64(sp.b.Bytes.V)
-		stopAt = sp.windowEnd(now)
-		_, next = sp.win.Active(max(stopAt, now+1))
-		if sp.win.Period == 0 {
-			next = clock.Never
-		}
+		stopAt, next = sp.win.Recur(now)
 	case "arrivals":
 		if sp.sizes != nil {
 			bytes = int64(sp.sizes.Sample(sp.rng))
 		} else {
 			bytes = int64(sp.b.Size.V)
 		}
-		next = now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap)))
-		if ok, nx := sp.win.Active(next); !ok {
-			next = nx
-		}
+		next = sp.win.First(now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap))))
 	}
 	snd := endpoint.StartTCP(e.pair.Snd, netip.AddrPortFrom(netns.RcvAddr, sp.path.Port), endpoint.TCPConfig{CC: sp.cc, Bytes: bytes}, e.f)
 	sp.mu.Lock()
@@ -217,28 +210,6 @@ func (sp *spawner) close() {
 	if sp.sink != nil {
 		sp.sink.Close()
 	}
-}
-
-// windowEnd returns the end of the activity window holding now.
-func (sp *spawner) windowEnd(now clock.Time) clock.Time {
-	w := sp.win
-	end := clock.Never
-	switch {
-	case w.Period > 0:
-		k := now.Sub(w.Start) / w.Period
-		base := w.Start.Add(k * w.Period)
-		to := w.To
-		if to == 0 {
-			to = w.Period
-		}
-		end = base.Add(to)
-	case w.To > 0:
-		end = w.Start.Add(w.To)
-	}
-	if w.Stop > 0 && w.Stop < end {
-		end = w.Stop
-	}
-	return end
 }
 
 // stopBackground stops the sources and spawners of a background entry

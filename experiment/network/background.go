@@ -154,13 +154,10 @@ func (sp *spawner) fire(now clock.Time) {
 	case "tcp":
 		spec.Bytes = b.Bytes.V
 		// The flow lives until its window closes.
-		end := sp.windowEnd(now)
+		var end clock.Time
+		end, next = sp.win.Recur(now)
 		if end != clock.Never {
 			spec.Stop = time.Duration(end)
-		}
-		_, next = sp.win.Active(max(end, now+1))
-		if sp.win.Period == 0 {
-			next = clock.Never
 		}
 	case "arrivals":
 		if sp.sizes != nil {
@@ -168,10 +165,7 @@ func (sp *spawner) fire(now clock.Time) {
 		} else {
 			spec.Bytes = b.Size.V
 		}
-		next = now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap)))
-		if ok, nx := sp.win.Active(next); !ok {
-			next = nx
-		}
+		next = sp.win.First(now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap))))
 	}
 	if f, err := n.NewFlow(spec); err == nil {
 		f.setSegments(len(n.Segments))
@@ -180,28 +174,6 @@ func (sp *spawner) fire(now clock.Time) {
 	if next != clock.Never && next < n.end {
 		sp.timer.Reset(next)
 	}
-}
-
-// windowEnd returns the end of the activity window holding now.
-func (sp *spawner) windowEnd(now clock.Time) clock.Time {
-	w := sp.win
-	end := clock.Never
-	switch {
-	case w.Period > 0:
-		k := now.Sub(w.Start) / w.Period
-		base := w.Start.Add(k * w.Period)
-		to := w.To
-		if to == 0 {
-			to = w.Period
-		}
-		end = base.Add(to)
-	case w.To > 0:
-		end = w.Start.Add(w.To)
-	}
-	if w.Stop > 0 && w.Stop < end {
-		end = w.Stop
-	}
-	return end
 }
 
 // stopBackground stops the sources, spawners and flows of a background

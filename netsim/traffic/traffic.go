@@ -52,6 +52,42 @@ func (w Window) First(t clock.Time) clock.Time {
 	return at
 }
 
+// End returns when the interval holding t closes (t is inside one):
+// clock.Never for an interval without an end, and Stop if that comes
+// first.
+func (w Window) End(t clock.Time) clock.Time {
+	end := clock.Never
+	switch {
+	case w.Period > 0:
+		k := t.Sub(w.Start) / w.Period
+		to := w.To
+		if to == 0 {
+			to = w.Period
+		}
+		end = w.Start.Add(k*w.Period + to)
+	case w.To > 0:
+		end = w.Start.Add(w.To)
+	}
+	if w.Stop > 0 && w.Stop < end {
+		end = w.Stop
+	}
+	return end
+}
+
+// Recur is the schedule of a flow started at t, inside an interval, that
+// lasts until the interval closes: when it stops (End(t), after t) and
+// when the next such flow starts, at the next interval's start (End(t)
+// itself where intervals touch; clock.Never without a period or once the
+// window has stopped). The simulator's and the emulator's background
+// flows both follow it.
+func (w Window) Recur(t clock.Time) (stop, next clock.Time) {
+	stop = w.End(t)
+	if w.Period == 0 {
+		return stop, clock.Never
+	}
+	return stop, w.First(stop)
+}
+
 // Active reports whether t is inside a window, and if not, the next window
 // start after t (clock.Never if none).
 func (w Window) Active(t clock.Time) (bool, clock.Time) {

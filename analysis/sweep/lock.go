@@ -34,7 +34,7 @@ func lockDir(dir string) (unlock func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
-	if !held.add(st) {
+	if !held.add(st, f) {
 		f.Close()
 		return nil, busy()
 	}
@@ -46,10 +46,13 @@ func lockDir(dir string) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
+	var once sync.Once
 	return func() {
-		unlockFile(f)
-		held.remove(st)
-		f.Close()
+		once.Do(func() {
+			unlockFile(f)
+			held.remove(st)
+			f.Close()
+		})
 	}, nil
 }
 
@@ -59,28 +62,41 @@ func lockDir(dir string) (unlock func(), err error) {
 // offer, do not; this keeps two sweeps in one process (two goroutines of a
 // program built on this package) apart on every system alike. Files are compared by
 // identity, so another path to the same directory is the same lock.
+//
+// The set keeps each lock's open file: a lock whose unlock is never
+// called stays held, as the system's lock would until the process ends,
+// where without the reference the file's finalizer would close it at the
+// next collection, dropping the system's lock and freeing the file's
+// inode number for a new file that the set would then take for the held
+// one.
 var held lockSet
 
 type lockSet struct {
 	mu    sync.Mutex
-	files []os.FileInfo
+	locks []heldLock
 }
 
-// add records st, or reports false if this process holds it already.
-func (s *lockSet) add(st os.FileInfo) bool {
+type heldLock struct {
+	st os.FileInfo
+	f  *os.File
+}
+
+// add records st, open as f, or reports false if this process holds it
+// already.
+func (s *lockSet) add(st os.FileInfo, f *os.File) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, h := range s.files {
-		if os.SameFile(h, st) {
+	for _, h := range s.locks {
+		if os.SameFile(h.st, st) {
 			return false
 		}
 	}
-	s.files = append(s.files, st)
+	s.locks = append(s.locks, heldLock{st, f})
 	return true
 }
 
 func (s *lockSet) remove(st os.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.files = slices.DeleteFunc(s.files, func(h os.FileInfo) bool { return os.SameFile(h, st) })
+	s.locks = slices.DeleteFunc(s.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
 }

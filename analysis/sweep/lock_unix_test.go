@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lockHelperEnv makes the test binary, run as a child, try a lock and say
@@ -72,6 +75,7 @@ func TestLockDirExcludesAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer unlock()
 	if got := tryInChild(t, "dir:"+dir); got != "refused" {
 		t.Errorf("while held: the other process %s", got)
 	}
@@ -150,14 +154,86 @@ func TestHeldCoversWhatRecordLocksGrant(t *testing.T) {
 	}
 	fcntlUnlock(files[0])
 	var s lockSet
-	if !s.add(infos[0]) {
+	if !s.add(infos[0], files[0]) {
 		t.Fatal("first add refused")
 	}
-	if s.add(infos[1]) {
+	if s.add(infos[1], files[1]) {
 		t.Error("the same file through a second descriptor was added again")
 	}
 	s.remove(infos[1])
-	if !s.add(infos[0]) {
+	if !s.add(infos[0], files[0]) {
 		t.Error("refused after remove")
+	}
+}
+
+// TestLockOutlivesADroppedUnlock: a lock whose unlock function is dropped
+// without a call stays held through garbage collections. Its file used to
+// be closed by the runtime's finalizer, which released the system's lock
+// (flock here) while the process's set still listed the file, and once
+// the folder was removed a new lock file given the same inode number was
+// refused as held (seen when a test failed between lock and unlock).
+func TestLockOutlivesADroppedUnlock(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := lockDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, LockFile)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // let go of it, as its unlock would have
+		held.mu.Lock()
+		defer held.mu.Unlock()
+		for _, h := range held.locks {
+			if os.SameFile(h.st, st) {
+				h.f.Close()
+			}
+		}
+		held.locks = slices.DeleteFunc(held.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
+	})
+	probe, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	for range 20 {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond) // finalizers run on their own goroutine
+		// Another open file of the same lock file conflicts with a
+		// held flock in the same process too.
+		if err := lockFile(probe); !errors.Is(err, errLocked) {
+			t.Fatalf("after a collection the lock was free (%v)", err)
+		}
+	}
+}
+
+// TestUnlockTwice: a second call of unlock does nothing (it used to
+// unlock and close again).
+func TestUnlockTwice(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	again, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again()
+	unlock()
+	// The system's lock (flock) would still refuse a third; the set,
+	// which is all there is against one on Solaris, illumos and AIX,
+	// must still list the new holder.
+	st, err := os.Stat(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held.mu.Lock()
+	listed := slices.ContainsFunc(held.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
+	held.mu.Unlock()
+	if !listed {
+		t.Error("the second unlock took the new holder's lock off the set")
 	}
 }

@@ -16,8 +16,8 @@ import (
 // and arm64 runs without the prefetches and the vector kernels; a result
 // that came to depend on either shows here. qemu-user executes arm64's
 // instructions exactly as the processor specifies them. Skipped without
-// qemu-aarch64-static (Debian's qemu-user-static, which .ci/setup-qemu.sh
-// installs) and on hosts other than linux/amd64.
+// qemu-aarch64-static (apt-get install qemu-user-static; CI does not, for
+// its time) and on hosts other than linux/amd64.
 func TestSameOutputOnArm64(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("compares with linux/arm64 from linux/amd64 only, not %s/%s", runtime.GOOS, runtime.GOARCH)

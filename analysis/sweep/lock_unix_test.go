@@ -183,14 +183,16 @@ func TestLockOutlivesADroppedUnlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { // let go of it, as its unlock would have
+		var f *os.File
 		held.mu.Lock()
-		defer held.mu.Unlock()
-		for _, h := range held.locks {
-			if os.SameFile(h.st, st) {
-				h.f.Close()
-			}
+		if i := slices.IndexFunc(held.locks, func(h heldLock) bool { return os.SameFile(h.st, st) }); i >= 0 {
+			f = held.locks[i].f
 		}
-		held.locks = slices.DeleteFunc(held.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
+		held.mu.Unlock()
+		held.remove(st)
+		if f != nil {
+			f.Close()
+		}
 	})
 	probe, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {

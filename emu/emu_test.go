@@ -548,8 +548,11 @@ flows:
 	if want < 5 || res.Emulator.Lost == 0 {
 		t.Skipf("the queue dropped %d packets and the loss model erased %d; nothing to check", want, res.Emulator.Lost)
 	}
+	// A full queue drops whatever comes: now and then a FIN or a bare ACK
+	// among the data segments (one CI run: 2 of 38), which the checks
+	// below, on data, leave out.
 	dropped, packets := readTCPSegs(t, drops.Bytes())
-	if int64(packets) != want || len(dropped) != packets {
+	if int64(packets) != want || len(dropped) == 0 {
 		t.Fatalf("drops capture: %d packets, %d of them data segments; the emulator counted %d queue drops", packets, len(dropped), want)
 	}
 	arrived, _ := readTCPSegs(t, arrivals.Bytes())
@@ -589,7 +592,7 @@ flows:
 			t.Errorf("bytes %d-%d of %s dropped at %v never leave the queue afterwards", d.seq, d.seq+uint32(d.payload), d.flow, d.at)
 		}
 	}
-	t.Logf("%d drops, %d erased, %d data segments arrived, %d left", want, res.Emulator.Lost, len(arrived), len(left))
+	t.Logf("%d drops (%d without data), %d erased, %d data segments arrived, %d left", want, packets-len(dropped), res.Emulator.Lost, len(arrived), len(left))
 }
 
 // failAfter is a writer that takes n bytes and then fails, as a file on a

@@ -403,9 +403,10 @@ flows:
 			t.Fatalf("BBR sample at %v has no model", smp.At)
 		}
 	}
+	joins := clock.Time(s.Flows[1].Start.V)
 	alone := -1
 	for i, smp := range bs {
-		if smp.At < clock.Time(2*time.Second) {
+		if smp.At < joins {
 			alone = i
 		}
 	}

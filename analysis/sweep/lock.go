@@ -95,8 +95,16 @@ func (s *lockSet) add(st os.FileInfo, f *os.File) bool {
 	return true
 }
 
-func (s *lockSet) remove(st os.FileInfo) {
+// remove forgets st and returns the file it was held open as (nil if
+// the set did not hold it).
+func (s *lockSet) remove(st os.FileInfo) *os.File {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.locks = slices.DeleteFunc(s.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
+	i := slices.IndexFunc(s.locks, func(h heldLock) bool { return os.SameFile(h.st, st) })
+	if i < 0 {
+		return nil
+	}
+	f := s.locks[i].f
+	s.locks = slices.Delete(s.locks, i, i+1)
+	return f
 }

@@ -183,14 +183,7 @@ func TestLockOutlivesADroppedUnlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { // let go of it, as its unlock would have
-		var f *os.File
-		held.mu.Lock()
-		if i := slices.IndexFunc(held.locks, func(h heldLock) bool { return os.SameFile(h.st, st) }); i >= 0 {
-			f = held.locks[i].f
-		}
-		held.mu.Unlock()
-		held.remove(st)
-		if f != nil {
+		if f := held.remove(st); f != nil {
 			f.Close()
 		}
 	})

@@ -153,13 +153,13 @@ type TCPSink struct {
 	first []byte
 }
 
-// sinkBuffer is the size of a sink's reads.
-const sinkBuffer = 256 << 10
+// ioBuffer is the size of a kernel sender's writes and a sink's reads.
+const ioBuffer = 256 << 10
 
 // ListenTCP opens a sink on addr:port inside ns; want is the size of a
 // finite transfer (0: none).
 func ListenTCP(ns *netns.NS, addr netip.Addr, port uint16, want int64, clk clock.Clock) (*TCPSink, error) {
-	s := &TCPSink{clk: clk, want: want, first: make([]byte, sinkBuffer)}
+	s := &TCPSink{clk: clk, want: want, first: make([]byte, ioBuffer)}
 	err := ns.Do(func() error {
 		ln, err := net.ListenTCP("tcp4", net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, port)))
 		s.ln = ln
@@ -186,7 +186,7 @@ func (s *TCPSink) accept() {
 		buf := s.first
 		s.first = nil
 		if buf == nil {
-			buf = make([]byte, sinkBuffer)
+			buf = make([]byte, ioBuffer)
 		}
 		s.wg.Add(1)
 		go s.read(c, buf)
@@ -383,7 +383,7 @@ func (s *TCPSender) run(ns *netns.NS, dst netip.AddrPort) {
 // collection whose mark worker took one of two processors from the
 // forwarder and the starting goroutine for milliseconds, which spread
 // their first packets over up to 10 ms instead of under 1.
-var zeroPayload [256 << 10]byte
+var zeroPayload [ioBuffer]byte
 
 // send samples and writes on a connected socket until done or stopped.
 func (s *TCPSender) send(tc *net.TCPConn) {

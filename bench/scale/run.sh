@@ -6,12 +6,13 @@
 # dumbbell is built (bench/ns3/build.sh) and htsim's when its is
 # (bench/htsim/build.sh, from an htsim checkout of your own).
 #
-# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3] [--htsim]
+# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3] [--htsim] [--pairs K]
 #   CCLAB     time this cclab binary instead of building the checkout (to
 #             compare two versions in one invocation)
 #   CCLAB_SIM with --sim, time this cclab-sim binary instead of building it
 #   --runs N  runs per scenario (default 3); the row is the run with the
-#             median CPU time, min-max CPU in brackets
+#             median CPU time, min-max CPU in brackets; 0 for no table
+#             (with --pairs)
 #   --only    scenario names (file names without .yaml)
 #   --sim     also time cmd/cclab-sim, the simulator-only binary (the same
 #             runs and results in a binary without cclab's other commands,
@@ -22,6 +23,13 @@
 #   --htsim   also run htsim's dumbbell (bench/htsim/build/dumbbell) on the
 #             multi-flow scenarios: the same workload with htsim's TCP
 #             (no SACK, an ACK per packet), timed in the same invocation
+#   --pairs K then time N = 100 and N = 1000 in turn, K pairs per binary
+#             (cclab, and cclab-sim and htsim when asked for), the order
+#             alternating, and print the median of the pairs' cost-per-event
+#             ratios with their quartiles and range: a host whose speed
+#             drifts between the table's rows (5-40% within hours on the
+#             machines of docs/performance.md) moves the ratio of the
+#             medians, but much less a pair's
 #
 # The last lines give issue 19's two ratios that no host changes: cost per
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
@@ -42,6 +50,7 @@ only=""
 ns3=0
 htsim=0
 sim=0
+pairs=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs="$2"; shift ;;
@@ -49,11 +58,15 @@ while [ $# -gt 0 ]; do
 	--ns3) ns3=1 ;;
 	--htsim) htsim=1 ;;
 	--sim) sim=1 ;;
-	-h | --help) sed -n '2,34p' "$0"; exit 0 ;;
+	--pairs) pairs="$2"; shift ;;
+	-h | --help) sed -n '2,43p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
 done
+[[ $runs =~ ^[0-9]+$ ]] || { echo "run.sh: --runs wants a whole number (0: no table, with --pairs), got '$runs'" >&2; exit 2; }
+[[ $pairs =~ ^[0-9]+$ ]] || { echo "run.sh: --pairs wants a whole number (0: none), got '$pairs'" >&2; exit 2; }
+[ "$runs" -gt 0 ] || [ "$pairs" -gt 0 ] || { echo "run.sh: --runs 0 times nothing without --pairs" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -116,9 +129,10 @@ measure() {
 		printf "%-34s %7.3f [%5.3f-%5.3f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
 }
 
-printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "  [min-max]" events "events/CPUs" "max RSS"
-echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each"
+echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, $pairs pairs"
+[ "$runs" -gt 0 ] && printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "  [min-max]" events "events/CPUs" "max RSS"
 for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10Mbps newreno-1flow-10Gbps; do
+	[ "$runs" -gt 0 ] || break
 	if [ -n "$only" ] && [[ ",$only," != *",$f,"* ]]; then
 		continue
 	fi
@@ -167,4 +181,49 @@ if [ -f "$tmp/summary" ]; then
 				printf "# %s: events per CPU-second at 10 Mbit/s over 10 Gbit/s, one flow: %.2fx (goal: within 1.5x)\n", n, (ev[s] / cpu[s]) / (ev[g] / cpu[g])
 		}
 	}' "$tmp/summary"
+fi
+
+# one KIND N: one timed run of KIND (cclab, cclab-sim or htsim) on issue
+# 19's N-flow workload at 1 Gbit/s; prints its CPU seconds and events.
+one() {
+	local kind=$1 n=$2 f="$here/newreno-${2}flows.yaml" cpu ev
+	case "$kind" in
+	cclab) cpu=$(timed "$tmp/cclab" run "$f" --json) ;;
+	cclab-sim) cpu=$(timed "$tmp/cclab-sim" "$f" --json) ;;
+	htsim) cpu=$(timed "$htsimbin" -n "$n" -rate_mbps 1000 -buffer_pkts 1000) ;;
+	esac || { echo "run.sh: $kind with $n flows failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+	ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+	[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
+	awk -v c="$cpu" -v o="$overhead" -v e="${ev:-0}" 'BEGIN { printf "%.3f %d\n", c - o, e }'
+}
+
+if [ "$pairs" -gt 0 ]; then
+	kinds=cclab
+	[ "$sim" = 1 ] && kinds="$kinds cclab-sim"
+	[ "$htsim" = 1 ] && [ -x "$htsimbin" ] && kinds="$kinds htsim"
+	for kind in $kinds; do
+		: > "$tmp/pairs"
+		for i in $(seq "$pairs"); do
+			# Alternate which runs first, so that a host speeding up or
+			# slowing down through the pairs favours neither size.
+			order="100 1000"
+			[ $((i % 2)) = 0 ] && order="1000 100"
+			for n in $order; do
+				one "$kind" "$n" > "$tmp/one.$n" || exit 1
+			done
+			echo "$(cat "$tmp/one.100") $(cat "$tmp/one.1000")" >> "$tmp/pairs"
+		done
+		awk -v kind="$kind" -v k="$pairs" '
+		$1 > 0 && $2 > 0 && $3 > 0 && $4 > 0 { n++; r[n] = ($3 / $4) / ($1 / $2); a[n] = 1e9 * $1 / $2; b[n] = 1e9 * $3 / $4 }
+		END {
+			if (n < k) { printf "run.sh: %s: %d of %d pairs with CPU time and events\n", kind, n, k > "/dev/stderr"; exit 1 }
+			sort(a); sort(b); sort(r)
+			printf "# %s: cost per event at N = 1000 over N = 100, %d pairs in turn: median %.2fx [quartiles %.2f-%.2f, range %.2f-%.2f] (goal: at most 1.3x); median ns per event %.0f and %.0f\n", kind, n, q(r, 0.5), q(r, 0.25), q(r, 0.75), r[1], r[n], q(a, 0.5), q(b, 0.5)
+		}
+		# Insertion sort of x[1..n]: n is tens at most.
+		function sort(x,   i, j, v) { for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v } }
+		# q(x, p): the p-quantile of the sorted x[1..n], linear between order statistics.
+		function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
+		' "$tmp/pairs" || exit 1
+	done
 fi

@@ -340,8 +340,12 @@ const simultaneousKernel = "testdata/kernel-simultaneous-2026-12-04.tsv"
 // (docs/fidelity.md, "The emulator's simultaneous starts").
 const simultaneousKernelSlow = "testdata/kernel-simultaneous-2026-12-05.tsv"
 
-// refRuns is how many runs each reference of the simultaneous starts holds.
-var refRuns = map[string]int{simultaneousKernel: 5, simultaneousKernelSlow: 15}
+// simultaneousRefs are the references of the simultaneous starts, each
+// with the number of runs it holds.
+var simultaneousRefs = []struct {
+	path string
+	runs int
+}{{simultaneousKernel, 5}, {simultaneousKernelSlow, 15}}
 
 // TestSimultaneousStartsAgainstKernel: started together, a hundred CUBIC
 // flows lose most of their first windows at once. With every Linux option
@@ -356,9 +360,9 @@ var refRuns = map[string]int{simultaneousKernel: 5, simultaneousKernelSlow: 15}
 func TestSimultaneousStartsAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	sim := simManyFlows(t, file, "cubic", linuxOptions)
-	for _, ref := range []string{simultaneousKernel, simultaneousKernelSlow} {
-		k := kernelRunsOf(t, ref, file, "cubic", refRuns[ref])
-		checkAgainstKernel(t, "cubic, "+ref, sim, k, kernelBounds{goodput: 0.05, retx: -1, rtos: 0.25, jain: -1})
+	for _, ref := range simultaneousRefs {
+		k := kernelRunsOf(t, ref.path, file, "cubic", ref.runs)
+		checkAgainstKernel(t, "cubic, "+ref.path, sim, k, kernelBounds{goodput: 0.05, retx: -1, rtos: 0.25, jain: -1})
 	}
 }
 
@@ -387,9 +391,9 @@ func TestKernelTimerWheelAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/cubic-1000flows.yaml"
 	wheel := []string{"profile=linux", "transport.srtt_sample=oldest", "transport.prr=linux", "bottleneck.ack_jitter=100us", "transport.kernel_hz=250"}
 	sim := simManyFlows(t, file, "cubic", wheel)
-	for _, ref := range []string{simultaneousKernel, simultaneousKernelSlow} {
-		k := kernelRunsOf(t, ref, file, "cubic", refRuns[ref])
-		checkAgainstKernel(t, "cubic, started together, "+ref, sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: -1, jain: 0.05})
+	for _, ref := range simultaneousRefs {
+		k := kernelRunsOf(t, ref.path, file, "cubic", ref.runs)
+		checkAgainstKernel(t, "cubic, started together, "+ref.path, sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: -1, jain: 0.05})
 	}
 
 	k := kernelRunsOf(t, spreadKernel, file, "cubic", 10)
@@ -414,9 +418,9 @@ func TestLinuxHostProfileAgainstKernel(t *testing.T) {
 	const cubic = "bench/scenarios/cubic-1000flows.yaml"
 	host := []string{"profile=linux-host"}
 	sim := simManyFlows(t, cubic, "cubic", host)
-	for _, ref := range []string{simultaneousKernel, simultaneousKernelSlow} {
-		k := kernelRunsOf(t, ref, cubic, "cubic", refRuns[ref])
-		checkAgainstKernel(t, "cubic, started together, "+ref, sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: 0.25, jain: 0.05})
+	for _, ref := range simultaneousRefs {
+		k := kernelRunsOf(t, ref.path, cubic, "cubic", ref.runs)
+		checkAgainstKernel(t, "cubic, started together, "+ref.path, sim, k, kernelBounds{goodput: 0.05, retx: 0.25, rtos: 0.25, jain: 0.05})
 	}
 
 	k := kernelRunsOf(t, spreadKernel, cubic, "cubic", 10)

@@ -59,12 +59,11 @@ func (w Window) End(t clock.Time) clock.Time {
 	end := clock.Never
 	switch {
 	case w.Period > 0:
-		k := t.Sub(w.Start) / w.Period
 		to := w.To
 		if to == 0 {
 			to = w.Period
 		}
-		end = w.Start.Add(k*w.Period + to)
+		end = w.periodStart(t).Add(to)
 	case w.To > 0:
 		end = w.Start.Add(w.To)
 	}
@@ -72,6 +71,12 @@ func (w Window) End(t clock.Time) clock.Time {
 		end = w.Stop
 	}
 	return end
+}
+
+// periodStart returns the start of the period t falls in, for a window
+// with a Period; End and Active both count from it.
+func (w Window) periodStart(t clock.Time) clock.Time {
+	return w.Start.Add(t.Sub(w.Start) / w.Period * w.Period)
 }
 
 // Recur is the schedule of a flow started at t, inside an interval, that
@@ -103,8 +108,7 @@ func (w Window) Active(t clock.Time) (bool, clock.Time) {
 		}
 		return false, clock.Never
 	}
-	k := t.Sub(w.Start) / w.Period
-	base := w.Start.Add(k * w.Period)
+	base := w.periodStart(t)
 	if t >= base.Add(w.From) && (w.To == 0 || t < base.Add(w.To)) {
 		return true, t
 	}

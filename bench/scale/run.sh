@@ -29,7 +29,8 @@
 #             ratios with their quartiles and range: a host whose speed
 #             drifts between the table's rows (5-40% within hours on the
 #             machines of docs/performance.md) moves the ratio of the
-#             medians, but much less a pair's
+#             table's medians, where the median of pairs taken in turn
+#             does not follow it
 #
 # The last lines give issue 19's two ratios that no host changes: cost per
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
@@ -59,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--htsim) htsim=1 ;;
 	--sim) sim=1 ;;
 	--pairs) pairs="$2"; shift ;;
-	-h | --help) sed -n '2,43p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,44p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -104,6 +105,16 @@ timed() {
 # the median of five runs of true.
 overhead=$(for _ in 1 2 3 4 5; do timed true; echo; done | sort -n | sed -n 3p)
 
+# events: the event count of the last timed run, from cclab's JSON or
+# htsim's driver, which reports on stderr (its stdout is htsim's own); 0
+# if neither has one.
+events() {
+	local ev
+	ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
+	[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
+	echo "${ev:-0}"
+}
+
 # measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"
 # of the median-CPU run and the CPU range.
 measure() {
@@ -112,10 +123,8 @@ measure() {
 	for _ in $(seq "$runs"); do
 		local ev cpu
 		cpu=$(timed "$@") || { echo "run.sh: $name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-		ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
-		# htsim's driver reports on stderr (its stdout is htsim's own).
-		[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
-		echo "$(awk -v c="$cpu" -v o="$overhead" 'BEGIN { printf "%.3f", c - o }') ${ev:-0} $(tail -1 "$tmp/time")" >> "$tmp/$name.runs"
+		ev=$(events)
+		echo "$(awk -v c="$cpu" -v o="$overhead" 'BEGIN { printf "%.3f", c - o }') $ev $(tail -1 "$tmp/time")" >> "$tmp/$name.runs"
 	done
 	sort -n "$tmp/$name.runs" > "$tmp/$name.sorted"
 	local mid=$(( (runs + 1) / 2 ))
@@ -186,21 +195,25 @@ fi
 # one KIND N: one timed run of KIND (cclab, cclab-sim or htsim) on issue
 # 19's N-flow workload at 1 Gbit/s; prints its CPU seconds and events.
 one() {
-	local kind=$1 n=$2 f="$here/newreno-${2}flows.yaml" cpu ev
+	local kind=$1 n=$2 f="$here/newreno-${2}flows.yaml" cpu
 	case "$kind" in
 	cclab) cpu=$(timed "$tmp/cclab" run "$f" --json) ;;
 	cclab-sim) cpu=$(timed "$tmp/cclab-sim" "$f" --json) ;;
 	htsim) cpu=$(timed "$htsimbin" -n "$n" -rate_mbps 1000 -buffer_pkts 1000) ;;
 	esac || { echo "run.sh: $kind with $n flows failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-	ev=$(grep -m1 '"events"' "$tmp/out.json" | tr -dc '0-9')
-	[ -n "$ev" ] || ev=$(grep -m1 '^events=' "$tmp/err" | tr -dc '0-9')
-	awk -v c="$cpu" -v o="$overhead" -v e="${ev:-0}" 'BEGIN { printf "%.3f %d\n", c - o, e }'
+	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
 }
 
 if [ "$pairs" -gt 0 ]; then
 	kinds=cclab
 	[ "$sim" = 1 ] && kinds="$kinds cclab-sim"
-	[ "$htsim" = 1 ] && [ -x "$htsimbin" ] && kinds="$kinds htsim"
+	if [ "$htsim" = 1 ]; then
+		if [ -x "$htsimbin" ]; then
+			kinds="$kinds htsim"
+		else
+			echo "run.sh: htsim dumbbell not built (HTSIM_DIR=... bench/htsim/build.sh): no htsim pairs" >&2
+		fi
+	fi
 	for kind in $kinds; do
 		: > "$tmp/pairs"
 		for i in $(seq "$pairs"); do

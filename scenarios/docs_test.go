@@ -1,11 +1,14 @@
 package scenarios
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
@@ -34,6 +37,99 @@ func TestDocLinksResolve(t *testing.T) {
 			}
 		}
 	}
+}
+
+// anchorLink is a Markdown link with a fragment: the file (empty for the
+// same page) and the fragment.
+var anchorLink = regexp.MustCompile(`\]\(([^)#\s]*)#([^)\s]+)\)`)
+
+// TestDocAnchorsResolve: every link to a section (page.md#section or
+// #section) names a heading of that page as GitHub renders its anchor, so
+// that a renamed or re-dated heading does not leave links that open the
+// page at its top.
+func TestDocAnchorsResolve(t *testing.T) {
+	files, _ := filepath.Glob("../docs/*.md")
+	papers, _ := filepath.Glob("../papers/*/README.md")
+	files = append(append(files, papers...), "../README.md")
+	if len(files) < 2 {
+		t.Skip("docs not found")
+	}
+	anchors := map[string]map[string]bool{}
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range anchorLink.FindAllStringSubmatch(string(b), -1) {
+			target := f
+			if m[1] != "" {
+				if strings.Contains(m[1], "://") || !strings.HasSuffix(m[1], ".md") {
+					continue
+				}
+				target = filepath.Join(filepath.Dir(f), m[1])
+			}
+			if anchors[target] == nil {
+				if anchors[target], err = headingAnchors(target); err != nil {
+					t.Errorf("%s: link to %s: %v", f, m[1], err)
+					continue
+				}
+			}
+			checked++
+			if !anchors[target][m[2]] {
+				t.Errorf("%s: link to %s#%s: no heading of %s has that anchor", f, m[1], m[2], target)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no section links found: the pattern no longer matches the docs")
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown file outside fenced code: lower case, spaces as hyphens, other
+// characters but letters, digits, hyphens and underscores dropped, and a
+// repeated anchor suffixed -1, -2 and so on.
+func headingAnchors(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		text, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if fenced || !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		var a strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(text)) {
+			switch {
+			case r == ' ':
+				a.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				a.WriteRune(r)
+			}
+		}
+		anchor := a.String()
+		if n, dup := seen[anchor]; dup {
+			seen[anchor] = n + 1
+			anchor += "-" + strconv.Itoa(n+1)
+		} else {
+			seen[anchor] = 0
+		}
+		out[anchor] = true
+	}
+	return out, sc.Err()
 }
 
 // TestShippedHeadersNameTheirController: scenarios/dumbbell.yaml's header

@@ -333,25 +333,25 @@ func TestSequentialStartsAgainstKernel(t *testing.T) {
 // workload with the flows started together (SYNs within 0.53 ms).
 const simultaneousKernel = "testdata/kernel-simultaneous-2026-12-04.tsv"
 
-// simultaneousKernelSlow holds fifteen more such runs, taken on
+// simultaneousKernelLater holds fifteen more such runs, taken on
 // 2026-12-05 on another host (user-space code 2-3x slower, the kernel
 // path faster), with the emulator's start buffers
 // fixed (2ea7cb8): the kernel resent more (4,943-7,708 per run) and left
 // its flows fairer (Jain 0.538-0.836) than in simultaneousKernel's runs
 // (docs/fidelity.md, "The emulator's simultaneous starts").
-const simultaneousKernelSlow = "testdata/kernel-simultaneous-2026-12-05.tsv"
+const simultaneousKernelLater = "testdata/kernel-simultaneous-2026-12-05.tsv"
 
 // simultaneousRefs are the references of the simultaneous starts, each
 // with the number of runs it holds.
 var simultaneousRefs = []struct {
 	path string
 	runs int
-}{{simultaneousKernel, 5}, {simultaneousKernelSlow, 15}}
+}{{simultaneousKernel, 5}, {simultaneousKernelLater, 15}}
 
 // TestSimultaneousStartsAgainstKernel: started together, a hundred CUBIC
 // flows lose most of their first windows at once. With every Linux option
 // the simulator's goodput is within 5% and its timeouts within 25% of the
-// kernel's five runs (307 per run against 225-285) and of the slower
+// kernel's five runs (307 per run against 225-285) and of the 2026-12-05
 // host's fifteen (222-313). What does not agree
 // with exact timers, and is not asserted here: the kernel leaves 22-38 of
 // the flows under 0.1 Mbit/s in timeout back-off (Jain 0.55-0.69) where
@@ -379,7 +379,7 @@ const spreadKernel = "testdata/kernel-spread8ms-2026-12-04.tsv"
 // back-off: with Linux's other options (timeout_min left at 2 ms) the
 // simulator's hundred CUBIC flows started together come within 25% of the
 // kernel's retransmissions and within 0.05 of its fairness (5,094 per run
-// and Jain 0.562 against 4,875-6,101 and 0.553-0.694; the slower host's
+// and Jain 0.562 against 4,875-6,101 and 0.553-0.694; the 2026-12-05 host's
 // fifteen runs 4,943-7,708 and 0.538-0.836); with exact timers they
 // resend 8,810 and keep Jain at 0.898, and this fails. With the
 // starts spread over 8 ms the kernel's ten runs range from near exact
@@ -407,7 +407,7 @@ func TestKernelTimerWheelAgainstKernel(t *testing.T) {
 // with no timing noise added, comes within the kernel's runs where
 // profile linux does not. Started together, a hundred CUBIC flows resend
 // 5,623 segments per run with Jain 0.573 and 304 timeouts (kernel
-// 4,875-6,101, 0.553-0.694 and 225-285, on the slower host 4,943-7,708,
+// 4,875-6,101, 0.553-0.694 and 225-285, on the 2026-12-05 host 4,943-7,708,
 // 0.538-0.836 and 222-313; profile linux 10,496 and 0.939, which fails
 // here); with the starts spread over 8 ms 7,478, 0.719 and
 // 210 (kernel 6,268-8,719, 0.708-0.957, 189-239); with NewReno's

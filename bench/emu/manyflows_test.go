@@ -335,10 +335,10 @@ const simultaneousKernel = "testdata/kernel-simultaneous-2026-12-04.tsv"
 
 // simultaneousKernelLater holds fifteen more such runs, taken on
 // 2026-12-05 on another host (user-space code 2-3x slower, the kernel
-// path faster), with the emulator's start buffers
-// fixed (2ea7cb8): the kernel resent more (4,943-7,708 per run) and left
-// its flows fairer (Jain 0.538-0.836) than in simultaneousKernel's runs
-// (docs/fidelity.md, "The emulator's simultaneous starts").
+// path faster), with the emulator's start buffers fixed (2ea7cb8): the
+// kernel resent more (4,943-7,708 per run) and left its flows fairer
+// (Jain 0.538-0.836) than in simultaneousKernel's runs (docs/fidelity.md,
+// "The emulator's simultaneous starts").
 const simultaneousKernelLater = "testdata/kernel-simultaneous-2026-12-05.tsv"
 
 // simultaneousRefs are the references of the simultaneous starts, each

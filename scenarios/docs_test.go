@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,12 +16,7 @@ var mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
 // docs/moo.md and papers/... relative to the repository root, which from
 // docs/ do not exist.
 func TestDocLinksResolve(t *testing.T) {
-	files, _ := filepath.Glob("../docs/*.md")
-	files = append(files, "../README.md")
-	if len(files) < 2 {
-		t.Skip("docs not found")
-	}
-	for _, f := range files {
+	for _, f := range docPages(t) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -48,20 +42,30 @@ var anchorLink = regexp.MustCompile(`\]\(([^)#\s]*)#([^)\s]+)\)`)
 // that a renamed or re-dated heading does not leave links that open the
 // page at its top.
 func TestDocAnchorsResolve(t *testing.T) {
-	files, _ := filepath.Glob("../docs/*.md")
 	papers, _ := filepath.Glob("../papers/*/README.md")
-	files = append(append(files, papers...), "../README.md")
-	if len(files) < 2 {
-		t.Skip("docs not found")
-	}
+	files := append(docPages(t), papers...)
 	anchors := map[string]map[string]bool{}
+	// read returns a page's text, reading each page once: the pages
+	// checked are also the pages most links point to.
+	texts := map[string]string{}
+	read := func(path string) (string, error) {
+		if text, ok := texts[path]; ok {
+			return text, nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		texts[path] = string(b)
+		return string(b), nil
+	}
 	checked := 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		text, err := read(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range anchorLink.FindAllStringSubmatch(string(b), -1) {
+		for _, m := range anchorLink.FindAllStringSubmatch(text, -1) {
 			target := f
 			if m[1] != "" {
 				if strings.Contains(m[1], "://") || !strings.HasSuffix(m[1], ".md") {
@@ -69,11 +73,19 @@ func TestDocAnchorsResolve(t *testing.T) {
 				}
 				target = filepath.Join(filepath.Dir(f), m[1])
 			}
-			if anchors[target] == nil {
-				if anchors[target], err = headingAnchors(target); err != nil {
+			if _, ok := anchors[target]; !ok {
+				page, err := read(target)
+				anchors[target] = nil
+				if err != nil {
 					t.Errorf("%s: link to %s: %v", f, m[1], err)
-					continue
+				} else {
+					anchors[target] = headingAnchors(page)
 				}
+			}
+			if anchors[target] == nil {
+				// A page that cannot be read is reported once, at its
+				// first link, and its other links are not checked.
+				continue
 			}
 			checked++
 			if !anchors[target][m[2]] {
@@ -87,22 +99,15 @@ func TestDocAnchorsResolve(t *testing.T) {
 }
 
 // headingAnchors returns the anchors GitHub gives the headings of a
-// Markdown file outside fenced code: lower case, spaces as hyphens, other
+// Markdown page outside fenced code: lower case, spaces as hyphens, other
 // characters but letters, digits, hyphens and underscores dropped, and a
 // repeated anchor suffixed -1, -2 and so on.
-func headingAnchors(path string) (map[string]bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+func headingAnchors(page string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
 	fenced := false
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(page) {
+		line = strings.TrimRight(line, "\r\n")
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 			continue
@@ -129,7 +134,19 @@ func headingAnchors(path string) (map[string]bool, error) {
 		}
 		out[anchor] = true
 	}
-	return out, sc.Err()
+	return out
+}
+
+// docPages returns the pages whose links the tests check: docs/*.md and
+// the README, or skips the test where they are not beside it.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../docs/*.md")
+	files = append(files, "../README.md")
+	if len(files) < 2 {
+		t.Skip("docs not found")
+	}
+	return files
 }
 
 // TestShippedHeadersNameTheirController: scenarios/dumbbell.yaml's header

@@ -115,6 +115,26 @@ events() {
 	echo "${ev:-0}"
 }
 
+# command_for KIND NAME: sets cmd to the command line that runs KIND
+# (cclab, cclab-sim or htsim) on the scenario NAME (bench/scale/NAME.yaml;
+# htsim's driver takes the flow count, rate and queue that the name and
+# issue 19's workload give: 10 Gbit/s and 10,000 packets for 10,000 flows).
+command_for() {
+	local n
+	case "$1" in
+	cclab) cmd=("$tmp/cclab" run "$here/$2.yaml" --json) ;;
+	cclab-sim) cmd=("$tmp/cclab-sim" "$here/$2.yaml" --json) ;;
+	htsim)
+		n=${2#newreno-}; n=${n%flows}
+		if [ "$n" = 10000 ]; then
+			cmd=("$htsimbin" -n "$n" -rate_mbps 10000 -buffer_pkts 10000)
+		else
+			cmd=("$htsimbin" -n "$n" -rate_mbps 1000 -buffer_pkts 1000)
+		fi
+		;;
+	esac
+}
+
 # measure NAME CMD...: runs CMD $runs times, prints "cpu_s events rss_kb"
 # of the median-CPU run and the CPU range.
 measure() {
@@ -145,9 +165,11 @@ for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10M
 	if [ -n "$only" ] && [[ ",$only," != *",$f,"* ]]; then
 		continue
 	fi
-	measure "cclab $f" "$tmp/cclab" run "$here/$f.yaml" --json || true
+	command_for cclab "$f"
+	measure "cclab $f" "${cmd[@]}" || true
 	if [ "$sim" = 1 ]; then
-		measure "cclab-sim $f" "$tmp/cclab-sim" "$here/$f.yaml" --json || true
+		command_for cclab-sim "$f"
+		measure "cclab-sim $f" "${cmd[@]}" || true
 	fi
 	if [ "$ns3" = 1 ] && [[ $f == *flows ]]; then
 		if [ ! -x "$ns3bin" ]; then
@@ -167,10 +189,8 @@ for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10M
 			echo "run.sh: htsim dumbbell not built (HTSIM_DIR=... bench/htsim/build.sh)" >&2
 			continue
 		fi
-		n=${f#newreno-}; n=${n%flows}
-		rate=1000; q=1000
-		if [ "$n" = 10000 ]; then rate=10000; q=10000; fi
-		measure "htsim $f" "$htsimbin" -n "$n" -rate_mbps "$rate" -buffer_pkts "$q" || true
+		command_for htsim "$f"
+		measure "htsim $f" "${cmd[@]}" || true
 	fi
 done
 
@@ -193,14 +213,11 @@ if [ -f "$tmp/summary" ]; then
 fi
 
 # one KIND N: one timed run of KIND (cclab, cclab-sim or htsim) on issue
-# 19's N-flow workload at 1 Gbit/s; prints its CPU seconds and events.
+# 19's N-flow workload; prints its CPU seconds and events.
 one() {
-	local kind=$1 n=$2 f="$here/newreno-${2}flows.yaml" cpu
-	case "$kind" in
-	cclab) cpu=$(timed "$tmp/cclab" run "$f" --json) ;;
-	cclab-sim) cpu=$(timed "$tmp/cclab-sim" "$f" --json) ;;
-	htsim) cpu=$(timed "$htsimbin" -n "$n" -rate_mbps 1000 -buffer_pkts 1000) ;;
-	esac || { echo "run.sh: $kind with $n flows failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+	local kind=$1 n=$2 cpu
+	command_for "$kind" "newreno-${n}flows"
+	cpu=$(timed "${cmd[@]}") || { echo "run.sh: $kind with $n flows failed: $(tail -3 "$tmp/err")" >&2; return 1; }
 	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
 }
 

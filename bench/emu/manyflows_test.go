@@ -88,7 +88,9 @@ func kernelRunsOf(t *testing.T, path, file, cc string, want int) kernelColumns {
 // starts in one instant) fails it. The staggered workloads hold against
 // the runs re-taken on another host (manyFlowsKernelLater) too, whose
 // retransmissions are within 1% of the first host's and whose timeouts,
-// not checked here, are about twice as many.
+// not checked here, are about twice as many at the nominal delay, the
+// top of that host's curve (TestManyFlowsOverAPacketTime compares them
+// over a packet time of delays).
 func TestManyFlowsAgainstKernel(t *testing.T) {
 	for _, c := range []struct {
 		file, cc string

@@ -242,6 +242,7 @@ func seeds(ctx context.Context, args []string) error {
 	flowName := fs.String("flow", "", "the flow to report, by its result name (name-K for a flow with count > 1); default the first")
 	all := fs.Bool("all", false, "report every measured flow together, per run: total goodput, retransmissions, discarded packets, RTOs, loss probes and fast recoveries, Jain's index, the slowest flow, ACKs saved by SACK compression (for many flows sharing a bottleneck)")
 	tsvOut := fs.String("tsv", "", "with -all, write each kernel run's totals to this file, a reference like testdata/kernel-manyflows-*.tsv (scenario, cc, seed, goodput, retransmissions, discarded, RTOs, Jain per line; add its # comment lines by hand)")
+	sweepFlag := fs.String("sweep", "", "with -all, run every row at each value of one field, path=v1,v2,... (e.g. bottleneck.delay=10ms,10.01ms,10.02ms: round trips through a packet time), and after the table print each row's mean over the values; -tsv then writes the value in place of the scenario")
 	var sets, variants overrides
 	fs.Var(&sets, "set", "override a scenario field in every run: path=value[,path=value] (repeatable)")
 	fs.Var(&variants, "variant", "also run the simulator with these overrides: path=value[,path=value] (repeatable; one row each)")
@@ -258,6 +259,16 @@ func seeds(ctx context.Context, args []string) error {
 	if *tsvOut != "" && (!*all || *simOnly) {
 		return fmt.Errorf("seeds: -tsv writes kernel runs' totals: it needs -all and not -sim")
 	}
+	sweepPath, sweep := "", []string{""}
+	if *sweepFlag != "" {
+		if !*all {
+			return fmt.Errorf("seeds: -sweep averages every flow's totals over its values: it needs -all")
+		}
+		var err error
+		if sweepPath, sweep, err = sweepValues(*sweepFlag); err != nil {
+			return err
+		}
+	}
 	jl, err := openJSONLines(*jsonOut)
 	if err != nil {
 		return err
@@ -271,7 +282,12 @@ func seeds(ctx context.Context, args []string) error {
 			return fmt.Errorf("seeds: -tsv: %w", err)
 		}
 		defer tsv.Close()
-		fmt.Fprintln(tsv, refHeader)
+		header := refHeader
+		if sweepPath != "" {
+			_, rest, _ := strings.Cut(refHeader, "\t")
+			header = sweepPath + "\t" + rest
+		}
+		fmt.Fprintln(tsv, header)
 	}
 	data, err := scenarios.Read(fs.Arg(0))
 	if err != nil {
@@ -279,19 +295,21 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	// The same path as `cclab run SCENARIO --cc CC --seed N --set ...`, so
 	// each row's runs are that command's.
-	load := func(cc string, seed int, extra string) (*scenario.Scenario, error) {
-		return scenario.ParseWithOverrides(data, fs.Arg(0), cc, int64(seed), split(append(slices.Clone([]string(sets)), extra)...))
+	load := func(cc string, seed int, at, extra string) (*scenario.Scenario, error) {
+		return scenario.ParseWithOverrides(data, fs.Arg(0), cc, int64(seed), split(append(slices.Clone([]string(sets)), at, extra)...))
 	}
 	// Every override is checked before the first (perhaps minutes-long)
 	// run, so a typo fails at once.
 	for _, cc := range strings.Split(*ccs, ",") {
-		for _, v := range append([]string{""}, variants...) {
-			s, err := load(cc, 1, v)
-			if err != nil {
-				return fmt.Errorf("%s: %w", cc, err)
-			}
-			if names := flowNames(s); *flowName != "" && !slices.Contains(names, *flowName) {
-				return fmt.Errorf("seeds: -flow %q: no such flow in %s (flows: %s)", *flowName, fs.Arg(0), strings.Join(names, ", "))
+		for _, at := range sweep {
+			for _, v := range append([]string{""}, variants...) {
+				s, err := load(cc, 1, at, v)
+				if err != nil {
+					return fmt.Errorf("%s: %w", cc, err)
+				}
+				if names := flowNames(s); *flowName != "" && !slices.Contains(names, *flowName) {
+					return fmt.Errorf("seeds: -flow %q: no such flow in %s (flows: %s)", *flowName, fs.Arg(0), strings.Join(names, ", "))
+				}
 			}
 		}
 	}
@@ -320,59 +338,127 @@ func seeds(ctx context.Context, args []string) error {
 	if !*simOnly {
 		runs = append([]run{{label: "kernel (emu)", kernel: true}}, runs...)
 	}
+	// Over a sweep, each row's per-value means, in the rows' order.
+	over := map[[2]string]*sweepStats{}
+	var overOrder [][2]string
 	for _, cc := range strings.Split(*ccs, ",") {
-		for _, r := range runs {
-			var st runStats
-			var at allStats
-			for seed := 1; seed <= *n; seed++ {
-				if ctx.Err() != nil {
-					return ctx.Err()
+		for _, value := range sweep {
+			for _, r := range runs {
+				label := r.label
+				if value != "" {
+					label += ", " + value
 				}
-				s, err := load(cc, seed, r.extra)
-				if err != nil {
-					return fmt.Errorf("%s seed %d: %w", cc, seed, err)
-				}
-				var res *experiment.Result
-				var full any // what -json writes: the emulator's whole result for a kernel run
-				var kc *emu.KernelCounters
-				if r.kernel {
-					var em *emu.Result
-					if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
-						res, full, kc = &em.Result, em, em.KernelCounters
+				var st runStats
+				var at allStats
+				for seed := 1; seed <= *n; seed++ {
+					if ctx.Err() != nil {
+						return ctx.Err()
 					}
-				} else {
-					res, _, err = experiment.Run(ctx, s)
-					full = res
-				}
-				if err != nil {
-					return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
+					s, err := load(cc, seed, value, r.extra)
+					if err != nil {
+						return fmt.Errorf("%s seed %d: %w", cc, seed, err)
+					}
+					var res *experiment.Result
+					var full any // what -json writes: the emulator's whole result for a kernel run
+					var kc *emu.KernelCounters
+					if r.kernel {
+						var em *emu.Result
+						if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
+							res, full, kc = &em.Result, em, em.KernelCounters
+						}
+					} else {
+						res, _, err = experiment.Run(ctx, s)
+						full = res
+					}
+					if err != nil {
+						return fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
+					}
+					if *all {
+						at.add(res, kc)
+						if tsv != nil && r.kernel {
+							first := fs.Arg(0)
+							if value != "" {
+								_, first, _ = strings.Cut(value, "=")
+							}
+							if _, err := fmt.Fprintln(tsv, refLine(first, cc, seed, res)); err != nil {
+								return fmt.Errorf("seeds: -tsv: %w", err)
+							}
+						}
+					} else {
+						f, err := pick(res, *flowName)
+						if err != nil {
+							return fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
+						}
+						st.add(f, *tail)
+					}
+					if jl != nil {
+						b, _ := json.Marshal(map[string]any{"cc": cc, "run": label, "seed": seed, "result": full})
+						jl.Write(append(b, '\n'))
+					}
 				}
 				if *all {
-					at.add(res, kc)
-					if tsv != nil && r.kernel {
-						if _, err := fmt.Fprintln(tsv, refLine(fs.Arg(0), cc, seed, res)); err != nil {
-							return fmt.Errorf("seeds: -tsv: %w", err)
-						}
-					}
+					fmt.Println(at.row(cc, label))
 				} else {
-					f, err := pick(res, *flowName)
-					if err != nil {
-						return fmt.Errorf("%s seed %d (%s): %w", cc, seed, r.label, err)
+					fmt.Println(st.row(cc, label))
+				}
+				os.Stdout.Sync()
+				if sweepPath != "" {
+					k := [2]string{cc, r.label}
+					if over[k] == nil {
+						over[k] = new(sweepStats)
+						overOrder = append(overOrder, k)
 					}
-					st.add(f, *tail)
-				}
-				if jl != nil {
-					b, _ := json.Marshal(map[string]any{"cc": cc, "run": r.label, "seed": seed, "result": full})
-					jl.Write(append(b, '\n'))
+					over[k].add(&at)
 				}
 			}
-			if *all {
-				fmt.Println(at.row(cc, r.label))
-			} else {
-				fmt.Println(st.row(cc, r.label))
-			}
-			os.Stdout.Sync()
+		}
+	}
+	if sweepPath != "" {
+		fmt.Printf("\nover the %d values of %s: each row's mean over its runs, averaged over the values [their range]\n\n", len(sweep), sweepPath)
+		fmt.Println("| cc | run | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | Jain |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		for _, k := range overOrder {
+			fmt.Println(over[k].row(k[0], k[1]))
 		}
 	}
 	return nil
+}
+
+// sweepValues splits -sweep's path=v1,v2,... into one override per value,
+// naming what is wrong with a malformed one.
+func sweepValues(arg string) (path string, sets []string, err error) {
+	path, list, ok := strings.Cut(arg, "=")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" || strings.Contains(path, ",") {
+		return "", nil, fmt.Errorf("seeds: -sweep %q: want path=v1,v2,... (one field, its values comma-separated)", arg)
+	}
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return "", nil, fmt.Errorf("seeds: -sweep %q: an empty value (want path=v1,v2,...)", arg)
+		}
+		sets = append(sets, path+"="+v)
+	}
+	return path, sets, nil
+}
+
+// sweepStats holds one row's means over each value of a sweep.
+type sweepStats struct {
+	goodput, retx, discarded, rtos, jain []float64
+}
+
+// add adds one value's runs: their means.
+func (w *sweepStats) add(a *allStats) {
+	mean := func(x []float64) float64 { return stat.Mean(x, nil) }
+	w.goodput = append(w.goodput, mean(a.goodput))
+	w.retx = append(w.retx, mean(a.retx))
+	w.discarded = append(w.discarded, mean(a.discarded))
+	w.rtos = append(w.rtos, mean(a.rtos))
+	if len(a.jain) > 0 {
+		w.jain = append(w.jain, mean(a.jain))
+	}
+}
+
+func (w *sweepStats) row(cc, label string) string {
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |", cc, label, span(w.goodput, 2), span(w.retx, 0), span(w.discarded, 0), span(w.rtos, 0), span(w.jain, 3))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,44 @@ func TestRefLineReadsBack(t *testing.T) {
 	}
 	if !strings.HasSuffix(refLine("s", "c", 1, res), "\t13\t4\t0.9346") {
 		t.Errorf("line %q: want 13 discarded, 4 RTOs, Jain 0.9346", refLine("s", "c", 1, res))
+	}
+}
+
+// TestSweepValues: -sweep's path=v1,v2,... gives one override per value;
+// a missing path, an empty value or a second field is refused, naming the
+// flag.
+func TestSweepValues(t *testing.T) {
+	path, sets, err := sweepValues("bottleneck.delay=10ms, 10.01ms,10.02ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"bottleneck.delay=10ms", "bottleneck.delay=10.01ms", "bottleneck.delay=10.02ms"}
+	if path != "bottleneck.delay" || !slices.Equal(sets, want) {
+		t.Errorf("got %q %q, want bottleneck.delay %q", path, sets, want)
+	}
+	for _, bad := range []string{"", "bottleneck.delay", "=1ms", "bottleneck.delay=", "bottleneck.delay=1ms,,2ms", "a,b=1"} {
+		if _, _, err := sweepValues(bad); err == nil || !strings.Contains(err.Error(), "-sweep") {
+			t.Errorf("sweepValues(%q) = %v, want an error naming -sweep", bad, err)
+		}
+	}
+}
+
+// TestSweepStatsAveragesValues: a row over a sweep is the mean of each
+// value's mean, whatever the number of runs at each, with the values'
+// range.
+func TestSweepStatsAveragesValues(t *testing.T) {
+	var w sweepStats
+	jain := 0.9
+	for _, runs := range [][]int64{{100, 300}, {50}, {10, 20, 30}} {
+		var a allStats
+		for _, rtos := range runs {
+			a.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 1, Retransmissions: 2 * rtos, RTOs: rtos}}, Jain: &jain}, nil)
+		}
+		w.add(&a)
+	}
+	// Value means 200, 50 and 20: their mean 90, range 20-200.
+	want := "| newreno | kernel | 1.00 [1.00-1.00] | 180 [40-400] | 0 [0-0] | 90 [20-200] | 0.900 [0.900-0.900] |"
+	if got := w.row("newreno", "kernel"); got != want {
+		t.Errorf("row\n got %s\nwant %s", got, want)
 	}
 }

@@ -338,78 +338,88 @@ func seeds(ctx context.Context, args []string) error {
 	if !*simOnly {
 		runs = append([]run{{label: "kernel (emu)", kernel: true}}, runs...)
 	}
+	// runRow runs one row, seeds 1..n of controller cc with run r at sweep
+	// value value ("" without -sweep), prints it and returns its -all totals.
+	runRow := func(cc, value string, r run) (*allStats, error) {
+		label := r.label
+		if value != "" {
+			label += ", " + value
+		}
+		var st runStats
+		var at allStats
+		for seed := 1; seed <= *n; seed++ {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			s, err := load(cc, seed, value, r.extra)
+			if err != nil {
+				return nil, fmt.Errorf("%s seed %d: %w", cc, seed, err)
+			}
+			var res *experiment.Result
+			var full any // what -json writes: the emulator's whole result for a kernel run
+			var kc *emu.KernelCounters
+			if r.kernel {
+				var em *emu.Result
+				if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
+					res, full, kc = &em.Result, em, em.KernelCounters
+				}
+			} else {
+				res, _, err = experiment.Run(ctx, s)
+				full = res
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
+			}
+			if *all {
+				at.add(res, kc)
+				if tsv != nil && r.kernel {
+					first := fs.Arg(0)
+					if value != "" {
+						_, first, _ = strings.Cut(value, "=")
+					}
+					if _, err := fmt.Fprintln(tsv, refLine(first, cc, seed, res)); err != nil {
+						return nil, fmt.Errorf("seeds: -tsv: %w", err)
+					}
+				}
+			} else {
+				f, err := pick(res, *flowName)
+				if err != nil {
+					return nil, fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
+				}
+				st.add(f, *tail)
+			}
+			if jl != nil {
+				b, _ := json.Marshal(map[string]any{"cc": cc, "run": label, "seed": seed, "result": full})
+				jl.Write(append(b, '\n'))
+			}
+		}
+		if *all {
+			fmt.Println(at.row(cc, label))
+		} else {
+			fmt.Println(st.row(cc, label))
+		}
+		os.Stdout.Sync()
+		return &at, nil
+	}
 	// Over a sweep, each row's per-value means, in the rows' order.
 	over := map[[2]string]*sweepStats{}
 	var overOrder [][2]string
 	for _, cc := range strings.Split(*ccs, ",") {
 		for _, value := range sweep {
 			for _, r := range runs {
-				label := r.label
-				if value != "" {
-					label += ", " + value
+				at, err := runRow(cc, value, r)
+				if err != nil {
+					return err
 				}
-				var st runStats
-				var at allStats
-				for seed := 1; seed <= *n; seed++ {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					s, err := load(cc, seed, value, r.extra)
-					if err != nil {
-						return fmt.Errorf("%s seed %d: %w", cc, seed, err)
-					}
-					var res *experiment.Result
-					var full any // what -json writes: the emulator's whole result for a kernel run
-					var kc *emu.KernelCounters
-					if r.kernel {
-						var em *emu.Result
-						if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
-							res, full, kc = &em.Result, em, em.KernelCounters
-						}
-					} else {
-						res, _, err = experiment.Run(ctx, s)
-						full = res
-					}
-					if err != nil {
-						return fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
-					}
-					if *all {
-						at.add(res, kc)
-						if tsv != nil && r.kernel {
-							first := fs.Arg(0)
-							if value != "" {
-								_, first, _ = strings.Cut(value, "=")
-							}
-							if _, err := fmt.Fprintln(tsv, refLine(first, cc, seed, res)); err != nil {
-								return fmt.Errorf("seeds: -tsv: %w", err)
-							}
-						}
-					} else {
-						f, err := pick(res, *flowName)
-						if err != nil {
-							return fmt.Errorf("%s seed %d (%s): %w", cc, seed, label, err)
-						}
-						st.add(f, *tail)
-					}
-					if jl != nil {
-						b, _ := json.Marshal(map[string]any{"cc": cc, "run": label, "seed": seed, "result": full})
-						jl.Write(append(b, '\n'))
-					}
+				if sweepPath == "" {
+					continue
 				}
-				if *all {
-					fmt.Println(at.row(cc, label))
-				} else {
-					fmt.Println(st.row(cc, label))
+				k := [2]string{cc, r.label}
+				if over[k] == nil {
+					over[k] = new(sweepStats)
+					overOrder = append(overOrder, k)
 				}
-				os.Stdout.Sync()
-				if sweepPath != "" {
-					k := [2]string{cc, r.label}
-					if over[k] == nil {
-						over[k] = new(sweepStats)
-						overOrder = append(overOrder, k)
-					}
-					over[k].add(&at)
-				}
+				over[k].add(at)
 			}
 		}
 	}

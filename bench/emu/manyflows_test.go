@@ -11,6 +11,7 @@ import (
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/scenarios"
+	"gonum.org/v1/gonum/stat"
 )
 
 // manyFlowsKernel holds Linux's runs of the scaled many-flow workloads
@@ -217,9 +218,10 @@ func simRuns(t *testing.T, file, cc string, seeds int, sets []string) kernelRun 
 	return sim
 }
 
-// lossyKernel holds Linux's NewReno on the lossy scenario over ten seeds
-// (docs/fidelity.md, "Reno's whole segments").
-const lossyKernel = "testdata/kernel-lossy-newreno-2026-12-04.tsv"
+// lossyKernels hold Linux's NewReno on the lossy scenario over ten seeds
+// (docs/fidelity.md, "Reno's whole segments"), on two hosts, whose means
+// agree within 0.1%.
+var lossyKernels = []string{"testdata/kernel-lossy-newreno-2026-12-04.tsv", "testdata/kernel-lossy-newreno-2026-12-05.tsv"}
 
 // TestRenoWholeSegmentsAgainstKernel: two NewReno flows on the lossy
 // scenario (2% random loss and bursts, windows of a few segments), with
@@ -228,22 +230,47 @@ const lossyKernel = "testdata/kernel-lossy-newreno-2026-12-04.tsv"
 // kernel's mean over seeds 1-10 (the kernel's standard error of the mean
 // is about 2% for both). With RFC 5681's bytes an odd window halves to
 // half a segment more, the next increase takes half a segment longer, and
-// the simulator is 5% under the kernel on both, which fails here.
+// the simulator is 5% under the kernel on both, which fails here. Both
+// hosts' runs are held.
 func TestRenoWholeSegmentsAgainstKernel(t *testing.T) {
 	const file = "scenarios/lossy.yaml"
-	k := kernelRunsOf(t, lossyKernel, file, "newreno", 10)
-	var gp, rx float64
-	for i := range k.goodput {
-		gp += k.goodput[i] / 10
-		rx += k.retx[i] / 10
-	}
 	sim := simRuns(t, file, "newreno", 10, []string{"duration=20s", "profile=linux"})
-	t.Logf("goodput %.3f Mbit/s (kernel mean %.3f), retransmissions %.1f (kernel mean %.1f)", sim.goodput, gp, sim.retx, rx)
-	if d := sim.goodput/gp - 1; d < -0.04 || d > 0.04 {
-		t.Errorf("goodput %.3f Mbit/s, %+.1f%% from the kernel's mean %.3f (want within 4%%)", sim.goodput, 100*d, gp)
+	for _, ref := range lossyKernels {
+		k := kernelRunsOf(t, ref, file, "newreno", 10)
+		gp, rx := stat.Mean(k.goodput, nil), stat.Mean(k.retx, nil)
+		t.Logf("%s: goodput %.3f Mbit/s (kernel mean %.3f), retransmissions %.1f (kernel mean %.1f)", ref, sim.goodput, gp, sim.retx, rx)
+		if d := sim.goodput/gp - 1; d < -0.04 || d > 0.04 {
+			t.Errorf("%s: goodput %.3f Mbit/s, %+.1f%% from the kernel's mean %.3f (want within 4%%)", ref, sim.goodput, 100*d, gp)
+		}
+		if d := sim.retx/rx - 1; d < -0.04 || d > 0.04 {
+			t.Errorf("%s: %.1f retransmissions per run, %+.1f%% from the kernel's mean %.1f (want within 4%%)", ref, sim.retx, 100*d, rx)
+		}
 	}
-	if d := sim.retx/rx - 1; d < -0.04 || d > 0.04 {
-		t.Errorf("%.1f retransmissions per run, %+.1f%% from the kernel's mean %.1f (want within 4%%)", sim.retx, 100*d, rx)
+}
+
+// heldOutStaggered holds the held-out 40-flow workload with starts over 2
+// s (40 Mbit/s, 50 ms, a 60-packet queue, 15 s; docs/fidelity.md, "A
+// profile for the host: linux-host"), on two hosts.
+var heldOutStaggered = []string{"testdata/kernel-heldout40-staggered-2026-12-04.tsv", "testdata/kernel-heldout40-staggered-2026-12-05.tsv"}
+
+// TestHeldOutAgainstKernel: profile linux-host, chosen on the 100-flow
+// workloads, on the 40-flow workload measured after it with starts over
+// 2 s: NewReno's and CUBIC's goodput within 5%, retransmissions within 5%
+// and Jain's index within 0.05 of each host's five runs, whose
+// retransmissions agree across the hosts within 4% where their timeouts
+// do not (NewReno 10-22 a run on one, 3-6 on the other; not held). The
+// simulator's defaults resend 9% less (NewReno) and 22% more (CUBIC) than
+// either host and fail here; profile linux holds too.
+func TestHeldOutAgainstKernel(t *testing.T) {
+	const file = "bench/scale/newreno-1000flows.yaml"
+	sets := []string{"bottleneck.rate=40Mbps", "bottleneck.delay=25ms", "bottleneck.queue.limit=60",
+		"flows.0.count=40", "flows.0.start_spread=2s", "duration=15s", "profile=linux-host"}
+	for _, cc := range []string{"newreno", "cubic"} {
+		sim := simRuns(t, file, cc, 5, sets)
+		for _, ref := range heldOutStaggered {
+			k := kernelRunsOf(t, ref, file, cc, 5)
+			checkAgainstKernel(t, cc+", "+ref, sim, k, kernelBounds{goodput: 0.05, retx: 0.05, rtos: -1, jain: 0.05})
+		}
 	}
 }
 

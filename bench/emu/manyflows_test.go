@@ -219,8 +219,8 @@ func simRuns(t *testing.T, file, cc string, seeds int, sets []string) kernelRun 
 }
 
 // lossyKernels hold Linux's NewReno on the lossy scenario over ten seeds
-// (docs/fidelity.md, "Reno's whole segments"), on two hosts, whose means
-// agree within 0.1%.
+// (docs/fidelity.md, "Linux's PRR and Reno's whole segments"), on two
+// hosts, whose means agree within 0.1%.
 var lossyKernels = []string{"testdata/kernel-lossy-newreno-2026-12-04.tsv", "testdata/kernel-lossy-newreno-2026-12-05.tsv"}
 
 // TestRenoWholeSegmentsAgainstKernel: two NewReno flows on the lossy

@@ -166,6 +166,7 @@ func TestManyFlowsOverAPacketTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sets := append(slices.Clone(manyFlowsScale), linuxOptions...)
 	for _, c := range []struct {
 		cc      string
 		rtosTol float64
@@ -180,10 +181,9 @@ func TestManyFlowsOverAPacketTime(t *testing.T) {
 			for _, v := range vs {
 				kr, kt = append(kr, v[0]), append(kt, v[1])
 			}
-			sets := append(slices.Clone(manyFlowsScale), linuxOptions...)
-			sim := simRuns(t, file, c.cc, 3, append(sets, "bottleneck.delay="+delay))
-			t.Logf("%s %s: retransmissions %.0f (kernel mean %.0f), timeouts %.0f (kernel %v)", c.cc, delay, sim.retx, stat.Mean(kr, nil), sim.rtos, kt)
+			sim := simRuns(t, file, c.cc, 3, append(slices.Clone(sets), "bottleneck.delay="+delay))
 			kRetx, kRTOs = append(kRetx, stat.Mean(kr, nil)), append(kRTOs, stat.Mean(kt, nil))
+			t.Logf("%s %s: retransmissions %.0f (kernel mean %.0f), timeouts %.0f (kernel %v)", c.cc, delay, sim.retx, kRetx[len(kRetx)-1], sim.rtos, kt)
 			retx, rtos = append(retx, sim.retx), append(rtos, sim.rtos)
 		}
 		for _, m := range []struct {

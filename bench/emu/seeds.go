@@ -341,9 +341,12 @@ func seeds(ctx context.Context, args []string) error {
 	// runRow runs one row, seeds 1..n of controller cc with run r at sweep
 	// value value ("" without -sweep), prints it and returns its -all totals.
 	runRow := func(cc, value string, r run) (*allStats, error) {
-		label := r.label
+		// A kernel run's -tsv line starts with the scenario, or over a
+		// sweep with the row's value.
+		label, first := r.label, fs.Arg(0)
 		if value != "" {
 			label += ", " + value
+			_, first, _ = strings.Cut(value, "=")
 		}
 		var st runStats
 		var at allStats
@@ -373,10 +376,6 @@ func seeds(ctx context.Context, args []string) error {
 			if *all {
 				at.add(res, kc)
 				if tsv != nil && r.kernel {
-					first := fs.Arg(0)
-					if value != "" {
-						_, first, _ = strings.Cut(value, "=")
-					}
 					if _, err := fmt.Fprintln(tsv, refLine(first, cc, seed, res)); err != nil {
 						return nil, fmt.Errorf("seeds: -tsv: %w", err)
 					}

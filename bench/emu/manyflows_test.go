@@ -239,10 +239,10 @@ func TestRenoWholeSegmentsAgainstKernel(t *testing.T) {
 		k := kernelRunsOf(t, ref, file, "newreno", 10)
 		gp, rx := stat.Mean(k.goodput, nil), stat.Mean(k.retx, nil)
 		t.Logf("%s: goodput %.3f Mbit/s (kernel mean %.3f), retransmissions %.1f (kernel mean %.1f)", ref, sim.goodput, gp, sim.retx, rx)
-		if d := sim.goodput/gp - 1; d < -0.04 || d > 0.04 {
+		if d, ok := nearMean(sim.goodput, gp, 0.04); !ok {
 			t.Errorf("%s: goodput %.3f Mbit/s, %+.1f%% from the kernel's mean %.3f (want within 4%%)", ref, sim.goodput, 100*d, gp)
 		}
-		if d := sim.retx/rx - 1; d < -0.04 || d > 0.04 {
+		if d, ok := nearMean(sim.retx, rx, 0.04); !ok {
 			t.Errorf("%s: %.1f retransmissions per run, %+.1f%% from the kernel's mean %.1f (want within 4%%)", ref, sim.retx, 100*d, rx)
 		}
 	}

@@ -79,6 +79,18 @@ func loadRef(paths []string) (kernelRef, error) {
 	return ref, nil
 }
 
+// nearMean reports v's deviation from the kernel's mean as a fraction of
+// it, and whether it is at most tol either way: for a measure whose runs
+// spread wider than a difference worth catching (within's range would
+// pass it), held to the mean instead.
+func nearMean(v, mean, tol float64) (dev float64, ok bool) {
+	if mean == 0 {
+		return 0, v == 0
+	}
+	dev = v/mean - 1
+	return dev, -tol <= dev && dev <= tol
+}
+
 // within reports whether v is inside the kernel's range vals or within
 // tol of its nearer end.
 func within(v float64, vals []float64, tol float64) bool {

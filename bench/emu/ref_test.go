@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,6 +112,27 @@ func TestWithin(t *testing.T) {
 	} {
 		if got := within(c.v, c.vals, 0.05); got != c.ok {
 			t.Errorf("within(%g, %v, 5%%) = %v, want %v", c.v, c.vals, got, c.ok)
+		}
+	}
+}
+
+// TestNearMean: the deviation from the mean as a fraction, within the
+// tolerance either way; a zero mean admits only zero.
+func TestNearMean(t *testing.T) {
+	for _, c := range []struct {
+		v, mean, dev float64
+		ok           bool
+	}{
+		{103.9, 100, 0.039, true},
+		{96.1, 100, -0.039, true},
+		{104.1, 100, 0.041, false},
+		{95.9, 100, -0.041, false},
+		{0, 0, 0, true},
+		{1, 0, 0, false},
+	} {
+		d, ok := nearMean(c.v, c.mean, 0.04)
+		if ok != c.ok || math.Abs(d-c.dev) > 1e-9 {
+			t.Errorf("nearMean(%g, %g, 4%%) = %g, %v, want %g, %v", c.v, c.mean, d, ok, c.dev, c.ok)
 		}
 	}
 }

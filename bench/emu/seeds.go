@@ -222,6 +222,34 @@ func span(x []float64, prec int) string {
 	return fmt.Sprintf("%s [%.*f-%.*f]", m, prec, slices.Min(x), prec, slices.Max(x))
 }
 
+// allHeader heads seeds -all's table and its summary over a sweep.
+const allHeader = "| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | lost retransmissions | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s | ACKs compressed |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+
+// columns are the per-run series row prints, in its order but for Jain's
+// count of runs without one.
+func (a *allStats) columns() []*[]float64 {
+	return []*[]float64{&a.goodput, &a.retx, &a.discarded, &a.rtos, &a.rtoRecovery, &a.rtoLoss,
+		&a.lostRetx, &a.probes, &a.recoveries, &a.jain, &a.slowest, &a.stranded, &a.compressed}
+}
+
+// addMeans adds one value of a sweep to a row over the sweep: each of v's
+// columns as its mean over v's runs, so that every value weighs the same
+// whatever its number of runs, and row prints the mean of the means with
+// their range. A column v has no runs of (a simulator's kernel counters,
+// a result without Jain's index) adds nothing to that column.
+func (a *allStats) addMeans(v *allStats) {
+	vs := v.columns()
+	for i, c := range a.columns() {
+		if x := *vs[i]; len(x) > 0 {
+			*c = append(*c, stat.Mean(x, nil))
+		}
+	}
+	if len(v.jain) == 0 {
+		a.noJain++
+	}
+}
+
 func (a *allStats) row(cc, label string) string {
 	jain := span(a.jain, 3)
 	if a.noJain > 0 {
@@ -319,8 +347,7 @@ func seeds(ctx context.Context, args []string) error {
 	}
 	if *all {
 		fmt.Printf("%s, seeds 1-%d, every measured flow; per run: mean [min-max] over the runs\n\n", fs.Arg(0), *n)
-		fmt.Println("| cc | run | runs | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | of them first in recovery | first in loss state | lost retransmissions | loss probes | fast recoveries | Jain | slowest flow Mbit/s | flows under 0.1 Mbit/s | ACKs compressed |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println(allHeader)
 	} else {
 		fmt.Printf("%s, seeds 1-%d, %s; above: FCT over %v; retransmissions per transfer for the packets the bottleneck discarded (drops + losses)\n\n", fs.Arg(0), *n, which, *tail)
 		fmt.Println("| cc | run | transfers | FCT mean s | median s | s.d. s | above | unfinished | retransmissions | RTOs per transfer |")
@@ -401,7 +428,7 @@ func seeds(ctx context.Context, args []string) error {
 		return &at, nil
 	}
 	// Over a sweep, each row's per-value means, in the rows' order.
-	over := map[[2]string]*sweepStats{}
+	over := map[[2]string]*allStats{}
 	var overOrder [][2]string
 	for _, cc := range strings.Split(*ccs, ",") {
 		for _, value := range sweep {
@@ -415,17 +442,16 @@ func seeds(ctx context.Context, args []string) error {
 				}
 				k := [2]string{cc, r.label}
 				if over[k] == nil {
-					over[k] = new(sweepStats)
+					over[k] = new(allStats)
 					overOrder = append(overOrder, k)
 				}
-				over[k].add(at)
+				over[k].addMeans(at)
 			}
 		}
 	}
 	if sweepPath != "" {
-		fmt.Printf("\nover the %d values of %s: each row's mean over its runs, averaged over the values [their range]\n\n", len(sweep), sweepPath)
-		fmt.Println("| cc | run | goodput Mbit/s | retransmissions | discarded (drops + losses) | RTOs | Jain |")
-		fmt.Println("|---|---|---|---|---|---|---|")
+		fmt.Printf("\nover the %d values of %s: each row's mean over its runs, averaged over the values [their range]; runs: the values\n\n", len(sweep), sweepPath)
+		fmt.Println(allHeader)
 		for _, k := range overOrder {
 			fmt.Println(over[k].row(k[0], k[1]))
 		}
@@ -449,25 +475,4 @@ func sweepValues(arg string) (path string, sets []string, err error) {
 		sets = append(sets, path+"="+v)
 	}
 	return path, sets, nil
-}
-
-// sweepStats holds one row's means over each value of a sweep.
-type sweepStats struct {
-	goodput, retx, discarded, rtos, jain []float64
-}
-
-// add adds one value's runs: their means.
-func (w *sweepStats) add(a *allStats) {
-	mean := func(x []float64) float64 { return stat.Mean(x, nil) }
-	w.goodput = append(w.goodput, mean(a.goodput))
-	w.retx = append(w.retx, mean(a.retx))
-	w.discarded = append(w.discarded, mean(a.discarded))
-	w.rtos = append(w.rtos, mean(a.rtos))
-	if len(a.jain) > 0 {
-		w.jain = append(w.jain, mean(a.jain))
-	}
-}
-
-func (w *sweepStats) row(cc, label string) string {
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |", cc, label, span(w.goodput, 2), span(w.retx, 0), span(w.discarded, 0), span(w.rtos, 0), span(w.jain, 3))
 }

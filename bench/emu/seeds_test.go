@@ -200,22 +200,29 @@ func TestSweepValues(t *testing.T) {
 	}
 }
 
-// TestSweepStatsAveragesValues: a row over a sweep is the mean of each
+// TestSweepRowAveragesValues: a row over a sweep is the mean of each
 // value's mean, whatever the number of runs at each, with the values'
-// range.
-func TestSweepStatsAveragesValues(t *testing.T) {
-	var w sweepStats
-	jain := 0.9
-	for _, runs := range [][]int64{{100, 300}, {50}, {10, 20, 30}} {
+// range, in seeds -all's columns; a value without a column (here Jain's
+// index) leaves that column's mean to the others and is counted.
+func TestSweepRowAveragesValues(t *testing.T) {
+	var w allStats
+	jains := []*float64{ptr(0.9), ptr(0.7), nil}
+	for i, runs := range [][]int64{{100, 300}, {50}, {10, 20, 30}} {
 		var a allStats
 		for _, rtos := range runs {
-			a.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 1, Retransmissions: 2 * rtos, RTOs: rtos}}, Jain: &jain}, nil)
+			a.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 1, Retransmissions: 2 * rtos, RTOs: rtos}}, Jain: jains[i]}, nil)
 		}
-		w.add(&a)
+		w.addMeans(&a)
 	}
 	// Value means 200, 50 and 20: their mean 90, range 20-200.
-	want := "| newreno | kernel | 1.00 [1.00-1.00] | 180 [40-400] | 0 [0-0] | 90 [20-200] | 0.900 [0.900-0.900] |"
+	want := "| newreno | kernel | 3 | 1.00 [1.00-1.00] | 180 [40-400] | 0 [0-0] | 90 [20-200] | - | - | - | - | - | 0.800 [0.700-0.900] (1 runs without) | 1.000 [1.000-1.000] | 0 [0-0] | 0 [0-0] |"
 	if got := w.row("newreno", "kernel"); got != want {
 		t.Errorf("row\n got %s\nwant %s", got, want)
 	}
+	head, _, _ := strings.Cut(allHeader, "\n")
+	if got, want := strings.Count(w.row("a", "b"), "|"), strings.Count(head, "|"); got != want {
+		t.Errorf("row has %d column bars, the header %d", got, want)
+	}
 }
+
+func ptr(x float64) *float64 { return &x }

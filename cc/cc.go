@@ -169,6 +169,17 @@ type SendBufferSizer interface {
 	SendBufferWindows() int64
 }
 
+// InternallyPaced is implemented by controllers that Linux paces inside
+// TCP (the modules that set sk_pacing_status to SK_PACING_NEEDED: BBR),
+// so that a transport modelling Linux's pacing applies it to them and
+// not to controllers whose pacing rate stands for an application's or an
+// agent's (the fixed and external controllers). MinTSOSegs is the module's
+// min_tso_segs, the fewest segments tcp_tso_segs puts in one paced send
+// (BBR: one below 1.2 Mbit/s, else two).
+type InternallyPaced interface {
+	MinTSOSegs() int64
+}
+
 // WindowSetter is implemented by controllers whose window can be set from
 // outside at any time (the fixed window and the external controller).
 type WindowSetter interface {

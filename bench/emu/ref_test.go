@@ -56,9 +56,15 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// moved one of lossy's two NewReno flows of this one seed out of
 		// target on goodput and queueing delay (16, 16 before); over ten
 		// seeds both flows are closer to the kernel than before
-		// (TestRenoWholeSegmentsAgainstKernel). On dc-paper the profile
-		// takes BBR's retransmissions below the second host's kernel.
-		{[]string{"profile=linux"}, [3]int{15, 15, 14}, [3]int{15, 16, 12}, [3]int{17, 18, 8}},
+		// (TestRenoWholeSegmentsAgainstKernel). Linux's pacing (2026-12-06;
+		// 15, 15, 14; 15, 16, 12; 17, 18, 8 before it) brings
+		// retransmissions in on deepcc-cellular's and lossy's BBR and on
+		// dc-paper (three of its BBR flows, two NewReno flows beside its
+		// BBR background), and takes goodput out on lossy's two-flow races
+		// with BBR and on dc-paper's four flows' shares of this one seed;
+		// over seeds both workloads come closer to the kernel
+		// (TestLinuxPacingAgainstKernel).
+		{[]string{"profile=linux"}, [3]int{16, 15, 14}, [3]int{13, 16, 14}, [3]int{14, 18, 13}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

@@ -608,11 +608,16 @@ func (b *BBR) bdpSegments(bw units.Bandwidth, gain float64) int64 {
 // 64 KB.
 func (b *BBR) sendQuantum() int64 {
 	bytes := min(int64(b.pacingRate/8)>>pacingShift, gsoMaxBytes)
-	minSegs := int64(2)
+	return min(max(bytes/int64(b.mss), b.MinTSOSegs()), maxTSOSegs)
+}
+
+// MinTSOSegs implements cc.InternallyPaced: bbr_min_tso_segs, one
+// segment a send below 1.2 Mbit/s, else two.
+func (b *BBR) MinTSOSegs() int64 {
 	if b.pacingRate < minTSORate {
-		minSegs = 1
+		return 1
 	}
-	return min(max(bytes/int64(b.mss), minSegs), maxTSOSegs)
+	return 2
 }
 
 // inflight is bbr_inflight: the BDP times gain plus the quantization budget

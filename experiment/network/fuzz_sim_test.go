@@ -176,6 +176,11 @@ func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 	}
 	b.WriteString(bg.String())
 	fc.yml = b.String()
+	// Linux's pacing, chosen last so that the choices above keep their
+	// meaning for the inputs below (past the end a choice is 0: off).
+	if c.Pick(2) == 1 {
+		fc.yml = strings.Replace(fc.yml, "transport: {sack:", "transport: {pacing: linux, sack:", 1)
+	}
 	return fc
 }
 

@@ -458,9 +458,9 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
 // (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
-// rack_timer) that t sets on c; what t leaves unset keeps c's value. The
-// simulator's flows and the emulator's cclab-stack flows (emu/udpstack)
-// read them through it.
+// rack_timer), and how it paces (pacing), that t sets on c; what t
+// leaves unset keeps c's value. The simulator's flows and the emulator's
+// cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	if t.TLP != nil {
 		c.NoTLP = !*t.TLP
@@ -486,6 +486,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.RACKTimer != "" {
 		c.LinuxRACKTimer = t.RACKTimer == "linux"
+	}
+	if t.Pacing != "" {
+		c.LinuxPacing = t.Pacing == "linux"
 	}
 }
 

@@ -39,7 +39,8 @@ const linuxHostHZ = 250
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
-// linux, and the linux parameter 1 for CUBIC, BBR and NewReno, measured
+// linux, transport.pacing linux, and the linux parameter 1 for CUBIC, BBR
+// and NewReno, measured
 // and background flows alike; profile linux-host adds
 // transport.srtt_sample oldest, transport.kernel_hz 250 and
 // transport.sack_compression true. What the scenario sets (scenario-wide
@@ -57,6 +58,9 @@ func (s *Scenario) WithProfile() *Scenario {
 	}
 	if c.Transport.ReceiveWindow == "" {
 		c.Transport.ReceiveWindow = "linux"
+	}
+	if c.Transport.Pacing == "" {
+		c.Transport.Pacing = "linux"
 	}
 	if s.Profile == ProfileLinuxHost {
 		if c.Transport.SRTTSample == "" {

@@ -9,10 +9,11 @@ import (
 )
 
 // TestLinuxProfile: profile linux fills in Linux's choices where the
-// scenario leaves them unset (the scenario-wide transport, CUBIC's and
-// BBR's linux parameter on measured and background flows), keeps what it
-// sets, leaves controllers without the parameter (Vegas) and the original
-// scenario alone, and the default profile changes nothing.
+// scenario leaves them unset (the scenario-wide transport, its pacing
+// among them, CUBIC's and BBR's linux parameter on measured and
+// background flows), keeps what it sets, leaves controllers without the
+// parameter (Vegas) and the original scenario alone, and the default
+// profile changes nothing.
 func TestLinuxProfile(t *testing.T) {
 	const body = `
 name: p
@@ -34,8 +35,8 @@ background:
 	if p == s {
 		t.Fatal("profile linux returned the scenario itself, not a copy")
 	}
-	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" {
-		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow)
+	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" || p.Transport.Pacing != "linux" {
+		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none), pacing %q (want linux)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow, p.Transport.Pacing)
 	}
 	if got := p.Flows[0].CC.Params["linux"]; got != 1 {
 		t.Errorf("cubic: linux = %v, want 1", got)

@@ -275,6 +275,14 @@ type Transport struct {
 	// without re-arming itself, as Linux 6.18's tcp_rack_mark_lost and
 	// tcp_rack_reo_timeout (tcp.Config.LinuxRACKTimer) ["earliest"].
 	RACKTimer string `yaml:"rack_timer"`
+	// Pacing is how a controller that paces (BBR) spaces its sends:
+	// "segment", each segment after the previous one's whole packet at
+	// the pacing rate, or "linux", as Linux 6.18's internal pacing, in
+	// sends of tcp_tso_segs segments spaced by their payload's time less
+	// up to half of it for lateness, the first ten segments unpaced and a
+	// short send deferred to the next ACK while the window is nearly
+	// full (tcp.Config.LinuxPacing) ["segment"].
+	Pacing string `yaml:"pacing"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

@@ -420,6 +420,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.SRTTSample != "" && t.SRTTSample != "newest" && t.SRTTSample != "oldest" {
 		return errf(p+".srtt_sample", "must be newest or oldest, got %q", t.SRTTSample)
 	}
+	if t.Pacing != "" && t.Pacing != "segment" && t.Pacing != "linux" {
+		return errf(p+".pacing", "must be segment or linux, got %q", t.Pacing)
+	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}

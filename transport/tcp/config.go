@@ -192,6 +192,20 @@ type Config struct {
 	// of PendingQueue, which must be unset here. Off by default (no
 	// bound).
 	SendBufferLinux bool
+	// LinuxPacing paces the sends of a controller Linux paces inside TCP
+	// (cc.InternallyPaced: BBR; others keep the per-segment pacer) as
+	// Linux 6.18's internal pacing does (linuxpacing.go): in sends
+	// of tcp_tso_segs segments that leave together (two for BBR from 1.2
+	// Mbit/s at the RTTs of a WAN, more at higher rates or below about
+	// 16 ms), each followed by the payload's time at the pacing rate less
+	// up to half of it for the time the send came late
+	// (tcp_update_skb_after_send), the first ten segments unpaced, and a
+	// send of fewer segments than that deferred to the next ACK while the
+	// window has little room (tcp_tso_should_defer). By default each
+	// segment waits for the previous one's whole packet, headers
+	// included, at the pacing rate. Read only when the controller paces,
+	// so not among the hot fields.
+	LinuxPacing bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration

@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/internal/fuzzbytes"
 	"github.com/cclab/cclab/netsim/packet"
 )
@@ -14,6 +16,16 @@ import (
 type sink struct{ pool *packet.Pool }
 
 func (k sink) Receive(_ clock.Time, p *packet.Packet) { k.pool.Put(p) }
+
+// pacedAlg is a controller with a fixed pacing rate that Linux would pace
+// inside TCP (cc.InternallyPaced), as BBR.
+type pacedAlg struct {
+	cc.Algorithm
+	rate units.Bandwidth
+}
+
+func (p pacedAlg) PacingRate() units.Bandwidth { return p.rate }
+func (p pacedAlg) MinTSOSegs() int64           { return 2 }
 
 // FuzzSenderAcks feeds a sender ACKs a peer on the wire could send (the
 // UDP decoder's rules: SACK blocks non-empty, above the cumulative ACK,
@@ -26,11 +38,13 @@ func FuzzSenderAcks(f *testing.F) {
 	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
 	f.Add([]byte{2, 255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 1, 1, 0, 7, 3, 4})
+	f.Add([]byte{12, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1, 3, 40}) // paced
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := fuzzbytes.New(b)
 		const mss = 1000
 		cfg := Config{MSS: mss}
-		switch c.Byte() % 4 {
+		sel := c.Byte()
+		switch sel % 4 {
 		case 1:
 			cfg.NoSACK = true
 		case 2:
@@ -40,7 +54,12 @@ func FuzzSenderAcks(f *testing.F) {
 		}
 		s := sim.New()
 		pool := &packet.Pool{}
-		snd := NewSender(cfg, 0, s, pool, sink{pool}, reno(mss))
+		alg := reno(mss)
+		if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
+			cfg.LinuxPacing = true
+			alg = pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}
+		}
+		snd := NewSender(cfg, 0, s, pool, sink{pool}, alg)
 		snd.Start(0)
 		ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
 			p := pool.Get()

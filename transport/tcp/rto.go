@@ -99,7 +99,7 @@ func (s *Sender) onRTO(now clock.Time) {
 		// Linux's tcp_retransmit_timer sends the head itself, outside
 		// the window: a controller that keeps its window (External,
 		// Fixed) may leave no room with the spared segments in flight.
-		s.send(now, s.unaSeg, true)
+		s.sendOutside(now, s.unaSeg, true)
 	}
 	s.trySend(now)
 }

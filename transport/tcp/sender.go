@@ -231,6 +231,12 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		// tcp_init_buffer_space sizes the buffer for TCP_INIT_CWND.
 		s.cfg.PendingQueue = linuxSndbuf(cfg.MSS, 0, cfg.DupThresh, sndbufWindows(alg))
 	}
+	if _, ok := alg.(cc.InternallyPaced); !ok {
+		// Linux paces only its own paced modules inside TCP; another
+		// controller's rate stands for an application's and keeps the
+		// per-segment pacer.
+		s.cfg.LinuxPacing = false
+	}
 	s.prr, _ = alg.(prrTarget)
 	if cfg.PacketTimers {
 		s.pq = new(packetQueues)
@@ -374,6 +380,7 @@ func (s *Sender) trySend(now clock.Time) {
 		return
 	}
 	mss := s.cfg.MSS
+	burst := 0 // Config.LinuxPacing: segments left of the current send
 	for {
 		cwnd := max(s.cc.CongestionWindow(), mss)
 		pipe := s.InFlight()
@@ -404,9 +411,20 @@ func (s *Sender) trySend(now clock.Time) {
 			s.rwndStop(now, cwnd, pipe)
 			return
 		}
-		if rate := s.cc.PacingRate(); rate > 0 && now < s.nextSend {
-			s.pacerT.Reset(s.nextSend)
-			break
+		if rate := s.cc.PacingRate(); rate > 0 {
+			if burst == 0 && now < s.nextSend {
+				s.pacerT.Reset(s.nextSend)
+				break
+			}
+			if s.cfg.LinuxPacing {
+				if burst == 0 {
+					if burst = s.linuxSend(now, rate, cwnd, pipe, k, retx); burst == 0 {
+						s.cwndLimited = true // deferred to the next ACK
+						break
+					}
+				}
+				burst--
+			}
 		}
 		s.send(now, k, retx)
 	}
@@ -472,7 +490,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	if !retx {
 		s.scheduleTLP(now)
 	}
-	if rate := s.cc.PacingRate(); rate > 0 {
+	if rate := s.cc.PacingRate(); rate > 0 && !s.cfg.LinuxPacing {
 		from := now
 		if s.pacerLate {
 			from = now.Add(-pacingCatchUp)

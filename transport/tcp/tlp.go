@@ -66,7 +66,7 @@ func (s *Sender) onPTO(now clock.Time) {
 	if s.nxt < s.total && s.pendingRoom() && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
 		// New data, whatever the window (Linux tcp_write_xmit with
 		// push_one=2).
-		s.send(now, s.nxtSeg(), false)
+		s.sendOutside(now, s.nxtSeg(), false)
 		s.tlpRetx = false
 	} else {
 		k := s.nxtSeg() - 1
@@ -76,7 +76,7 @@ func (s *Sender) onPTO(now clock.Time) {
 		if k < s.unaSeg {
 			return
 		}
-		s.send(now, k, true)
+		s.sendOutside(now, k, true)
 		s.tlpRetx = true
 	}
 	t.high = s.nxt

@@ -125,7 +125,8 @@ func (s *Sender) sendOutside(now clock.Time, k int64, retx bool) {
 // deferSend is tcp_tso_should_defer for a send of new data that could
 // carry q segments (left bytes remain to send): Linux waits for the next
 // ACK rather than send fewer than q while the window has less than a
-// third of itself free, the pacing timestamp passed less than 1 ms ago,
+// third of itself free (of the smaller of the congestion and the peer's
+// windows), the pacing timestamp passed less than 1 ms ago,
 // and the oldest unacknowledged segment went out at least half an SRTT
 // ago (its ACK is not about to come). Not in recovery or after a
 // timeout, and not for a send of one segment.
@@ -134,14 +135,15 @@ func (s *Sender) deferSend(now clock.Time, cwnd, pipe units.Bytes, q, left int64
 	if q <= 1 || s.phase != open || now.Sub(s.nextSend) > deferSlack {
 		return false
 	}
-	limit := cwnd - pipe
+	limit, chunk := cwnd-pipe, cwnd
 	if s.cfg.LinuxReceiveWindow && s.hasSndWnd {
 		limit = min(limit, units.Bytes(s.una+s.sndWnd-s.nxt))
+		chunk = min(chunk, units.Bytes(s.sndWnd))
 	}
 	if int64(limit) >= q*int64(mss) || int64(limit) >= left {
 		return false
 	}
-	if limit >= cwnd/tsoWinDivisor {
+	if limit >= chunk/tsoWinDivisor {
 		return false
 	}
 	if s.n == 0 || now.Sub(s.seg(s.unaSeg).sentAt) < s.rtt.SRTT()/2 {

@@ -12,9 +12,13 @@ import (
 // data packets and their ACKs). allocs/op must be 0: no packet, event or
 // scoreboard entry is allocated per packet in steady state.
 func BenchmarkSteadyState(b *testing.B) {
-	for _, cc := range []string{"cubic", "bbr", "newreno"} {
-		b.Run(cc, func(b *testing.B) {
-			s := benchScenario(b, cc)
+	for _, c := range []struct{ name, cc, profile string }{
+		{"cubic", "cubic", ""}, {"bbr", "bbr", ""}, {"newreno", "newreno", ""},
+		// Linux's pacing and the rest of the profile.
+		{"bbr-linux", "bbr", "linux"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchScenario(b, c.cc, c.profile)
 			n, err := Build(s)
 			if err != nil {
 				b.Fatal(err)
@@ -34,10 +38,14 @@ func BenchmarkSteadyState(b *testing.B) {
 	}
 }
 
-func benchScenario(b *testing.B, cc string) *scenarioT {
+func benchScenario(b *testing.B, cc, profile string) *scenarioT {
 	b.Helper()
+	if profile == "" {
+		profile = "default"
+	}
 	s, err := parseScenario(`
 name: bench
+profile: ` + profile + `
 duration: 1000s # within the run budget (scenario.MaxEvents); b.Loop needs far less
 bottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000}}
 flows:

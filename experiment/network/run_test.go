@@ -82,7 +82,7 @@ func parseScenarioAs(yml string) (*scenarioT, error) {
 // through RunUntilOr with a context check, as RunContext does: the cost of
 // interruptibility (a counter per event, ctx.Err every 4096 events).
 func BenchmarkSteadyStateInterruptible(b *testing.B) {
-	n, err := Build(benchScenario(b, "cubic"))
+	n, err := Build(benchScenario(b, "cubic", ""))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,6 +62,25 @@ func (s *Sender) tsoSegs(rate units.Bandwidth) int64 {
 	return max(bytes/int64(s.cfg.MSS), least)
 }
 
+// linuxPace is trySend's pacer with LinuxPacing, for segment k: it
+// reports whether k may go now, as the next segment of the current send
+// (*burst of them left) or as the first of a new one the pacer allows;
+// otherwise the pacer is armed or the send deferred to the next ACK.
+func (s *Sender) linuxPace(now clock.Time, rate units.Bandwidth, cwnd, pipe units.Bytes, k int64, retx bool, burst *int) bool {
+	if *burst == 0 {
+		if now < s.nextSend {
+			s.pacerT.Reset(s.nextSend)
+			return false
+		}
+		if *burst = s.linuxSend(now, rate, cwnd, pipe, k, retx); *burst == 0 {
+			s.cwndLimited = true // deferred to the next ACK
+			return false
+		}
+	}
+	*burst--
+	return true
+}
+
 // linuxSend starts one paced send at now, which the pacer allows, for
 // segment k: it returns how many segments the send carries (the caller
 // sends them back to back) and moves the pacing timestamp on by their

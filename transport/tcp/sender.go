@@ -412,18 +412,13 @@ func (s *Sender) trySend(now clock.Time) {
 			return
 		}
 		if rate := s.cc.PacingRate(); rate > 0 {
-			if burst == 0 && now < s.nextSend {
+			if s.cfg.LinuxPacing {
+				if !s.linuxPace(now, rate, cwnd, pipe, k, retx, &burst) {
+					break
+				}
+			} else if now < s.nextSend {
 				s.pacerT.Reset(s.nextSend)
 				break
-			}
-			if s.cfg.LinuxPacing {
-				if burst == 0 {
-					if burst = s.linuxSend(now, rate, cwnd, pipe, k, retx); burst == 0 {
-						s.cwndLimited = true // deferred to the next ACK
-						break
-					}
-				}
-				burst--
 			}
 		}
 		s.send(now, k, retx)

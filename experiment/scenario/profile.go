@@ -40,8 +40,7 @@ const linuxHostHZ = 250
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
 // linux, transport.pacing linux, and the linux parameter 1 for CUBIC, BBR
-// and NewReno, measured
-// and background flows alike; profile linux-host adds
+// and NewReno, measured and background flows alike; profile linux-host adds
 // transport.srtt_sample oldest, transport.kernel_hz 250 and
 // transport.sack_compression true. What the scenario sets (scenario-wide
 // or per flow) is kept, so a flow can still opt out (kernel_hz: 0 for

@@ -275,9 +275,11 @@ type Transport struct {
 	// without re-arming itself, as Linux 6.18's tcp_rack_mark_lost and
 	// tcp_rack_reo_timeout (tcp.Config.LinuxRACKTimer) ["earliest"].
 	RACKTimer string `yaml:"rack_timer"`
-	// Pacing is how a controller that paces (BBR) spaces its sends:
-	// "segment", each segment after the previous one's whole packet at
-	// the pacing rate, or "linux", as Linux 6.18's internal pacing, in
+	// Pacing is how a controller Linux paces inside TCP (BBR; the fixed
+	// and external controllers' rates are always paced per segment)
+	// spaces its sends: "segment", each segment after the previous one's
+	// whole packet at the pacing rate, or "linux", as Linux 6.18's
+	// internal pacing, in
 	// sends of tcp_tso_segs segments spaced by their payload's time less
 	// up to half of it for lateness, the first ten segments unpaced and a
 	// short send deferred to the next ACK while the window is nearly

@@ -194,10 +194,11 @@ type Config struct {
 	SendBufferLinux bool
 	// LinuxPacing paces the sends of a controller Linux paces inside TCP
 	// (cc.InternallyPaced: BBR; others keep the per-segment pacer) as
-	// Linux 6.18's internal pacing does (linuxpacing.go): in sends
-	// of tcp_tso_segs segments that leave together (two for BBR from 1.2
-	// Mbit/s at the RTTs of a WAN, more at higher rates or below about
-	// 16 ms), each followed by the payload's time at the pacing rate less
+	// Linux 6.18's internal pacing does (linuxpacing.go): in sends of
+	// tcp_tso_segs segments that leave together (a millisecond of data at
+	// the pacing rate, at least BBR's two, one below 1.2 Mbit/s; more on
+	// a path whose minimum RTT is under 16 ms), each followed by the
+	// payload's time at the pacing rate less
 	// up to half of it for the time the send came late
 	// (tcp_update_skb_after_send), the first ten segments unpaced, and a
 	// send of fewer segments than that deferred to the next ACK while the

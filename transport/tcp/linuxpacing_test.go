@@ -200,3 +200,30 @@ func TestLinuxPacingOnlyInternallyPaced(t *testing.T) {
 		}
 	}
 }
+
+// TestSendOutsideCharges: a send outside the send loop (the timeout's
+// head, a loss probe) is not held back but moves the pacing timestamp
+// on, by its payload's time with LinuxPacing (Linux charges every
+// transmission) and by its packet's without.
+func TestSendOutsideCharges(t *testing.T) {
+	const rate = 12_000_000
+	for _, linux := range []bool{true, false} {
+		s := sim.New()
+		var pool packet.Pool
+		snd := NewSender(Config{NoHandshake: true, Bytes: 100 << 20, LinuxPacing: linux}, 0, s, &pool, discard{&pool}, pacedTSO{pacedWindow{rate}, 2})
+		snd.Start(0)
+		s.RunUntil(clock.Time(50 * time.Millisecond))
+		before, sent := snd.nextSend, snd.Stats().SegmentsSent
+		snd.sendOutside(s.Now(), snd.nxtSeg(), false)
+		if snd.Stats().SegmentsSent != sent+1 {
+			t.Fatalf("linux %v: %d segments sent, want %d", linux, snd.Stats().SegmentsSent, sent+1)
+		}
+		size := units.Bytes(1448)
+		if !linux {
+			size += 52 // the header
+		}
+		if want := before.Add(units.Bandwidth(rate).TxTime(size)); snd.nextSend != want {
+			t.Errorf("linux %v: pacing timestamp %v after the send, want %v (%v before)", linux, snd.nextSend, want, before)
+		}
+	}
+}

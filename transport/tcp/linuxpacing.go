@@ -101,7 +101,11 @@ func (s *Sender) linuxSend(now clock.Time, rate units.Bandwidth, cwnd, pipe unit
 		// have at least 2 GSO packets in flight"), and what it has room for.
 		room := int64((cwnd - pipe) / mss)
 		half := max(int64(cwnd/mss)>>1, 1)
-		n = max(min(q, half, room, (left+int64(mss)-1)/int64(mss)), 1)
+		segsLeft := left / int64(mss) // rounded up below; left+mss-1 would overflow for a bulk flow
+		if left%int64(mss) != 0 {
+			segsLeft++
+		}
+		n = max(min(q, half, room, segsLeft), 1)
 		payload = units.Bytes(min(n*int64(mss), left))
 	}
 	s.charge(now, rate, payload, n)

@@ -40,7 +40,7 @@ func pacedRun(t *testing.T, linux bool, rate units.Bandwidth, late, d time.Durat
 	s := sim.New()
 	var pool packet.Pool
 	log := &sendLog{pool: &pool}
-	snd := NewSender(Config{NoHandshake: true, Bytes: 100 << 20, LinuxPacing: linux}, 0, lateScheduler{s, late}, &pool, log, pacedTSO{pacedWindow{rate}, 2})
+	snd := NewSender(Config{NoHandshake: true, LinuxPacing: linux}, 0, lateScheduler{s, late}, &pool, log, pacedTSO{pacedWindow{rate}, 2}) // bulk
 	snd.Start(0)
 	s.RunUntil(clock.Time(d))
 	return log.at

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
-
-	"github.com/cclab/cclab/experiment"
-	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/scenarios"
 )
 
 // Linux's BBR on dc-paper (docs/fidelity.md, "Linux's pacing"): seeds 1-5
@@ -76,16 +72,7 @@ func TestLinuxPacingAgainstKernel(t *testing.T) {
 	} {
 		k := kernelRunsOf(t, c.ref, c.key, "bbr", c.kernelRuns)
 		sim := simRuns(t, c.file, "bbr", c.seeds, append(slices.Clone(sets), c.extra...))
-		gp, rx := stat.Mean(k.goodput, nil), stat.Mean(k.retx, nil)
-		dg, gpOK := nearMean(sim.goodput, gp, c.gpTol)
-		dr, rxOK := nearMean(sim.retx, rx, c.retxTol)
-		t.Logf("%s, seeds 1-%d: goodput %.2f Mbit/s (kernel mean %.2f, %+.1f%%), retransmissions %.0f a run (kernel mean %.0f, %+.1f%%)", c.what, c.seeds, sim.goodput, gp, 100*dg, sim.retx, rx, 100*dr)
-		if c.gpTol >= 0 && !gpOK {
-			t.Errorf("%s: goodput %.2f Mbit/s, more than %g%% from the kernel's mean %.2f", c.what, sim.goodput, 100*c.gpTol, gp)
-		}
-		if !rxOK {
-			t.Errorf("%s: %.0f retransmissions a run, more than %g%% from the kernel's mean %.0f", c.what, sim.retx, 100*c.retxTol, rx)
-		}
+		checkNearKernelMean(t, fmt.Sprintf("%s, seeds 1-%d", c.what, c.seeds), sim, k, c.gpTol, c.retxTol)
 	}
 }
 
@@ -102,26 +89,13 @@ var satcomBBRKernel = struct{ mean, median, retx float64 }{17.08, 16.98, 52.4}
 // pacing: segment the median is 3% early and the retransmissions 16% too
 // few (16.78, 16.47, 43.9); by default the median is 5% early (16.09).
 func TestLinuxPacingSatcomBBR(t *testing.T) {
-	const file = "scenarios/satcom-uhf.yaml"
-	data, err := scenarios.Read("../../" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const seeds = 40
 	var fct []float64
 	var retx float64
-	const seeds = 40
-	for seed := 1; seed <= seeds; seed++ {
-		s, err := scenario.ParseWithOverrides(data, file, "bbr", int64(seed), []string{"profile=linux"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, _, err := experiment.Run(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, res := range simResults(t, "scenarios/satcom-uhf.yaml", "bbr", seeds, []string{"profile=linux"}) {
 		f := res.Flows[0]
 		if f.FCT == nil {
-			t.Fatalf("seed %d: the transfer did not finish", seed)
+			t.Fatalf("seed %d: the transfer did not finish", i+1)
 		}
 		fct = append(fct, *f.FCT)
 		retx += float64(f.Retransmissions) / seeds

@@ -87,28 +87,26 @@ func (s *Sender) linuxPace(now clock.Time, rate units.Bandwidth, cwnd, pipe unit
 // payload's time; or 0 when Linux would defer the send to the next ACK.
 // cwnd and pipe are the window and the data in flight, pipe + MSS <= cwnd.
 func (s *Sender) linuxSend(now clock.Time, rate units.Bandwidth, cwnd, pipe units.Bytes, k int64, retx bool) int {
-	mss := s.cfg.MSS
-	n, payload := int64(1), mss
 	if retx {
-		payload = s.seg(k).len
-	} else {
-		q := s.tsoSegs(rate)
-		left := max(s.total-s.nxt, 1)
-		if s.deferSend(now, cwnd, pipe, q, left) {
-			return 0
-		}
-		// tcp_cwnd_test: at most half the window in one send ("ensure we
-		// have at least 2 GSO packets in flight"), and what it has room for.
-		room := int64((cwnd - pipe) / mss)
-		half := max(int64(cwnd/mss)>>1, 1)
-		segsLeft := left / int64(mss) // rounded up below; left+mss-1 would overflow for a bulk flow
-		if left%int64(mss) != 0 {
-			segsLeft++
-		}
-		n = max(min(q, half, room, segsLeft), 1)
-		payload = units.Bytes(min(n*int64(mss), left))
+		s.charge(now, rate, s.seg(k).len, 1)
+		return 1
 	}
-	s.charge(now, rate, payload, n)
+	mss := int64(s.cfg.MSS)
+	q := s.tsoSegs(rate)
+	left := max(s.total-s.nxt, 1)
+	if s.deferSend(now, cwnd, pipe, q, left) {
+		return 0
+	}
+	// tcp_cwnd_test: at most half the window in one send ("ensure we have
+	// at least 2 GSO packets in flight"), and what it has room for.
+	room := int64(cwnd-pipe) / mss
+	half := max(int64(cwnd)/mss>>1, 1)
+	segsLeft := left / mss // rounded up below; left+mss-1 would overflow for a bulk flow
+	if left%mss != 0 {
+		segsLeft++
+	}
+	n := max(min(q, half, room, segsLeft), 1)
+	s.charge(now, rate, units.Bytes(min(n*mss, left)), n)
 	return int(n)
 }
 
@@ -133,11 +131,9 @@ func (s *Sender) charge(now clock.Time, rate units.Bandwidth, payload units.Byte
 func (s *Sender) sendOutside(now clock.Time, k int64, retx bool) {
 	if s.cfg.LinuxPacing {
 		if rate := s.cc.PacingRate(); rate > 0 {
-			payload := s.cfg.MSS
+			payload := s.newLen()
 			if retx {
 				payload = s.seg(k).len
-			} else {
-				payload = units.Bytes(min(int64(payload), max(s.total-s.nxt, 1)))
 			}
 			s.charge(now, rate, payload, 1)
 		}

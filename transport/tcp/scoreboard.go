@@ -54,6 +54,12 @@ func (s *Sender) resize(size int) {
 	s.ring, s.head = nr, 0
 }
 
+// newLen is the length of the next new segment: an MSS, or what is left
+// of a finite transfer.
+func (s *Sender) newLen() units.Bytes {
+	return units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
+}
+
 // addSegment appends the next new segment to the scoreboard.
 func (s *Sender) addSegment() *segment {
 	if int(s.n) == len(s.ring) {
@@ -62,7 +68,7 @@ func (s *Sender) addSegment() *segment {
 	s.n++
 	s.ringPeak = max(s.ringPeak, s.n)
 	g := s.seg(s.nxtSeg() - 1)
-	n := units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
+	n := s.newLen()
 	*g = segment{len: n}
 	s.nxt += int64(n)
 	s.outBytes += n

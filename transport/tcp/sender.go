@@ -541,6 +541,10 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	// the window on.
 	var delivered units.Bytes
 	if s.cfg.NoSACK {
+		// A peer that was not offered SACK has no business sending
+		// blocks; a live one's would mark segments SACKed that Reno's
+		// duplicate ACKs then mark lost too.
+		blocks = nil
 		dup, credited := s.renoAck(advanced, ackNo, acked)
 		acked -= credited
 		delivered = dup

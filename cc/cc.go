@@ -118,7 +118,10 @@ func (r *RateSample) Valid() bool { return r.Interval > 0 && r.Delivered > 0 }
 type LossEvent struct {
 	// PriorInFlight is the bytes in flight when loss was detected.
 	PriorInFlight units.Bytes
-	// LostBytes is the number of bytes marked lost by the detection.
+	// LostBytes is the number of bytes marked lost by the detection; 0
+	// when the recovery starts for segments marked lost earlier (a
+	// transport that starts recovery as Linux does, on any segment marked
+	// lost and not yet delivered).
 	LostBytes units.Bytes
 }
 

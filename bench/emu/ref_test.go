@@ -63,8 +63,14 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// BBR background), and takes goodput out on lossy's two-flow races
 		// with BBR and on dc-paper's four flows' shares of this one seed;
 		// over seeds both workloads come closer to the kernel
-		// (TestLinuxPacingAgainstKernel).
-		{[]string{"profile=linux"}, [3]int{16, 15, 14}, [3]int{13, 16, 14}, [3]int{14, 18, 13}},
+		// (TestLinuxPacingAgainstKernel). Linux's start of recovery
+		// (2026-12-06, later; 16, 15, 14; 13, 16, 14; 14, 18, 13 before
+		// it) brings retransmissions in on lossy's BBR and dc-paper's
+		// CUBIC flows and queueing delay in on lossy's races, and moves
+		// this one seed's shares of dc-paper's four-flow races (goodput
+		// out on five of its twelve flows, in on one); over seeds BBR
+		// comes closer to the kernel (TestRecoveryStartAgainstKernel).
+		{[]string{"profile=linux"}, [3]int{17, 16, 14}, [3]int{13, 17, 15}, [3]int{10, 18, 16}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

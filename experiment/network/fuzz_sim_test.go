@@ -181,6 +181,10 @@ func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 	if c.Pick(2) == 1 {
 		fc.yml = strings.Replace(fc.yml, "transport: {sack:", "transport: {pacing: linux, sack:", 1)
 	}
+	// Linux's rule for starting recovery, likewise after the rest.
+	if c.Pick(2) == 1 {
+		fc.yml = strings.Replace(fc.yml, "transport: {", "transport: {recovery_start: linux, ", 1)
+	}
 	return fc
 }
 

@@ -458,8 +458,8 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
 // (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
-// rack_timer), and how it paces (pacing), that t sets on c; what t
-// leaves unset keeps c's value. The simulator's flows and the emulator's
+// rack_timer, recovery_start), and how it paces (pacing), that t sets on
+// c; what t leaves unset keeps c's value. The simulator's flows and the emulator's
 // cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	if t.TLP != nil {
@@ -489,6 +489,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.Pacing != "" {
 		c.LinuxPacing = t.Pacing == "linux"
+	}
+	if t.RecoveryStart != "" {
+		c.LinuxRecoveryStart = t.RecoveryStart == "linux"
 	}
 }
 

@@ -196,6 +196,8 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"prr linux6", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux6}\nflows: [{cc: newreno}]\n", "transport.prr: must be rfc6937 or linux, got \"linux6\""},
 		{"flow prr", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: cubic, transport: {prr: RFC6937}}]\n", "flows[0].transport.prr: must be rfc6937 or linux"},
 		{"rack_timer", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {rack_timer: latest}\nflows: [{cc: newreno}]\n", "transport.rack_timer: must be earliest or linux, got \"latest\""},
+		{"recovery_start", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recovery_start: rfc6675}\nflows: [{cc: cubic}]\n", "transport.recovery_start: must be new_loss or linux, got \"rfc6675\""},
+		{"flow recovery_start", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: bbr, transport: {recovery_start: Linux}}]\n", "flows[0].transport.recovery_start: must be new_loss or linux"},
 		{"pacing", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {pacing: fq}\nflows: [{cc: bbr}]\n", "transport.pacing: must be segment or linux, got \"fq\""},
 		{"flow pacing", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: bbr, transport: {pacing: Linux}}]\n", "flows[0].transport.pacing: must be segment or linux"},
 		{"kernel_hz", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {kernel_hz: -250}\nflows: [{cc: newreno}]\n", "transport.kernel_hz: must be between 0 (exact timers) and 10000 ticks a second"},

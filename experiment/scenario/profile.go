@@ -39,14 +39,15 @@ const linuxHostHZ = 250
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
-// linux, transport.pacing linux, and the linux parameter 1 for CUBIC, BBR
-// and NewReno, measured and background flows alike; profile linux-host adds
-// transport.srtt_sample oldest, transport.kernel_hz 250 and
-// transport.sack_compression true. What the scenario sets (scenario-wide
-// or per flow) is kept, so a flow can still opt out (kernel_hz: 0 for
-// exact timers, sack_compression: false). Any other profile returns s
-// itself. The simulator applies it when it builds a network; the
-// emulator's kernel flows are Linux's own and take no parameters.
+// linux, transport.pacing linux, transport.recovery_start linux, and the
+// linux parameter 1 for CUBIC, BBR and NewReno, measured and background
+// flows alike; profile linux-host adds transport.srtt_sample oldest,
+// transport.kernel_hz 250 and transport.sack_compression true. What the
+// scenario sets (scenario-wide or per flow) is kept, so a flow can still
+// opt out (kernel_hz: 0 for exact timers, sack_compression: false). Any
+// other profile returns s itself. The simulator applies it when it
+// builds a network; the emulator's kernel flows are Linux's own and take
+// no parameters.
 func (s *Scenario) WithProfile() *Scenario {
 	if s.Profile != ProfileLinux && s.Profile != ProfileLinuxHost {
 		return s
@@ -60,6 +61,9 @@ func (s *Scenario) WithProfile() *Scenario {
 	}
 	if c.Transport.Pacing == "" {
 		c.Transport.Pacing = "linux"
+	}
+	if c.Transport.RecoveryStart == "" {
+		c.Transport.RecoveryStart = "linux"
 	}
 	if s.Profile == ProfileLinuxHost {
 		if c.Transport.SRTTSample == "" {

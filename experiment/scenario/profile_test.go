@@ -35,8 +35,8 @@ background:
 	if p == s {
 		t.Fatal("profile linux returned the scenario itself, not a copy")
 	}
-	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" || p.Transport.Pacing != "linux" {
-		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none), pacing %q (want linux)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow, p.Transport.Pacing)
+	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" || p.Transport.Pacing != "linux" || p.Transport.RecoveryStart != "linux" {
+		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none), pacing %q, recovery_start %q (want linux)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow, p.Transport.Pacing, p.Transport.RecoveryStart)
 	}
 	if got := p.Flows[0].CC.Params["linux"]; got != 1 {
 		t.Errorf("cubic: linux = %v, want 1", got)

@@ -285,6 +285,13 @@ type Transport struct {
 	// short send deferred to the next ACK while the window is nearly
 	// full (tcp.Config.LinuxPacing) ["segment"].
 	Pacing string `yaml:"pacing"`
+	// RecoveryStart is when fast recovery starts: "new_loss", on an ACK
+	// in the open state that marks a segment lost, or "linux", on any ACK
+	// in the open state while a segment marked lost is not yet delivered,
+	// so a recovery that ends with segments lost while it ran starts the
+	// next on the same ACK, as Linux 6.18's tcp_time_to_recover
+	// (tcp.Config.LinuxRecoveryStart) ["new_loss"].
+	RecoveryStart string `yaml:"recovery_start"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

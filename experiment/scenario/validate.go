@@ -423,6 +423,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.Pacing != "" && t.Pacing != "segment" && t.Pacing != "linux" {
 		return errf(p+".pacing", "must be segment or linux, got %q", t.Pacing)
 	}
+	if t.RecoveryStart != "" && t.RecoveryStart != "new_loss" && t.RecoveryStart != "linux" {
+		return errf(p+".recovery_start", "must be new_loss or linux, got %q", t.RecoveryStart)
+	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}

@@ -207,6 +207,23 @@ type Config struct {
 	// included, at the pacing rate. Read only when the controller paces,
 	// so not among the hot fields.
 	LinuxPacing bool
+	// LinuxRecoveryStart starts fast recovery as Linux 6.18 does
+	// (tcp_fastretrans_alert's tcp_time_to_recover: lost_out != 0): on
+	// any ACK in the open state while a segment marked lost has not been
+	// delivered, not only on one that marks a segment lost. Segments
+	// sent during a recovery and lost are marked while it runs, above its
+	// recovery point, so when the recovery point is acknowledged Linux
+	// starts the next recovery on the same ACK, with its own congestion
+	// response (a controller that keeps its window in recovery, as BBR,
+	// sees one recovery continue), and the end of a timeout's loss state
+	// likewise. By default the sender stays open until an ACK marks a
+	// new loss. Not with PacketTimers (Mockets' loss detection is not
+	// Linux's). Linux's F-RTO undo also clears the lost marks of
+	// retransmitted segments, which the sender keeps until they are
+	// delivered; with this rule a recovery could start on them where
+	// Linux's would not. Read only in the open state with segments
+	// marked lost, so not among the hot fields.
+	LinuxRecoveryStart bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].
 	DelAckTimeout time.Duration

@@ -55,6 +55,9 @@ func FuzzSenderAcks(f *testing.F) {
 		s := sim.New()
 		pool := &packet.Pool{}
 		alg := reno(mss)
+		// The top bit also starts recovery as Linux does (it keeps its
+		// meaning in the pacing rate below, so the inputs keep theirs).
+		cfg.LinuxRecoveryStart = sel&128 != 0
 		if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 			cfg.LinuxPacing = true
 			alg = pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}

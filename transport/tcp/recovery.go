@@ -143,10 +143,11 @@ func (s *Sender) partialAck() {
 }
 
 // updateRecovery leaves recovery once the recovery point is acknowledged,
-// and enters fast recovery when an ACK in the open state reveals new loss:
-// one congestion response per window of data (RFC 6675 §5 step (4.1)-(4.2),
-// RFC 6582). acked is what the ACK delivered and advanced whether it
-// moved SND.UNA.
+// and enters fast recovery when an ACK in the open state reveals new loss
+// (with LinuxRecoveryStart, finds any segment marked lost and not yet
+// delivered): one congestion response per window of data (RFC 6675 §5
+// step (4.1)-(4.2), RFC 6582). acked is what the ACK delivered and
+// advanced whether it moved SND.UNA.
 func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced bool) {
 	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
 		if s.phase == recovery {
@@ -155,7 +156,7 @@ func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newly
 		s.phase = open
 	}
 	entered := false
-	if s.phase == open && newlyLost > 0 {
+	if s.phase == open && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) {
 		s.phase = recovery
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++

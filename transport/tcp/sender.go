@@ -240,6 +240,9 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	s.prr, _ = alg.(prrTarget)
 	if cfg.PacketTimers {
 		s.pq = new(packetQueues)
+		// Mockets' per-packet timers are not Linux's loss detection, so
+		// not its rule for starting recovery either.
+		s.cfg.LinuxRecoveryStart = false
 	}
 }
 

@@ -33,10 +33,9 @@ func TestRecoveryStartAgainstKernel(t *testing.T) {
 	k := kernelRunsOf(t, lossyBBRKernel, "lossy", "bbr", 10)
 	sim := simRuns(t, lossy, "bbr", 10, sets)
 	checkNearKernelMean(t, "lossy, seeds 1-10", sim, k, 0.05, 0.1)
-	recoveries := sim.recoveries
-	t.Logf("lossy, seeds 1-10: %.1f fast recoveries a run (kernel %d)", recoveries, lossyBBRKernelRecoveries)
-	if d, ok := nearMean(recoveries, lossyBBRKernelRecoveries, 0.1); !ok {
-		t.Errorf("lossy, seeds 1-10: %.1f fast recoveries a run, %+.1f%% from the kernel's %d (want within 10%%)", recoveries, 100*d, lossyBBRKernelRecoveries)
+	t.Logf("lossy, seeds 1-10: %.1f fast recoveries a run (kernel %d)", sim.recoveries, lossyBBRKernelRecoveries)
+	if d, ok := nearMean(sim.recoveries, lossyBBRKernelRecoveries, 0.1); !ok {
+		t.Errorf("lossy, seeds 1-10: %.1f fast recoveries a run, %+.1f%% from the kernel's %d (want within 10%%)", sim.recoveries, 100*d, lossyBBRKernelRecoveries)
 	}
 
 	const many = "bench/scale/newreno-1000flows.yaml"

@@ -104,9 +104,10 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 // choices the sender makes alone (rack, tlp, frto, rto,
 // lost_retransmissions, srtt_sample, prr, rack_timer, recovery_start)
 // and its pacing (pacing), which the same tcp.Sender honours on UDP as
-// in the simulator. sack is not carried: both ends would have to agree on it.
-// Nor is receive_window, a model of the receiver: the UDP receiver takes
-// its settings from the handshake, which does not carry it.
+// in the simulator. sack is not carried: both ends would have to agree
+// on it. Nor is receive_window, a model of the receiver: the UDP
+// receiver takes its settings from the handshake, which does not carry
+// it.
 func applyTransport(c *tcp.Config, t *scenario.Transport) {
 	c.MSS = t.MSS.V
 	c.AckInterval = t.SACKTimeout.V

@@ -459,8 +459,8 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
 // (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
 // rack_timer, recovery_start), and how it paces (pacing), that t sets on
-// c; what t leaves unset keeps c's value. The simulator's flows and the emulator's
-// cclab-stack flows (emu/udpstack) read them through it.
+// c; what t leaves unset keeps c's value. The simulator's flows and the
+// emulator's cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	if t.TLP != nil {
 		c.NoTLP = !*t.TLP

@@ -17,15 +17,13 @@ type sink struct{ pool *packet.Pool }
 
 func (k sink) Receive(_ clock.Time, p *packet.Packet) { k.pool.Put(p) }
 
-// pacedAlg is a controller with a fixed pacing rate that Linux would pace
-// inside TCP (cc.InternallyPaced), as BBR.
+// pacedAlg is a controller with a fixed pacing rate.
 type pacedAlg struct {
 	cc.Algorithm
 	rate units.Bandwidth
 }
 
 func (p pacedAlg) PacingRate() units.Bandwidth { return p.rate }
-func (p pacedAlg) MinTSOSegs() int64           { return 2 }
 
 // FuzzSenderAcks feeds a sender ACKs a peer on the wire could send (the
 // UDP decoder's rules: SACK blocks non-empty, above the cumulative ACK,
@@ -60,7 +58,7 @@ func FuzzSenderAcks(f *testing.F) {
 		cfg.LinuxRecoveryStart = sel&128 != 0
 		if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 			cfg.LinuxPacing = true
-			alg = pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}
+			alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}
 		}
 		snd := NewSender(cfg, 0, s, pool, sink{pool}, alg)
 		snd.Start(0)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
@@ -23,10 +24,10 @@ func (l *sendLog) Receive(_ clock.Time, p *packet.Packet) {
 	l.pool.Put(p)
 }
 
-// pacedTSO is pacedWindow paced as Linux paces BBR (cc.InternallyPaced),
-// with its fewest segments a send.
+// pacedTSO is a paced controller that Linux paces inside TCP, as BBR
+// (cc.InternallyPaced), with its fewest segments a send.
 type pacedTSO struct {
-	pacedWindow
+	cc.Algorithm
 	least int64
 }
 
@@ -218,9 +219,9 @@ func TestSendOutsideCharges(t *testing.T) {
 		if snd.Stats().SegmentsSent != sent+1 {
 			t.Fatalf("linux %v: %d segments sent, want %d", linux, snd.Stats().SegmentsSent, sent+1)
 		}
-		size := units.Bytes(1448)
+		size := snd.cfg.MSS
 		if !linux {
-			size += 52 // the header
+			size += snd.cfg.Header
 		}
 		if want := before.Add(units.Bandwidth(rate).TxTime(size)); snd.nextSend != want {
 			t.Errorf("linux %v: pacing timestamp %v after the send, want %v (%v before)", linux, snd.nextSend, want, before)

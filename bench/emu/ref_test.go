@@ -70,7 +70,10 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// this one seed's shares of dc-paper's four-flow races (goodput
 		// out on five of its twelve flows, in on one); over seeds BBR
 		// comes closer to the kernel (TestRecoveryStartAgainstKernel).
-		{[]string{"profile=linux"}, [3]int{17, 16, 14}, [3]int{13, 17, 15}, [3]int{10, 18, 16}},
+		// Linux's turn from the loss state into recovery (2026-12-06,
+		// evening) moves dc-paper's CUBIC shares (one flow with a timeout)
+		// and brings one more flow's goodput in.
+		{[]string{"profile=linux"}, [3]int{17, 16, 14}, [3]int{13, 17, 15}, [3]int{11, 18, 16}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

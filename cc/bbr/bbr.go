@@ -48,7 +48,7 @@ var Spec = cc.Spec{
 		{Name: "cwnd_gain", Default: 2, Min: 1, Max: 10, Doc: "PROBE_BW cwnd gain (Linux bbr_cwnd_gain: 2)"},
 		{Name: "lt_bw", Default: 1, Min: 0, Max: 1, Integer: true, Doc: "1 = long-term bandwidth (policer) estimation, as Linux"},
 		{Name: "extra_acked_gain", Default: 1, Min: 0, Max: 10, Doc: "gain on the ACK-aggregation cwnd allowance (Linux bbr_extra_acked_gain: 1; 0 = none, as before Linux 4.20)"},
-		{Name: "linux", Default: 0, Min: 0, Max: 1, Integer: true, Doc: "1 = Linux tcp_bbr.c's filters and start: an RTT sample equal to RTprop does not renew it (Linux 5.10+), BtlBw is lib/win_minmax.c's three-sample windowed max, and bbr_init's handshake RTT starts RTprop and the pacing rate; 0 = the BBR draft's <=, an exact windowed max, and both from the first data ACK"},
+		{Name: "linux", Default: 0, Min: 0, Max: 1, Integer: true, Doc: "1 = Linux tcp_bbr.c's filters and start: an RTT sample equal to RTprop does not renew it (Linux 5.10+), BtlBw is lib/win_minmax.c's three-sample windowed max, bbr_init's handshake RTT starts RTprop and the pacing rate, and a fast recovery that follows a timeout's loss state begins with packet conservation; 0 = the BBR draft's <=, an exact windowed max, both from the first data ACK, and such a recovery treated as more of the loss state"},
 		{Name: "seed", Default: 0, Min: 0, Max: 1 << 53, Integer: true, Doc: "seed of the random PROBE_BW start phase; 0 = the simulator's per-flow seed (no randomness where there is none: always phase 0, gain 1.25)"},
 	},
 	New: func(c cc.Config) (cc.Algorithm, error) {
@@ -158,8 +158,10 @@ type Config struct {
 	ExtraAckedGain float64
 	// Linux selects tcp_bbr.c's filters and start (the "linux"
 	// parameter): a min RTT renewed only by a smaller sample, win_minmax's
-	// windowed max, and RTprop and the pacing rate from the handshake
-	// (OnEstablished).
+	// windowed max, RTprop and the pacing rate from the handshake
+	// (OnEstablished), and the loss state left when a fast recovery
+	// follows it (OnCongestionEvent), as Linux's state follows the
+	// socket's.
 	Linux bool
 }
 
@@ -711,6 +713,16 @@ func (b *BBR) setCwnd(a *cc.Ack, bw units.Bandwidth, gain float64) {
 // remembers the window to restore after recovery (Linux bbr_ssthresh); the
 // window itself follows packet conservation from the next ACK.
 func (b *BBR) OnCongestionEvent(clock.Time, *cc.LossEvent) {
+	if b.lossState && b.cfg.Linux {
+		// A timeout's loss state has turned into fast recovery (Linux
+		// tcp_enter_recovery from TCP_CA_Loss, as the transport's
+		// LinuxRecoveryStart models it, or a recovery starting on the ACK
+		// that ends the loss state): Linux's state is Recovery from this
+		// ACK on, so its first round conserves packets, and bbr_ssthresh
+		// keeps the larger of the saved and current windows.
+		b.lossState = false
+		b.saveCwnd()
+	}
 	if !b.savedForEpisode {
 		b.saveCwnd()
 		b.savedForEpisode = true

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
@@ -129,6 +130,56 @@ func TestLinuxStartFromHandshake(t *testing.T) {
 		want := pacingRateFor(units.BandwidthFromDelta(10*mss, time.Second), HighGain)
 		if got := b.PacingRate(); got != want || got >= nominal/100 {
 			t.Errorf("linux: pacing %v, want %v (the first flight over the SYN's SRTT)", got, want)
+		}
+	}
+}
+
+// TestLinuxRecoveryAfterLossState: when the transport turns a timeout's
+// loss state into fast recovery (Linux tcp_enter_recovery from
+// TCP_CA_Loss), Linux's BBR sees its state become Recovery and starts a
+// round of packet conservation (bbr_set_cwnd_to_recover_or_restore: the
+// window set to the flight plus what the ACK delivered); with linux = 0
+// BBR keeps treating the episode as the loss state, growing its window
+// by what each ACK delivers. Both restore the saved window when the
+// recovery ends.
+func TestLinuxRecoveryAfterLossState(t *testing.T) {
+	for _, linux := range []float64{0, 1} {
+		b := newTestBBR(t, map[string]float64{"linux": linux, "extra_acked_gain": 0})
+		f := newFeeder(t, b)
+		toProbeBW(t, b, f)
+		saved := b.CongestionWindow()
+		f.inFlight = 30 * mss
+		f.ack(time.Millisecond, false)
+		b.OnRetransmissionTimeout(f.now, 0)
+		f.inFlight = mss
+		for range 3 { // the loss state's slow start: 4, 6, 8 segments
+			f.ack(time.Millisecond, false)
+		}
+		if got := b.CongestionWindow(); got != 8*mss {
+			t.Fatalf("linux %v: cwnd after three ACKs in the loss state = %d segments, want 8", linux, got/mss)
+		}
+		// A retransmission is found lost: the transport enters recovery.
+		b.OnCongestionEvent(f.now, &cc.LossEvent{PriorInFlight: 6 * mss, LostBytes: mss})
+		f.inRecovery, f.inFlight = true, 5*mss
+		f.ack(time.Millisecond, false)
+		s := b.Snapshot()
+		if linux == 1 {
+			if !s.PacketConservation || b.CongestionWindow() != 7*mss {
+				t.Errorf("linux: conserving %v, cwnd %d segments on the first ACK of the recovery, want true and the flight plus the ACK's 2 = 7",
+					s.PacketConservation, b.CongestionWindow()/mss)
+			}
+			if s.PriorCwnd != saved {
+				t.Errorf("linux: saved cwnd %d, want the timeout's %d (the larger)", s.PriorCwnd, saved)
+			}
+		} else if s.PacketConservation || b.CongestionWindow() != 10*mss {
+			t.Errorf("default: conserving %v, cwnd %d segments, want false and the loss state's growth to 10",
+				s.PacketConservation, b.CongestionWindow()/mss)
+		}
+		b.OnRecoveryEnd(f.now)
+		f.inRecovery = false
+		f.ack(time.Millisecond, false)
+		if got, want := b.CongestionWindow(), min(saved, b.Snapshot().TargetCwnd); got < want {
+			t.Errorf("linux %v: cwnd %d after the recovery, want restored to %d", linux, got, want)
 		}
 	}
 }

@@ -216,13 +216,17 @@ type Config struct {
 	// starts the next recovery on the same ACK, with its own congestion
 	// response (a controller that keeps its window in recovery, as BBR,
 	// sees one recovery continue), and the end of a timeout's loss state
-	// likewise. By default the sender stays open until an ACK marks a
-	// new loss. Not with PacketTimers (Mockets' loss detection is not
-	// Linux's). Linux's F-RTO undo also clears the lost marks of
-	// retransmitted segments, which the sender keeps until they are
-	// delivered; with this rule a recovery could start on them where
-	// Linux's would not. Read only in the open state with segments
-	// marked lost, so not among the hot fields.
+	// likewise. A timeout's loss state also turns into fast recovery, as
+	// in Linux, when RACK finds a retransmission lost
+	// (FLAG_LOST_RETRANS) or its reordering timer marks a segment
+	// (tcp_rack_reo_timeout), with SACK and RACK on. By default the
+	// sender stays open until an ACK marks a new loss and leaves the loss
+	// state only at its recovery point. Not with PacketTimers (Mockets'
+	// loss detection is not Linux's). Linux's F-RTO undo also clears the
+	// lost marks of retransmitted segments, which the sender keeps until
+	// they are delivered; with this rule a recovery could start on them
+	// where Linux's would not. Read only outside fast recovery with
+	// segments marked lost, so not among the hot fields.
 	LinuxRecoveryStart bool
 	// DelAckTimeout bounds how long an ACK may be delayed [40ms, Linux's
 	// minimum delayed-ACK timer].

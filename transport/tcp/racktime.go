@@ -184,13 +184,13 @@ func (s *Sender) onRACKTimer(now clock.Time) {
 	}
 	if newly := s.stats.MarkedLost - priorLost; newly > 0 {
 		var delivered units.Bytes
-		if s.cfg.LinuxPRR && s.phase == open {
+		if s.cfg.LinuxPRR && s.phase != recovery {
 			// Linux's reordering timeout enters recovery with
 			// tcp_cwnd_reduction(sk, 1, 0, 0): one segment counted as
 			// delivered, so the first retransmission goes.
 			delivered = s.cfg.MSS
 		}
-		s.updateRecovery(now, prior, newly, delivered, false)
+		s.updateRecovery(now, prior, newly, delivered, false, true)
 		s.trySend(now)
 	}
 }

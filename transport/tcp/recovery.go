@@ -143,12 +143,16 @@ func (s *Sender) partialAck() {
 }
 
 // updateRecovery leaves recovery once the recovery point is acknowledged,
-// and enters fast recovery when an ACK in the open state reveals new loss
-// (with LinuxRecoveryStart, finds any segment marked lost and not yet
-// delivered): one congestion response per window of data (RFC 6675 §5
-// step (4.1)-(4.2), RFC 6582). acked is what the ACK delivered and
-// advanced whether it moved SND.UNA.
-func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced bool) {
+// and enters fast recovery when an ACK in the open state reveals new loss:
+// one congestion response per window of data (RFC 6675 §5 step
+// (4.1)-(4.2), RFC 6582). With LinuxRecoveryStart it enters as Linux 6.18
+// does: from the open state on any ACK with a segment marked lost and not
+// yet delivered, and from a timeout's loss state on an event that marked
+// a segment lost when leaveLoss says it may: an ACK on which RACK found a
+// retransmission lost (tcp_fastretrans_alert's FLAG_LOST_RETRANS) or
+// RACK's reordering timer (tcp_rack_reo_timeout). acked is what the ACK
+// delivered and advanced whether it moved SND.UNA.
+func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced, leaveLoss bool) {
 	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
 		if s.phase == recovery {
 			s.cc.OnRecoveryEnd(now)
@@ -156,7 +160,8 @@ func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newly
 		s.phase = open
 	}
 	entered := false
-	if s.phase == open && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) {
+	if s.phase == open && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) ||
+		s.phase == lossPhase && leaveLoss && newlyLost > 0 && s.cfg.LinuxRecoveryStart && !s.cfg.NoSACK && !s.cfg.NoRACK {
 		s.phase = recovery
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++

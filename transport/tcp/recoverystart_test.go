@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -16,9 +17,13 @@ type episodes struct {
 	cc.Algorithm
 	starts, ends []clock.Time
 	lost         []units.Bytes
+	onStart      func() // if set, called at each start
 }
 
 func (e *episodes) OnCongestionEvent(now clock.Time, ev *cc.LossEvent) {
+	if e.onStart != nil {
+		e.onStart()
+	}
 	e.starts = append(e.starts, now)
 	e.lost = append(e.lost, ev.LostBytes)
 	e.Algorithm.OnCongestionEvent(now, ev)
@@ -143,5 +148,79 @@ func TestRecoveryStartNotWithPacketTimers(t *testing.T) {
 	}
 	if st.Retransmissions == 0 {
 		t.Errorf("no retransmissions: the case needs losses")
+	}
+}
+
+// TestRecoveryFromLossState: every new segment from 40 on is lost until a
+// timeout fires, and in the timeout's loss state the retransmission of
+// segment 41 is lost too; the retransmission of 42, sent after it in the
+// same instant, is SACKed, and RACK's time rule finds 41's lost before
+// SND.UNA reaches the loss state's recovery point: on that ACK when the
+// reordering window is zero (one SACKed segment is enough with a
+// duplicate threshold of 1), otherwise on the reordering timer. Linux
+// (tcp_fastretrans_alert's FLAG_LOST_RETRANS; tcp_rack_reo_timeout) then
+// enters fast recovery from the loss state, with a new recovery point and
+// a congestion response; by default the sender resends it within the
+// loss state and never enters recovery.
+func TestRecoveryFromLossState(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		dupThresh int32
+		onAck     bool // found on an ACK, not by the reordering timer
+	}{
+		{"reordering timer", 0, false},
+		{"ACK", 1, true},
+	} {
+		for _, linux := range []bool{false, true} {
+			name := fmt.Sprintf("%s, linux %v", tc.name, linux)
+			cfg := Config{Bytes: 300 * 1448, LinuxRecoveryStart: linux, RACKRetransmissions: true, DupThresh: tc.dupThresh}
+			alg := &episodes{Algorithm: reno(1448)}
+			h := newHarness(t, cfg, alg, 10*units.Mbps, 20*time.Millisecond)
+			lostRetx := false
+			h.fwd.drop = func(p *packet.Packet) bool {
+				if !p.Retransmission {
+					return p.Seq >= 40*1448 && h.snd.Stats().RTOs == 0
+				}
+				if p.Seq == 41*1448 && !lostRetx {
+					lostRetx = true
+					return true
+				}
+				return false
+			}
+			var lossPoint int64 = -1 // SND.NXT at the timeout: the loss state's recovery point
+			acks := map[clock.Time]bool{}
+			h.snd.OnAck = func(now clock.Time, s *Sender) {
+				acks[now] = true
+				if lossPoint < 0 && s.phase == lossPhase {
+					lossPoint = s.recoveryPoint
+				}
+			}
+			var inLoss []bool // whether each recovery began before SND.UNA reached it
+			alg.onStart = func() { inLoss = append(inLoss, lossPoint >= 0 && h.snd.una < lossPoint) }
+			h.run(t, 20*time.Second)
+			st := h.snd.Stats()
+			if h.rcv.DeliveredBytes != cfg.Bytes {
+				t.Fatalf("%s: delivered %d, want %d", name, h.rcv.DeliveredBytes, cfg.Bytes)
+			}
+			if st.RTOs != 1 || !lostRetx || h.snd.LostRetransmits() != 1 {
+				t.Fatalf("%s: %d timeouts, retransmission of 41 lost %v, %d found lost: the case needs 1, true and 1",
+					name, st.RTOs, lostRetx, h.snd.LostRetransmits())
+			}
+			if !linux {
+				if st.FastRecoveries != 0 || len(alg.starts) != 0 {
+					t.Errorf("%s: %d recoveries (%d congestion events), want none", name, st.FastRecoveries, len(alg.starts))
+				}
+				continue
+			}
+			if lossPoint < 0 {
+				t.Fatalf("%s: no ACK in the loss state: the case needs one", name)
+			}
+			if st.FastRecoveries != 1 || len(inLoss) != 1 || !inLoss[0] {
+				t.Fatalf("%s: %d recoveries, begun in the loss state: %v; want 1, begun in it", name, st.FastRecoveries, inLoss)
+			}
+			if acks[alg.starts[0]] != tc.onAck {
+				t.Errorf("%s: the recovery began at %v, on an ACK: %v; the case wants %v", name, alg.starts[0], acks[alg.starts[0]], tc.onAck)
+			}
+		}
 	}
 }

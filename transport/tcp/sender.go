@@ -530,7 +530,7 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 // samples, the recovery state, the controller, the timer, then sending.
 func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay time.Duration, blocks []packet.Block) {
 	priorInFlight := s.InFlight()
-	priorLost := s.stats.MarkedLost
+	priorLost, priorLostRetx := s.stats.MarkedLost, s.lostRetx
 	var rs estimate.Sample
 	var acked units.Bytes
 
@@ -589,7 +589,9 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	s.sampleRTT(now, echo, ackDelay, advanced, sackOldest, &rs)
 
 	newlyLost := s.stats.MarkedLost - priorLost
-	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced)
+	// An ACK that finds a retransmission lost may turn a timeout's loss
+	// state into fast recovery (Config.LinuxRecoveryStart).
+	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced, s.lostRetx != priorLostRetx)
 	s.tlpAck(now, ackNo, advanced, acked > 0)
 	if acked > 0 {
 		s.ackController(now, acked, newlyLost, priorInFlight, &rs)

@@ -37,6 +37,10 @@ func FuzzSenderAcks(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
 	f.Add([]byte{2, 255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 1, 1, 0, 7, 3, 4})
 	f.Add([]byte{12, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1, 3, 40}) // paced
+	// Timeouts, the head acknowledged, and a SACK of the next
+	// retransmission but one: RACK's timer finds the one between lost and
+	// the loss state turns into recovery.
+	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := fuzzbytes.New(b)
 		const mss = 1000
@@ -54,8 +58,11 @@ func FuzzSenderAcks(f *testing.F) {
 		pool := &packet.Pool{}
 		alg := reno(mss)
 		// The top bit also starts recovery as Linux does (it keeps its
-		// meaning in the pacing rate below, so the inputs keep theirs).
+		// meaning in the pacing rate below, so the inputs keep theirs),
+		// with RACK's time rule for retransmissions, as the profile pairs
+		// them, so that a loss state can turn into recovery on an ACK.
 		cfg.LinuxRecoveryStart = sel&128 != 0
+		cfg.RACKRetransmissions = cfg.LinuxRecoveryStart
 		if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 			cfg.LinuxPacing = true
 			alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}

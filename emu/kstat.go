@@ -103,6 +103,22 @@ func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
 	return &KernelCounters{Sender: snd, Receiver: rcv}, nil
 }
 
+// ForMeasured returns kc when its namespace counters can stand for a run's
+// measured kernel flows, and nil when the run's background opened TCP
+// connections (bg's Flows): those are kernel flows in the same
+// namespaces, whose loss probes, recoveries, timeouts, lost
+// retransmissions and compressed ACKs the counters add to the measured
+// flows', so totals over "the measured flows" would count them too.
+// With nil the Run* totals count only the flows that count their own.
+func ForMeasured(kc *KernelCounters, bg []experiment.BackgroundResult) *KernelCounters {
+	for _, b := range bg {
+		if b.Flows > 0 {
+			return nil
+		}
+	}
+	return kc
+}
+
 // Recoveries returns the senders' tail loss probes and fast recoveries
 // (TcpExt TCPLossProbes; TCPSackRecovery, plus TCPRenoRecovery without
 // SACK, as tcp_enter_recovery counts them): kernel TCP's counts of what
@@ -117,9 +133,9 @@ func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 // measured flows, the one rule bench/emu seeds -all and cclab compare
 // share: each flow that counts its own (cclab's TCP, simulated or on
 // UDP) adds them, and the kernel's namespace counters kc, when the run
-// has them, stand for the flows that do not (kernel TCP, whose counters
-// also include any background TCP flow; cclab's UDP flows never touch
-// them). ok is false when some flow counts neither way: a simulated run
+// has them, stand for the flows that do not (kernel TCP; cclab's UDP flows
+// never touch them). The counters also count any background TCP
+// connection: callers pass them through ForMeasured. ok is false when some flow counts neither way: a simulated run
 // whose flows do not all count, or an emulated one without counters.
 func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {
 	probes, ok1 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.LossProbes },

@@ -136,3 +136,25 @@ func TestRunTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// TestForMeasured: the namespace counters stand for the measured flows
+// unless the run's background opened TCP connections, which they count
+// too; a UDP background (no connections) leaves them standing.
+func TestForMeasured(t *testing.T) {
+	kc := &KernelCounters{Sender: map[string]int64{"TcpExt.TCPSackRecovery": 9}}
+	for _, c := range []struct {
+		bg   []experiment.BackgroundResult
+		want *KernelCounters
+	}{
+		{nil, kc},
+		{[]experiment.BackgroundResult{{Name: "udp-elephant"}, {Name: "mice"}}, kc},
+		{[]experiment.BackgroundResult{{Name: "udp-elephant"}, {Name: "tcp-elephant", Flows: 1}}, nil},
+	} {
+		if got := ForMeasured(kc, c.bg); got != c.want {
+			t.Errorf("background %+v: got %v, want %v", c.bg, got, c.want)
+		}
+	}
+	if got := ForMeasured(nil, nil); got != nil {
+		t.Errorf("no counters: got %v", got)
+	}
+}

@@ -168,12 +168,17 @@ func totalsOf(res *experiment.Result) runTotals {
 
 // add adds one run: its result and, for an emulated run, the kernels'
 // counters, where kernel TCP's loss probes, fast recoveries and timeouts
-// by state and lost retransmissions are (tcp_info counts none of them per
-// flow; the counters are the whole sender namespace's, background flows
-// included), totalled by emu.RunRecoveries, emu.RunTimeouts and
-// emu.RunLostRetransmits; a run that cannot count every flow adds none of
-// them.
+// by state, lost retransmissions and compressed ACKs are (tcp_info counts
+// none of them per flow), totalled by emu.RunRecoveries, emu.RunTimeouts,
+// emu.RunLostRetransmits and emu.RunAcksCompressed; a run that cannot
+// count every measured flow adds none of them, and the counters, which
+// are the whole namespace's, do not count for a run whose background
+// opened TCP connections (emu.ForMeasured).
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
+	mixed := kc != nil && emu.ForMeasured(kc, res.Background) == nil
+	if mixed {
+		kc = nil
+	}
 	var stranded float64
 	slowest := math.Inf(1)
 	for _, f := range res.Flows {
@@ -202,7 +207,9 @@ func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
 		a.slowest = append(a.slowest, slowest)
 		a.stranded = append(a.stranded, stranded)
 	}
-	a.compressed = append(a.compressed, float64(emu.RunAcksCompressed(res.Flows, kc)))
+	if !mixed {
+		a.compressed = append(a.compressed, float64(emu.RunAcksCompressed(res.Flows, kc)))
+	}
 	if res.Jain == nil {
 		a.noJain++
 		return

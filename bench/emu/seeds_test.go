@@ -145,6 +145,16 @@ func TestAllStatsRow(t *testing.T) {
 	if got, want := one.row("newreno", "simulator"), "| newreno | simulator | 1 | 2.00 | 3 | 0 | 3 | 1 | 2 | 7 | 4 | 6 | 0.900 | 2.000 | 0 | 5 |"; got != want {
 		t.Errorf("one run\n got %s\nwant %s", got, want)
 	}
+	// A run whose background opened TCP connections: the kernel's
+	// namespace counters count them too, so they count for nothing.
+	var mixed allStats
+	mixed.add(&experiment.Result{Jain: &j1, Flows: []experiment.FlowResult{{GoodputMbps: 2, Retransmissions: 3}},
+		Background: []experiment.BackgroundResult{{Name: "websearch", Flows: 5}}},
+		&emu.KernelCounters{Sender: map[string]int64{"TcpExt.TCPLossProbes": 7, "TcpExt.TCPSackRecovery": 9, "TcpExt.TCPLostRetransmit": 11},
+			Receiver: map[string]int64{"TcpExt.TCPAckCompressed": 40}})
+	if got, want := mixed.row("bbr", "kernel"), "| bbr | kernel | 1 | 2.00 | 3 | 0 | 0 | - | - | - | - | - | 0.900 | 2.000 | 0 | - |"; got != want {
+		t.Errorf("a run with background TCP connections\n got %s\nwant %s", got, want)
+	}
 	var uncounted allStats
 	uncounted.add(&experiment.Result{Flows: []experiment.FlowResult{{GoodputMbps: 2}}}, nil)
 	if got, want := uncounted.row("bbr", "simulator"), "| bbr | simulator | 1 | 2.00 | 0 | 0 | 0 | - | - | - | - | - | - (1 runs without) | 2.000 | 0 | 0 |"; got != want {

@@ -136,6 +136,22 @@ func TestCompareDiffs(t *testing.T) {
 	if !strings.Contains(out.String(), "retransmissions lost in turn 21 vs 17") {
 		t.Errorf("lost retransmissions line missing:\n%s", out.String())
 	}
+	// Background TCP connections share the kernel's namespaces: its
+	// counters count them too, and nothing is compared against them.
+	em.Background = []experiment.BackgroundResult{{Name: "websearch", Flows: 5}}
+	out.Reset()
+	printComparison(&out, compareResults(sim, em))
+	if strings.Contains(out.String(), "vs 4") || strings.Contains(out.String(), "vs 17") || strings.Contains(out.String(), "12 vs 15") ||
+		!strings.Contains(out.String(), "not compared") {
+		t.Errorf("counters compared though background TCP connections share them:\n%s", out.String())
+	}
+	em.Background = []experiment.BackgroundResult{{Name: "udp"}} // UDP sources open no TCP connection
+	out.Reset()
+	printComparison(&out, compareResults(sim, em))
+	if !strings.Contains(out.String(), "loss probes 3 vs 4") {
+		t.Errorf("counters not compared beside a UDP background:\n%s", out.String())
+	}
+	em.Background = nil
 	if _, ok := m["rwnd_limited_s"]; ok {
 		t.Error("rwnd_limited_s compared though the simulator's flow has none (no receive_window: linux)")
 	}

@@ -564,6 +564,18 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
+// timeOut takes b to PROBE_BW and through a retransmission timeout with
+// 30 segments in flight, and returns the window it had before.
+func timeOut(t *testing.T, b *BBR, f *feeder) units.Bytes {
+	t.Helper()
+	toProbeBW(t, b, f)
+	saved := b.CongestionWindow()
+	f.inFlight = 30 * mss
+	f.ack(time.Millisecond, false)
+	b.OnRetransmissionTimeout(f.now, 0)
+	return saved
+}
+
 func TestRetransmissionTimeout(t *testing.T) {
 	// tcp.Sender reports InRecovery until the data outstanding at the
 	// timeout is delivered (which may take longer or shorter than the
@@ -581,11 +593,7 @@ func TestRetransmissionTimeout(t *testing.T) {
 	for _, tt := range tests {
 		b := newTestBBR(t, noAggregation)
 		f := newFeeder(t, b)
-		toProbeBW(t, b, f)
-		saved := b.CongestionWindow()
-		f.inFlight = 30 * mss
-		f.ack(time.Millisecond, false)
-		b.OnRetransmissionTimeout(f.now, 0)
+		saved := timeOut(t, b, f)
 		if got := b.CongestionWindow(); got != mss {
 			t.Errorf("%s: cwnd after RTO = %d, want 1 segment", tt.name, got)
 		}

@@ -146,11 +146,7 @@ func TestLinuxRecoveryAfterLossState(t *testing.T) {
 	for _, linux := range []float64{0, 1} {
 		b := newTestBBR(t, map[string]float64{"linux": linux, "extra_acked_gain": 0})
 		f := newFeeder(t, b)
-		toProbeBW(t, b, f)
-		saved := b.CongestionWindow()
-		f.inFlight = 30 * mss
-		f.ack(time.Millisecond, false)
-		b.OnRetransmissionTimeout(f.now, 0)
+		saved := timeOut(t, b, f)
 		f.inFlight = mss
 		for range 3 { // the loss state's slow start: 4, 6, 8 segments
 			f.ack(time.Millisecond, false)

@@ -719,9 +719,10 @@ func (b *BBR) OnCongestionEvent(clock.Time, *cc.LossEvent) {
 		// LinuxRecoveryStart models it, or a recovery starting on the ACK
 		// that ends the loss state): Linux's state is Recovery from this
 		// ACK on, so its first round conserves packets, and bbr_ssthresh
-		// keeps the larger of the saved and current windows.
+		// saves the window again (saveCwnd keeps the larger, as the
+		// previous state is the loss state's).
 		b.lossState = false
-		b.saveCwnd()
+		b.savedForEpisode = false
 	}
 	if !b.savedForEpisode {
 		b.saveCwnd()

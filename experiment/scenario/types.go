@@ -289,7 +289,9 @@ type Transport struct {
 	// in the open state that marks a segment lost, or "linux", on any ACK
 	// in the open state while a segment marked lost is not yet delivered,
 	// so a recovery that ends with segments lost while it ran starts the
-	// next on the same ACK, as Linux 6.18's tcp_time_to_recover
+	// next on the same ACK, as Linux 6.18's tcp_time_to_recover, and a
+	// timeout's loss state turns into recovery when RACK finds a
+	// retransmission lost or its reordering timer marks a segment
 	// (tcp.Config.LinuxRecoveryStart) ["new_loss"].
 	RecoveryStart string `yaml:"recovery_start"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the

@@ -147,11 +147,12 @@ func (s *Sender) partialAck() {
 // one congestion response per window of data (RFC 6675 §5 step
 // (4.1)-(4.2), RFC 6582). With LinuxRecoveryStart it enters as Linux 6.18
 // does: from the open state on any ACK with a segment marked lost and not
-// yet delivered, and from a timeout's loss state on an event that marked
-// a segment lost when leaveLoss says it may: an ACK on which RACK found a
-// retransmission lost (tcp_fastretrans_alert's FLAG_LOST_RETRANS) or
-// RACK's reordering timer (tcp_rack_reo_timeout). acked is what the ACK
-// delivered and advanced whether it moved SND.UNA.
+// yet delivered, and from a timeout's loss state when leaveLoss says the
+// event marked a segment lost as Linux's do that leave it: an ACK on
+// which RACK found a retransmission lost (tcp_fastretrans_alert's
+// FLAG_LOST_RETRANS) or RACK's reordering timer marking any segment
+// (tcp_rack_reo_timeout). acked is what the ACK delivered and advanced
+// whether it moved SND.UNA.
 func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced, leaveLoss bool) {
 	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
 		if s.phase == recovery {
@@ -161,7 +162,7 @@ func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newly
 	}
 	entered := false
 	if s.phase == open && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) ||
-		s.phase == lossPhase && leaveLoss && newlyLost > 0 && s.cfg.LinuxRecoveryStart && !s.cfg.NoSACK && !s.cfg.NoRACK {
+		s.phase == lossPhase && leaveLoss && s.cfg.LinuxRecoveryStart && !s.cfg.NoSACK && !s.cfg.NoRACK {
 		s.phase = recovery
 		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++

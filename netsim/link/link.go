@@ -238,7 +238,13 @@ func (l *Link) transmitted(now clock.Time, p *packet.Packet) {
 }
 
 func (l *Link) armOpportunity(now clock.Time) {
-	l.cursor = l.tr.CursorAt(now.Sub(l.trStart))
+	// The first opportunity after now, not at it: mm-link burns the
+	// opportunities due by a packet's arrival (LinkQueue::rationalize)
+	// before it queues the packet, so one that arrives at an
+	// opportunity's instant waits for the next. That also keeps an
+	// opportunity that has just found the queue empty from serving a
+	// packet arriving at the same instant a second time.
+	l.cursor = l.tr.CursorAt(now.Sub(l.trStart) + 1)
 	l.trWaiting = true
 	l.timer.Reset(l.trStart.Add(l.cursor.Time()))
 }
@@ -256,6 +262,11 @@ func (l *Link) opportunity(now clock.Time) {
 				break
 			}
 			l.headSent = 0
+		}
+		if l.head.EnqueuedAt == now && l.headSent == 0 {
+			// Queued at this very instant (the queue is FIFO, so the
+			// rest were too): not before the next opportunity, as above.
+			break
 		}
 		need := l.head.Size - l.headSent
 		if need > budget {

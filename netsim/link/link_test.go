@@ -134,3 +134,64 @@ func TestDelayLineReorderOnDelayDrop(t *testing.T) {
 type recv func(now clock.Time, p *packet.Packet)
 
 func (r recv) Receive(now clock.Time, p *packet.Packet) { r(now, p) }
+
+// TestTraceOpportunityAtArrival checks mm-link's order at an opportunity's
+// instant: LinkQueue::read_packet burns the opportunities due by the
+// packet's arrival before it queues the packet, so a packet that arrives
+// exactly at an opportunity leaves at the next one: when it reaches an
+// empty link, when its arrival is handled before the opportunity (it is
+// in the queue, behind a packet the opportunity serves) and when it is
+// handled after it (the opportunity has just found the queue empty, and
+// must not serve twice).
+func TestTraceOpportunityAtArrival(t *testing.T) {
+	tr, err := trace.Parse(strings.NewReader("10\n20\n30\n40\n1000\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ms = clock.Time(time.Millisecond)
+	cases := []struct {
+		name string
+		// at schedules the arrivals on a fresh link.
+		at   func(s *sim.Scheduler, pool *packet.Pool, l *Link)
+		want []departure
+	}{
+		{"empty link", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+			s.At(10*ms, send{l, pool, 1500}, int64(0))
+		}, []departure{{20 * ms, 0}}},
+		{"arrival first", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+			// Scheduled before the link arms the 10 ms opportunity (at
+			// 5 ms), so handled before it: seq 0 leaves at 10 ms with
+			// 1000 bytes of the opportunity left, which seq 1 may not use.
+			s.At(5*ms, send{l, pool, 500}, int64(0))
+			s.At(10*ms, send{l, pool, 1000}, int64(1))
+		}, []departure{{10 * ms, 0}, {20 * ms, 1}}},
+		{"opportunity first", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+			// Scheduled at 7 ms, after the link armed the opportunity.
+			s.At(5*ms, send{l, pool, 500}, int64(0))
+			s.At(7*ms, later{s, 10 * ms, send{l, pool, 1000}}, int64(1))
+		}, []departure{{10 * ms, 0}, {20 * ms, 1}}},
+	}
+	for _, c := range cases {
+		s, pool, l, out := newLink(t, Config{Trace: tr})
+		c.at(s, pool, l)
+		s.Run()
+		if len(*out) != len(c.want) {
+			t.Errorf("%s: departures %v, want %v", c.name, *out, c.want)
+			continue
+		}
+		for i := range c.want {
+			if (*out)[i] != c.want[i] {
+				t.Errorf("%s: departure %d = %v, want %v", c.name, i, (*out)[i], c.want[i])
+			}
+		}
+	}
+}
+
+// later schedules h at a fixed time when it runs.
+type later struct {
+	s  *sim.Scheduler
+	at clock.Time
+	h  send
+}
+
+func (x later) Handle(now clock.Time, arg any) { x.s.At(x.at, x.h, arg) }

@@ -157,7 +157,7 @@ type Cursor struct {
 func (t *Trace) CursorAt(at time.Duration) Cursor {
 	ms := int64(at / time.Millisecond)
 	if at%time.Millisecond != 0 {
-		ms++ // an opportunity at ms m is usable from m ms on
+		ms++ // the first opportunity at a whole millisecond at or after at
 	}
 	loop := ms / t.period
 	off := ms % t.period

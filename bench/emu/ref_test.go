@@ -51,12 +51,15 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// floors against idleKernel, and idleKernelLater on five and three
 		first, laterFive, laterThree [3]int
 	}{
-		// 12, 15, 10 and 10, 15, 10: the trace link's opportunity at a
-		// packet's arrival (2026-12-06, mm-link's order; 13, 15, 10 and
-		// 10, 15, 9 before) takes cellular's NewReno goodput 4% down, out
-		// of the first host's range (still within the second's), and
-		// brings deepcc-cellular's BBR retransmissions in.
-		{nil, [3]int{12, 15, 10}, [3]int{10, 15, 10}, [3]int{12, 17, 12}},
+		// 13, 15, 12 and 11, 14, 11: the trace link in mm-link's order at
+		// an opportunity's instant (2026-12-06; 13, 15, 10 and 10, 15, 9
+		// before) brings cellular's NewReno retransmissions in against
+		// both hosts, its BBR's against the first, deepcc-cellular's
+		// BBR's against the second and cellular's CUBIC goodput in
+		// against both; it takes cellular's NewReno goodput out of the
+		// first host's range and deepcc-cellular's BBR queueing delay
+		// out of the second's (148 ms against 191-200).
+		{nil, [3]int{13, 15, 12}, [3]int{11, 14, 11}, [3]int{12, 17, 12}},
 		// 15, 15 against idleKernel: Reno's whole segments (2026-12-04)
 		// moved one of lossy's two NewReno flows of this one seed out of
 		// target on goodput and queueing delay (16, 16 before); over ten
@@ -77,12 +80,12 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// comes closer to the kernel (TestRecoveryStartAgainstKernel).
 		// Linux's turn from the loss state into recovery (2026-12-06,
 		// evening) moves dc-paper's CUBIC shares (one flow with a timeout)
-		// and brings one more flow's goodput in. The trace link's
-		// opportunity at a packet's arrival (2026-12-06, later; 17, 16,
-		// 14 and 13, 17, 15 before) brings cellular's CUBIC and BBR
-		// retransmissions in against both hosts and its CUBIC goodput in
+		// and brings one more flow's goodput in. The trace link in
+		// mm-link's order at an opportunity's instant (2026-12-06, later;
+		// 17, 16, 14 and 13, 17, 15 before) brings cellular's CUBIC and
+		// NewReno retransmissions in against the first host and CUBIC's
 		// against the second.
-		{[]string{"profile=linux"}, [3]int{17, 16, 16}, [3]int{14, 17, 16}, [3]int{11, 18, 16}},
+		{[]string{"profile=linux"}, [3]int{17, 16, 16}, [3]int{13, 17, 16}, [3]int{11, 18, 16}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

@@ -144,6 +144,15 @@ func (l *Link) Receive(now clock.Time, p *packet.Packet) {
 	if l.arrive != nil {
 		l.arrive(now, p)
 	}
+	if l.trWaiting && l.trStart.Add(l.cursor.Time()) == now {
+		// An opportunity falls due at this very instant: mm-link serves
+		// it before it queues the packet (LinkQueue::read_packet calls
+		// rationalize first), so the packet finds the room it freed.
+		l.opportunity(now)
+		if !l.trWaiting {
+			l.timer.Stop()
+		}
+	}
 	if !l.q.Enqueue(p, now) {
 		l.drop(now, p)
 		return

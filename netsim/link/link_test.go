@@ -142,7 +142,9 @@ func (r recv) Receive(now clock.Time, p *packet.Packet) { r(now, p) }
 // empty link, when its arrival is handled before the opportunity (it is
 // in the queue, behind a packet the opportunity serves) and when it is
 // handled after it (the opportunity has just found the queue empty, and
-// must not serve twice).
+// must not serve twice). And the opportunity is served before the packet
+// is queued, so a packet arriving at a full queue's opportunity finds the
+// room the opportunity frees.
 func TestTraceOpportunityAtArrival(t *testing.T) {
 	tr, err := trace.Parse(strings.NewReader("10\n20\n30\n40\n1000\n"), "t")
 	if err != nil {
@@ -150,29 +152,41 @@ func TestTraceOpportunityAtArrival(t *testing.T) {
 	}
 	const ms = clock.Time(time.Millisecond)
 	cases := []struct {
-		name string
+		name  string
+		limit int // the DropTail queue's packets (0: 1000)
 		// at schedules the arrivals on a fresh link.
 		at   func(s *sim.Scheduler, pool *packet.Pool, l *Link)
 		want []departure
 	}{
-		{"empty link", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+		{"empty link", 0, func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
 			s.At(10*ms, send{l, pool, 1500}, int64(0))
 		}, []departure{{20 * ms, 0}}},
-		{"arrival first", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+		{"arrival first", 0, func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
 			// Scheduled before the link arms the 10 ms opportunity (at
 			// 5 ms), so handled before it: seq 0 leaves at 10 ms with
 			// 1000 bytes of the opportunity left, which seq 1 may not use.
 			s.At(5*ms, send{l, pool, 500}, int64(0))
 			s.At(10*ms, send{l, pool, 1000}, int64(1))
 		}, []departure{{10 * ms, 0}, {20 * ms, 1}}},
-		{"opportunity first", func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+		{"opportunity first", 0, func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
 			// Scheduled at 7 ms, after the link armed the opportunity.
 			s.At(5*ms, send{l, pool, 500}, int64(0))
 			s.At(7*ms, later{s, 10 * ms, send{l, pool, 1000}}, int64(1))
 		}, []departure{{10 * ms, 0}, {20 * ms, 1}}},
+		{"full queue", 1, func(s *sim.Scheduler, pool *packet.Pool, l *Link) {
+			// Seq 0 fills the one-packet queue at 5 ms; seq 1, handled
+			// before the 10 ms opportunity, is queued after it serves seq
+			// 0, not dropped.
+			s.At(5*ms, send{l, pool, 1500}, int64(0))
+			s.At(10*ms, send{l, pool, 1500}, int64(1))
+		}, []departure{{10 * ms, 0}, {20 * ms, 1}}},
 	}
 	for _, c := range cases {
-		s, pool, l, out := newLink(t, Config{Trace: tr})
+		cfg := Config{Trace: tr}
+		if c.limit > 0 {
+			cfg.Queue, _ = queue.NewDropTail(queue.Limit{Packets: c.limit})
+		}
+		s, pool, l, out := newLink(t, cfg)
 		c.at(s, pool, l)
 		s.Run()
 		if len(*out) != len(c.want) {

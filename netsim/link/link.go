@@ -272,11 +272,6 @@ func (l *Link) opportunity(now clock.Time) {
 			}
 			l.headSent = 0
 		}
-		if l.head.EnqueuedAt == now && l.headSent == 0 {
-			// Queued at this very instant (the queue is FIFO, so the
-			// rest were too): not before the next opportunity, as above.
-			break
-		}
 		need := l.head.Size - l.headSent
 		if need > budget {
 			l.headSent += budget

@@ -1,7 +1,7 @@
 # The README's commands. `make test` runs .ci/run, exactly what CI runs: it
 # installs what the tests need on a fresh machine (every step is skipped
-# when already done), checks gofmt, vet and staticcheck, and runs the Go and the Python
-# (pytest) tests. `make fuzz` fuzzes every parser and decoder, 10 s each
+# when already done), checks gofmt, vet and staticcheck, runs the Go and the Python
+# (pytest) tests and checks the shipped figures (papers/figures.sh --check). `make fuzz` fuzzes every parser and decoder, 10 s each
 # (FUZZTIME=1m for longer), beyond the seed inputs the tests run.
 .PHONY: test demo fuzz
 

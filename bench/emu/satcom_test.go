@@ -1,0 +1,68 @@
+package main
+
+import "testing"
+
+// satcomKernel is Linux's CUBIC, NewReno and BBR on satcom-uhf over
+// seeds 1-40 through cclab's emulator, taken again on 2026-12-06 (idle)
+// with each run's queueing delay: scenario, cc, seed, completion time,
+// retransmissions, RTOs, queueing delay mean and p95 per line.
+const satcomKernel = "testdata/kernel-satcom-2026-12-06.tsv"
+
+// TestSatcomAgainstKernel: with profile linux the transfer over the
+// SATCOM-to-UHF path, the README's scenario, is where the kernel's is
+// for each controller, over seeds 1-40 against the kernel's 40 runs:
+// the means over seeds of its completion time within 3%, of its
+// retransmissions within 10%, and of its mean and 95th-percentile
+// queueing delay within 10% (docs/fidelity.md, "satcom-uhf over 40
+// seeds, queueing delay included"; one seed's p95 ranges over 1.6-3.1 s
+// on either side, so single runs do not tell). BBR's queueing delay (1,260 and 2,358 ms against
+// 1,232 and 2,272) is what the profile brings: by default it is 779 and
+// 1,865, with BBR's linux parameter alone 1,095 and 1,885, and with
+// receive_window linux alone 763 and 2,078; NewReno's retransmissions
+// by default are 12% above the kernel's (7.6% below with the profile).
+// The timeouts are not checked: the simulator's exact timers time out
+// the SYN just before its SYN-ACK in nearly every run (about one a
+// transfer, the kernel's 0.05-0.35).
+func TestSatcomAgainstKernel(t *testing.T) {
+	const seeds = 40
+	ref, err := readReference(satcomKernel, 8, 3, 4, 6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []string{"cubic", "newreno", "bbr"} {
+		runs := ref[[2]string{"satcom-uhf", cc}]
+		if len(runs) != seeds {
+			t.Fatalf("%s: %d kernel runs in %s, want %d", cc, len(runs), satcomKernel, seeds)
+		}
+		var k, sim [4]float64 // completion time, retransmissions, queueing delay mean and p95
+		for _, r := range runs {
+			for i := range k {
+				k[i] += r[i] / seeds
+			}
+		}
+		for i, res := range simResults(t, "scenarios/satcom-uhf.yaml", cc, seeds, []string{"profile=linux"}) {
+			f := res.Flows[0]
+			if f.FCT == nil {
+				t.Fatalf("%s, seed %d: the transfer did not finish", cc, i+1)
+			}
+			for j, v := range []float64{*f.FCT, float64(f.Retransmissions), f.QdelayMeanMs, f.QdelayP95Ms} {
+				sim[j] += v / seeds
+			}
+		}
+		t.Logf("%s: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f), queueing delay mean %.0f ms (%.0f), p95 %.0f ms (%.0f)",
+			cc, sim[0], k[0], sim[1], k[1], sim[2], k[2], sim[3], k[3])
+		for i, c := range []struct {
+			what string
+			tol  float64
+		}{
+			{"mean completion time", 0.03},
+			{"retransmissions per transfer", 0.1},
+			{"mean queueing delay", 0.1},
+			{"queueing delay p95", 0.1},
+		} {
+			if d, ok := nearMean(sim[i], k[i], c.tol); !ok {
+				t.Errorf("%s: %s %.2f over seeds 1-%d, %+.1f%% from the kernel's %.2f (want within %g%%)", cc, c.what, sim[i], seeds, 100*d, k[i], 100*c.tol)
+			}
+		}
+	}
+}

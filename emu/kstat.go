@@ -103,20 +103,20 @@ func readPairCounters(pair *netns.Pair) (*KernelCounters, error) {
 	return &KernelCounters{Sender: snd, Receiver: rcv}, nil
 }
 
-// ForMeasured returns kc when its namespace counters can stand for a run's
-// measured kernel flows, and nil when the run's background opened TCP
-// connections (bg's Flows): those are kernel flows in the same
+// BackgroundOpensTCP reports whether a run's background opened TCP
+// connections (bg's Flows). Those are kernel flows in the measured flows'
 // namespaces, whose loss probes, recoveries, timeouts, lost
-// retransmissions and compressed ACKs the counters add to the measured
-// flows', so totals over "the measured flows" would count them too.
-// With nil the Run* totals count only the flows that count their own.
-func ForMeasured(kc *KernelCounters, bg []experiment.BackgroundResult) *KernelCounters {
+// retransmissions and compressed ACKs the namespace counters add to the
+// measured flows', so the counters cannot stand for the measured flows
+// of such a run: callers pass nil counters to the Run* totals instead,
+// which then count only the flows that count their own.
+func BackgroundOpensTCP(bg []experiment.BackgroundResult) bool {
 	for _, b := range bg {
 		if b.Flows > 0 {
-			return nil
+			return true
 		}
 	}
-	return kc
+	return false
 }
 
 // Recoveries returns the senders' tail loss probes and fast recoveries
@@ -135,7 +135,7 @@ func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 // UDP) adds them, and the kernel's namespace counters kc, when the run
 // has them, stand for the flows that do not (kernel TCP; cclab's UDP flows
 // never touch them). The counters also count any background TCP
-// connection: callers pass them through ForMeasured. ok is false when
+// connection: callers leave them out for such runs (BackgroundOpensTCP). ok is false when
 // some flow counts neither way: a simulated run whose flows do not all
 // count, or an emulated one without counters.
 func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {

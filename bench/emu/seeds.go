@@ -173,9 +173,9 @@ func totalsOf(res *experiment.Result) runTotals {
 // emu.RunLostRetransmits and emu.RunAcksCompressed; a run that cannot
 // count every measured flow adds none of them, and the counters, which
 // are the whole namespace's, do not count for a run whose background
-// opened TCP connections (emu.ForMeasured).
+// opened TCP connections (emu.BackgroundOpensTCP).
 func (a *allStats) add(res *experiment.Result, kc *emu.KernelCounters) {
-	mixed := kc != nil && emu.ForMeasured(kc, res.Background) == nil
+	mixed := kc != nil && emu.BackgroundOpensTCP(res.Background)
 	if mixed {
 		kc = nil
 	}

@@ -332,7 +332,7 @@ func printComparison(w io.Writer, c *comparison) {
 	// flow, and not at all when background TCP connections share the
 	// namespaces.
 	kc := c.Emu.KernelCounters
-	if kc != nil && emu.ForMeasured(kc, c.Emu.Background) == nil {
+	if kc != nil && emu.BackgroundOpensTCP(c.Emu.Background) {
 		fmt.Fprintf(w, "loss probes, fast recoveries, timeouts by state, retransmissions lost in turn and compressed ACKs: not compared (the kernel counts them per namespace, and the background's TCP connections share the measured flows')\n")
 		kc = nil
 	}

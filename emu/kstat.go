@@ -135,9 +135,9 @@ func (c *KernelCounters) Recoveries() (probes, recoveries int64) {
 // UDP) adds them, and the kernel's namespace counters kc, when the run
 // has them, stand for the flows that do not (kernel TCP; cclab's UDP flows
 // never touch them). The counters also count any background TCP
-// connection: callers leave them out for such runs (BackgroundOpensTCP). ok is false when
-// some flow counts neither way: a simulated run whose flows do not all
-// count, or an emulated one without counters.
+// connection: callers leave them out for such runs (BackgroundOpensTCP).
+// ok is false when some flow counts neither way: a simulated run whose
+// flows do not all count, or an emulated one without counters.
 func RunRecoveries(flows []experiment.FlowResult, kc *KernelCounters) (probes, recoveries int64, ok bool) {
 	probes, ok1 := runTotal(flows, kc, func(f *experiment.FlowResult) *int64 { return f.LossProbes },
 		func(c *KernelCounters) int64 { p, _ := c.Recoveries(); return p })

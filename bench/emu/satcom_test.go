@@ -15,11 +15,12 @@ const satcomKernel = "testdata/kernel-satcom-2026-12-06.tsv"
 // retransmissions within 10%, and of its mean and 95th-percentile
 // queueing delay within 10% (docs/fidelity.md, "satcom-uhf over 40
 // seeds, queueing delay included"; one seed's p95 ranges over 1.6-3.1 s
-// on either side, so single runs do not tell). BBR's queueing delay (1,260 and 2,358 ms against
-// 1,232 and 2,272) is what the profile brings: by default it is 779 and
-// 1,865, with BBR's linux parameter alone 1,095 and 1,885, and with
-// receive_window linux alone 763 and 2,078; NewReno's retransmissions
-// by default are 12% above the kernel's (7.6% below with the profile).
+// on either side, so single runs do not tell). BBR's queueing delay
+// (1,260 and 2,358 ms against 1,232 and 2,272) is what the profile
+// brings: by default it is 779 and 1,865, with BBR's linux parameter
+// alone 1,095 and 1,885, and with receive_window linux alone 763 and
+// 2,078; NewReno's retransmissions by default are 12% above the
+// kernel's (7.6% below with the profile).
 // The timeouts are not checked: the simulator's exact timers time out
 // the SYN just before its SYN-ACK in nearly every run (about one a
 // transfer, the kernel's 0.05-0.35).

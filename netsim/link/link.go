@@ -149,9 +149,6 @@ func (l *Link) Receive(now clock.Time, p *packet.Packet) {
 		// it before it queues the packet (LinkQueue::read_packet calls
 		// rationalize first), so the packet finds the room it freed.
 		l.opportunity(now)
-		if !l.trWaiting {
-			l.timer.Stop()
-		}
 	}
 	if !l.q.Enqueue(p, now) {
 		l.drop(now, p)
@@ -284,6 +281,9 @@ func (l *Link) opportunity(now clock.Time) {
 	}
 	if l.head == nil && l.q.Len() == 0 {
 		l.trWaiting = false
+		// Served ahead of its timer (Receive), the timer still waits for
+		// this instant; from the timer itself this does nothing.
+		l.timer.Stop()
 		return
 	}
 	l.cursor.Next()

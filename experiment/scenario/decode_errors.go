@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -148,7 +150,21 @@ func kindName(t reflect.Type) string {
 	return "another kind of value"
 }
 
-func strconvQuote(s string) string { return strconv.Quote(s) }
+// strconvQuote quotes a value for an error message, cut to its first 60
+// bytes: a file that is not YAML at all (cclab run /etc/passwd) decodes
+// as one long plain scalar, and the error should name the file and line,
+// not repeat the file.
+func strconvQuote(s string) string {
+	const max = 60
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf(" (%d bytes more)", len(s)-cut)
+}
 
 type position struct {
 	line, col int

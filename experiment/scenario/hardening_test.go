@@ -83,6 +83,7 @@ func TestDecodeMessages(t *testing.T) {
 		{"no Go type names", "name: x\nbottleneck: {rate: 1Mbps, queue: {max_p: abc}}\nflows: [{cc: newreno}]\n", `x.yaml:2:42: bottleneck.queue.max_p: want a number, got "abc"`},
 		{"integer field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: x}]\n", `x.yaml:3:30: flows[0].count: want an integer, got "x"`},
 		{"mapping expected", "name: x\nbottleneck: 3\nflows: [{cc: newreno}]\n", `x.yaml:2:13: bottleneck: want a mapping of fields`},
+		{"not YAML at all: the value is cut", "root:x:0:0:root:/root:/bin/bash\n" + strings.Repeat("daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n", 20), `x.yaml:1:1: value: want a mapping of fields, got "root:x:0:0:root:/root:/bin/bash daemon:x:1:1:daemon:/usr/sbi" (931 bytes more)`},
 		{"cc error has a line", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: [1]}]\n", "x.yaml:3:14: flows[0].cc: cc must be"},
 		{"nearest field", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, extra_dealy: 1s}]\n", `unknown field "extra_dealy" (did you mean "extra_delay"?)`},
 		{"nearest field of the right record", "name: x\nbottleneck: {rate: 1Mbps, dleay: 1s}\nflows: [{cc: newreno}]\n", `(did you mean "delay"?)`},

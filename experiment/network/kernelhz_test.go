@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
@@ -68,5 +69,60 @@ flows:
 	}
 	if got := run("profile: linux\ntransport: {srtt_sample: oldest, kernel_hz: 250, sack_compression: true}\n", ""); !reflect.DeepEqual(got, wheel) {
 		t.Errorf("profile linux with srtt_sample oldest, kernel_hz 250 and sack_compression true is not linux-host")
+	}
+}
+
+// TestKernelPhase: the wheel's phase is drawn from the run's seed (one
+// seed, one phase; another seed, another), transport.kernel_phase pins
+// it, and on flows started together it is what makes seeds differ: with
+// the phase pinned every seed gives the same run, with it drawn they do
+// not, and a seed's drawn run is the run at the phase it drew.
+func TestKernelPhase(t *testing.T) {
+	const file = `
+name: phase
+duration: 3s
+profile: linux-host
+bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 30}}
+flows:
+  - {name: a, cc: cubic, count: 12}
+`
+	build := func(seed int64, sets ...string) *Network {
+		t.Helper()
+		s, err := scenario.ParseWithOverrides([]byte(file), "phase.yaml", "", seed, sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	p1, p1again, p2 := build(1).wheelPhase, build(1).wheelPhase, build(2).wheelPhase
+	if p1 != p1again || p1 == p2 {
+		t.Fatalf("drawn phases: seed 1 %v and %v, seed 2 %v: want one per seed", p1, p1again, p2)
+	}
+	if p := build(1, "transport.kernel_phase=8ms").wheelPhase; p != 8*time.Millisecond {
+		t.Fatalf("kernel_phase 8ms: phase %v", p)
+	}
+	run := func(seed int64, sets ...string) (flows []string) {
+		t.Helper()
+		n := build(seed, sets...)
+		n.Sched.RunUntil(clock.Time(3 * time.Second))
+		for _, f := range n.Flows {
+			flows = append(flows, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))
+		}
+		return flows
+	}
+	pinned1, pinned2 := run(1, "transport.kernel_phase=0s"), run(2, "transport.kernel_phase=0s")
+	if !reflect.DeepEqual(pinned1, pinned2) {
+		t.Fatal("kernel_phase 0s: seeds 1 and 2 differ, though nothing else in the run is random")
+	}
+	drawn1, drawn2 := run(1), run(2)
+	if reflect.DeepEqual(drawn1, drawn2) {
+		t.Error("drawn phases: seeds 1 and 2 gave the same run")
+	}
+	if at := run(2, fmt.Sprintf("transport.kernel_phase=%dns", p2.Nanoseconds())); !reflect.DeepEqual(at, drawn2) {
+		t.Error("seed 2's run is not the run at the phase it drew")
 	}
 }

@@ -71,6 +71,9 @@ type Network struct {
 	trIdx    int
 	trTimer  *sim.Timer
 	bgScale  float64
+	// wheelPhase is the kernel's jiffy counter at time zero, as a time,
+	// shared by every flow on a timer wheel (transport.kernel_phase).
+	wheelPhase time.Duration
 	// serializeAcks: ACKs take their transmission time on the way back
 	// (scenario bottleneck.serialize_acks).
 	serializeAcks bool
@@ -293,6 +296,10 @@ func Build(s *scenario.Scenario) (*Network, error) {
 		rnd:     rng.New(s.Seed),
 		end:     clock.Time(s.Duration.V),
 		bgScale: 1,
+	}
+	n.wheelPhase = s.Transport.KernelPhase.V
+	if !s.Transport.KernelPhase.IsSet() {
+		n.wheelPhase = time.Duration(n.rnd.Stream("kernel/jiffies").Int64N(int64(scenario.KernelPhaseMax)))
 	}
 	if err := n.buildBottleneck(); err != nil {
 		return nil, err
@@ -714,8 +721,8 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	}
 	f.Sender = &blk.snd
 	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
-	f.Sender.UseKernelTimers(spec.KernelHZ, n.Sched)
-	f.Receiver.UseKernelTimers(spec.KernelHZ, n.Sched)
+	f.Sender.UseKernelTimers(spec.KernelHZ, n.wheelPhase, n.Sched)
+	f.Receiver.UseKernelTimers(spec.KernelHZ, n.wheelPhase, n.Sched)
 	if spec.SACKCompression {
 		f.Receiver.UseSACKCompression(n.Sched)
 	}

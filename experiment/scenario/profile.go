@@ -13,7 +13,8 @@ const ProfileLinux = "linux"
 // the RTO estimator's RTT sample from the oldest segment an ACK newly
 // acknowledges (transport.srtt_sample oldest), TCP's timers on the
 // kernel's timer wheel at 250 Hz (transport.kernel_hz 250; Debian's
-// kernel, the project's reference host) and the receiver's SACK
+// kernel, the project's reference host; the wheel's phase drawn per run,
+// transport.kernel_phase) and the receiver's SACK
 // compression (transport.sack_compression true). With many flows sharing
 // a queue it is the profile closest to the kernel measured through the
 // emulator (docs/fidelity.md, "A profile for the host"); ProfileLinux

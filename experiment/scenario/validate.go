@@ -358,6 +358,10 @@ func validateLoss(l *Loss, p string) error {
 	return nil
 }
 
+// KernelPhaseMax bounds transport.kernel_phase: 2^24 ticks of the slowest
+// wheel kernel_hz accepts (one tick a second), 194 days.
+const KernelPhaseMax = 1 << 24 * time.Second
+
 func validateTransport(t *Transport, p string) error {
 	if err := parseSize(&t.MSS, p+".mss", false); err != nil {
 		return err
@@ -428,6 +432,12 @@ func validateTransport(t *Transport, p string) error {
 	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
+	}
+	if err := parseDuration(&t.KernelPhase, p+".kernel_phase", false); err != nil {
+		return err
+	}
+	if t.KernelPhase.IsSet() && (t.KernelPhase.V < 0 || t.KernelPhase.V > KernelPhaseMax) {
+		return errf(p+".kernel_phase", "must be between 0s and %v (the jiffy counter's reading at time zero, as a time), got %q", KernelPhaseMax, t.KernelPhase.Raw)
 	}
 	if t.KernelHZ != nil && (*t.KernelHZ < 0 || *t.KernelHZ > 10000) {
 		return errf(p+".kernel_hz", "must be between 0 (exact timers) and 10000 ticks a second (Linux: 100, 250, 300 or 1000), got %d", *t.KernelHZ)
@@ -512,6 +522,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	if f.Transport != nil {
 		if err := validateTransport(f.Transport, p+".transport"); err != nil {
 			return err
+		}
+		if f.Transport.KernelPhase.IsSet() {
+			return errf(p+".transport.kernel_phase", "is the host's clock, which every flow shares: set it in the scenario's transport section")
 		}
 	}
 	switch f.Protocol {

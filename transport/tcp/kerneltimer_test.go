@@ -29,17 +29,37 @@ func TestWheelExpiry(t *testing.T) {
 		{"a deadline not after now stays", ms(50), ms(50), ms(50)},
 		{"Never stays", ms(50), clock.Never, clock.Never},
 	} {
-		if got := wheelExpiry(c.now, c.at, tick); got != c.want {
+		if got := wheelExpiry(c.now, c.at, tick, 0); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
-	// Never early, and late by less than a granule plus a jiffy.
+	// With the jiffy counter at 1000.75 jiffies at time zero, the grid
+	// moves by 0.75 jiffies: the 220 ms RTO armed at 0 (jiffy 1000) expires
+	// at jiffy 1056, 224 ms - 0.75 jiffies from zero; a 2 s timeout armed
+	// at jiffy 1000 has level 1's granule of 8 jiffies, so 1500 -> 1504.
+	for _, c := range []struct {
+		name          string
+		now, at, want clock.Time
+	}{
+		{"a 220 ms RTO, phase 1000.75 jiffies", 0, ms(220), ms(224 - 3)},
+		{"a 2 s timeout, phase 1000.75 jiffies: granule 1504", 0, ms(2000), ms(4*1504 - 4003)},
+	} {
+		if got := wheelExpiry(c.now, c.at, tick, 4003*time.Millisecond); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Never early, late by less than a granule plus a jiffy, and on the
+	// jiffy grid that the phase moves, at any phase.
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for range 10000 {
+	for i := range 20000 {
 		now := clock.Time(rnd.Int64N(int64(100 * time.Second)))
 		d := time.Duration(rnd.Int64N(int64(60 * time.Second)))
 		at := now.Add(d)
-		got := wheelExpiry(now, at, tick)
+		var phase time.Duration
+		if i%2 == 1 {
+			phase = time.Duration(rnd.Int64N(1 << 24 * int64(tick)))
+		}
+		got := wheelExpiry(now, at, tick, phase)
 		gran := tick
 		for start := 63 * tick; d > start-tick && gran < 1<<21*tick; start *= 8 {
 			gran *= 8
@@ -47,8 +67,8 @@ func TestWheelExpiry(t *testing.T) {
 		if got < at || got.Sub(at) > gran+tick {
 			t.Fatalf("armed at %v for %v: fires at %v (%v late; granule %v)", now, at, got, got.Sub(at), gran)
 		}
-		if int64(got)%int64(tick) != 0 {
-			t.Fatalf("armed at %v for %v: fires at %v, off the jiffy grid", now, at, got)
+		if (int64(got)+int64(phase))%int64(tick) != 0 {
+			t.Fatalf("armed at %v for %v, phase %v: fires at %v, off the jiffy grid", now, at, phase, got)
 		}
 	}
 }
@@ -59,8 +79,8 @@ func TestWheelExpiry(t *testing.T) {
 func TestKernelTimersQuantize(t *testing.T) {
 	cfg := Config{Bytes: 20 * 1448}
 	h := newHarness(t, cfg, reno(1448), 10*1000*1000, 10*time.Millisecond)
-	h.snd.UseKernelTimers(250, h.s)
-	h.rcv.UseKernelTimers(250, h.s)
+	h.snd.UseKernelTimers(250, 0, h.s)
+	h.rcv.UseKernelTimers(250, 0, h.s)
 	h.snd.Start(0)
 	h.s.RunUntil(clock.Time(5 * time.Millisecond))
 	if _, ok := h.snd.rtoT.(*kernelTimer); !ok {

@@ -486,13 +486,14 @@ func TestKernelTimerWheelAgainstKernel(t *testing.T) {
 // 4,925 segments per run over seeds 1-20 (3,702-6,988), with Jain 0.543
 // (0.438-0.714) and 297 timeouts (kernel 4,875-6,101, 0.553-0.694 and
 // 225-285; on the 2026-12-05 host 4,943-7,708, 0.538-0.836 and 222-313;
-// profile linux 10,496 and 0.939, which fails here). Each seed draws the
-// wheel's phase (transport.kernel_phase), which is all that differs
-// between seeds here; at the one phase every run had before it was drawn
-// (2026-12-06; kernel_phase 0s) the run resends 5,802 with Jain 0.634, so this is a
+// on 2026-12-06's 3,274-7,380, 0.346-0.810 and 258-347; profile linux
+// 10,496 and 0.939, which fails here). Each seed draws the wheel's phase
+// (transport.kernel_phase), which is all that differs between seeds
+// here; at the one phase every run had before it was drawn (2026-12-06;
+// kernel_phase 0s) the run resends 5,802 with Jain 0.634, so this is a
 // comparison of distributions, and the simulator's mean sits at the low
-// end of the kernel's runs, less fair than their mean (0.681 over both
-// hosts; docs/fidelity.md, "The wheel's phase, drawn"). With the starts
+// end of the kernel's runs, less fair than their mean (0.630 over the
+// three hosts; docs/fidelity.md, "The wheel's phase, drawn"). With the starts
 // spread over 8 ms it resends 7,695 with Jain 0.761 and 199 timeouts
 // over ten seeds (kernel 6,268-8,719, 0.708-0.957, 189-239); with
 // NewReno's staggered starts about 5.5% more than the kernel's most

@@ -213,8 +213,9 @@ type Transport struct {
 	// an experiment's start are arbitrary, and where the start falls in a
 	// granule moves timeouts armed together (docs/fidelity.md, "The
 	// wheel's phase"). One host's endpoints share it, so it is the
-	// scenario's only [unset: drawn from the run's seed, uniform over 2^24
-	// ticks; 0s: the counter at 0, as every run before 6 December 2026 had].
+	// scenario's only [unset: drawn from the run's seed, uniform over
+	// [0s, KernelPhaseMax); 0s: the counter at 0, as every run before 6
+	// December 2026 had].
 	KernelPhase Duration `yaml:"kernel_phase"`
 	// SACKCompression true makes the receiver compress SACKs as Linux
 	// does by default (net.ipv4.tcp_comp_sack_*; tcp.Receiver.

@@ -28,6 +28,11 @@ func runFlows(t *testing.T, yml string, d time.Duration) (flows []string, events
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runBuilt(n, d)
+}
+
+// runBuilt is runFlows for a network already built.
+func runBuilt(n *Network, d time.Duration) (flows []string, events uint64) {
 	n.Sched.RunUntil(clock.Time(d))
 	for _, f := range n.Flows {
 		flows = append(flows, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
@@ -105,13 +104,9 @@ flows:
 	if p := build(1, "transport.kernel_phase=8ms").wheelPhase; p != 8*time.Millisecond {
 		t.Fatalf("kernel_phase 8ms: phase %v", p)
 	}
-	run := func(seed int64, sets ...string) (flows []string) {
+	run := func(seed int64, sets ...string) []string {
 		t.Helper()
-		n := build(seed, sets...)
-		n.Sched.RunUntil(clock.Time(3 * time.Second))
-		for _, f := range n.Flows {
-			flows = append(flows, fmt.Sprintf("%+v %d", f.Sender.Stats(), f.Receiver.DeliveredBytes))
-		}
+		flows, _ := runBuilt(build(seed, sets...), 3*time.Second)
 		return flows
 	}
 	pinned1, pinned2 := run(1, "transport.kernel_phase=0s"), run(2, "transport.kernel_phase=0s")

@@ -150,11 +150,11 @@ func kindName(t reflect.Type) string {
 	return "another kind of value"
 }
 
-// strconvQuote quotes a value for an error message, cut to its first 60
+// quoteValue quotes a value for an error message, cut to its first 60
 // bytes: a file that is not YAML at all (cclab run /etc/passwd) decodes
 // as one long plain scalar, and the error should name the file and line,
 // not repeat the file.
-func strconvQuote(s string) string {
+func quoteValue(s string) string {
 	const max = 60
 	if len(s) <= max {
 		return strconv.Quote(s)

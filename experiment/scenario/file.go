@@ -139,14 +139,14 @@ func decodeError(err error, file *ast.File, name string) error {
 		if path == "" {
 			path = "value"
 		}
-		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, nodeKind(ne.Expected), strconvQuote(ne.Token.Value))
+		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, nodeKind(ne.Expected), quoteValue(ne.Token.Value))
 	case errors.As(err, &te) && te.Token != nil && te.Token.Position != nil:
 		pos := te.Token.Position
 		path := pathAt(file, pos.Line, pos.Column)
 		if path == "" {
 			path = "value"
 		}
-		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, kindName(te.DstType), strconvQuote(te.Token.Value))
+		return fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, pos.Line, pos.Column, path, kindName(te.DstType), quoteValue(te.Token.Value))
 	case errors.As(err, &ue) && ue.Token != nil && ue.Token.Position != nil:
 		pos := ue.Token.Position
 		field := ue.Token.Value

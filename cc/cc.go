@@ -2,7 +2,7 @@
 // in cclab: the simulator's TCP-like transport, the Mockets-style transport,
 // learning agents, and the real-socket transport that transport/ also
 // holds. Controllers live in subpackages
-// (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/fixed, cc/external) and register
+// (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/dctcp, cc/fixed, cc/external) and register
 // themselves here; import cc/all to get all of them.
 //
 // The interface is event-named: the transport reports what happened (a
@@ -79,6 +79,11 @@ type Ack struct {
 	// processing this ACK (not after a retransmission timeout, when the
 	// window grows again by slow start).
 	InRecovery bool
+	// CWR reports whether the transport is in an ECN window reduction
+	// (Linux's CWR state, LossEvent.ECN) after processing this ACK: the
+	// window does not grow, as in fast recovery, but the rules of fast
+	// recovery itself (BBR's packet conservation) do not apply.
+	CWR bool
 	// CwndLimited reports whether sending was limited by the congestion
 	// window (rather than by the application or the receiver) since the
 	// previous ACK. Window-growth rules apply only when it is true (Linux
@@ -123,6 +128,31 @@ type LossEvent struct {
 	// transport that starts recovery as Linux does, on any segment marked
 	// lost and not yet delivered).
 	LostBytes units.Bytes
+	// ECN reports that the event is an ECN-Echo, not a loss: the
+	// transport reduces the window as for a loss (RFC 3168 §6.1.2) but
+	// retransmits nothing, and OnRecoveryEnd ends the reduction once the
+	// data in flight at the echo is acknowledged (Linux's CWR state).
+	ECN bool
+	// InCWR reports a loss found during an ECN reduction: Linux's
+	// tcp_enter_recovery makes no second reduction then (the window is
+	// already on its way down: no ssthresh call), so a loss-based
+	// controller keeps the reduction it made for the echo; a controller
+	// with its own loss response (DCTCP's halving, BBR's conservation)
+	// applies it.
+	InCWR bool
+}
+
+// ECNObserver is implemented by controllers that need ECN and read every
+// ACK's echo before the transport reacts to it: DCTCP, whose estimate of
+// the fraction of marked data is updated in Linux's in_ack_event hook,
+// ahead of the window reduction the same ACK may start. A transport that
+// finds the interface on its controller turns ECN on (Linux's
+// TCP_CONG_NEEDS_ECN) whatever its configuration says.
+type ECNObserver interface {
+	// OnAckECN is called for every ACK, before OnCongestionEvent: ece
+	// reports whether it echoed CE, una and nxt are the sender's SND.UNA
+	// after it and SND.NXT (byte offsets).
+	OnAckECN(now clock.Time, una, nxt int64, ece bool)
 }
 
 // State is a copyable snapshot of a controller's state, for probes, logs,

@@ -190,3 +190,16 @@ func SetParamChecked(s Spec, name string, value float64, set func(float64)) erro
 	set(value)
 	return nil
 }
+
+// NeedsECN reports whether the registered controller of that name needs
+// ECN (implements ECNObserver, as DCTCP): a transport turns ECN on for
+// it, as Linux does for modules with TCP_CONG_NEEDS_ECN. An unknown name
+// needs none.
+func NeedsECN(name string) bool {
+	alg, err := New(name, 1448, nil)
+	if err != nil {
+		return false
+	}
+	_, ok := alg.(ECNObserver)
+	return ok
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/cclab/cclab/core/rng"
 	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
 	nlink "github.com/cclab/cclab/netsim/link"
 	"github.com/cclab/cclab/netsim/loss"
@@ -39,19 +40,7 @@ func buildLoss(r rng.Source, l scenario.Loss, stream string) (loss.Model, error)
 }
 
 func (e *emulation) buildQueue(q scenario.Queue, l *nlink.Link) (queue.Queue, error) {
-	lim := queue.Limit{Packets: q.Limit.Packets, Bytes: q.Limit.V}
-	switch q.Discipline {
-	case "red":
-		var pt time.Duration
-		if r := e.s.Bottleneck.Rate.V; r > 0 {
-			pt = r.TxTime(1500)
-		}
-		return queue.NewRED(queue.REDConfig{Limit: lim, MinTh: q.MinTh, MaxTh: q.MaxTh, MaxP: q.MaxP, Wq: q.Wq, PacketTime: pt}, e.rnd.Stream("bottleneck/red"))
-	case "codel":
-		return queue.NewCoDel(queue.CoDelConfig{Limit: lim, Target: q.Target.V, Interval: q.Interval.V}, l.DropFunc())
-	default:
-		return queue.NewDropTail(lim)
-	}
+	return network.NewQueue(q, e.s.Bottleneck.Rate.V, e.rnd.Stream("bottleneck/red"), l.DropFunc())
 }
 
 // buildBottleneck is the forwarder's link builder.

@@ -69,17 +69,25 @@ type FlowResult struct {
 	// (transport.sack_compression; tcp.Receiver.AcksCompressed), present
 	// only when it compresses; kernel TCP counts them per namespace
 	// (the receivers' TCPAckCompressed).
-	AcksCompressed *int64   `json:"acks_compressed,omitempty"`
-	Drops          int64    `json:"drops"`
-	Losses         int64    `json:"losses"`
-	RTTMinMs       float64  `json:"rtt_min_ms"`
-	RTTMeanMs      float64  `json:"rtt_mean_ms"`
-	RTTP50Ms       float64  `json:"rtt_p50_ms"`
-	RTTP95Ms       float64  `json:"rtt_p95_ms"`
-	RTTMaxMs       float64  `json:"rtt_max_ms"`
-	QdelayMeanMs   float64  `json:"qdelay_mean_ms"`
-	QdelayP95Ms    float64  `json:"qdelay_p95_ms"`
-	RTI            *float64 `json:"rti,omitempty"`
+	AcksCompressed *int64 `json:"acks_compressed,omitempty"`
+	// ECNReductions is the window reductions the sender made for ECN
+	// echoes (Linux's CWR state; tcp.Sender.ECNReductions), present for
+	// ECN-capable flows (transport.ecn, or a controller that needs ECN).
+	// For the emulator's kernel flows it is the segments sent with CWR,
+	// which Linux sets after every window reduction of an ECN connection,
+	// a loss's and a timeout's too: the same count only where nothing is
+	// lost.
+	ECNReductions *int64   `json:"ecn_reductions,omitempty"`
+	Drops         int64    `json:"drops"`
+	Losses        int64    `json:"losses"`
+	RTTMinMs      float64  `json:"rtt_min_ms"`
+	RTTMeanMs     float64  `json:"rtt_mean_ms"`
+	RTTP50Ms      float64  `json:"rtt_p50_ms"`
+	RTTP95Ms      float64  `json:"rtt_p95_ms"`
+	RTTMaxMs      float64  `json:"rtt_max_ms"`
+	QdelayMeanMs  float64  `json:"qdelay_mean_ms"`
+	QdelayP95Ms   float64  `json:"qdelay_p95_ms"`
+	RTI           *float64 `json:"rti,omitempty"`
 	// RwndLimitedS is how long the sender waited for the receiver's
 	// advertised window (Linux's tcpi_rwnd_limited): kernel TCP's in the
 	// emulator; in the simulator only with transport.receive_window: linux,
@@ -114,6 +122,10 @@ type LinkResult struct {
 	// BackgroundShare is the fraction of capacity background traffic
 	// took.
 	BackgroundShare float64 `json:"background_share"`
+	// Marks is the packets the queue marked CE instead of dropping
+	// (ECN: queue mark_threshold, or ecn with red and codel); absent when
+	// the queue does not mark.
+	Marks *int64 `json:"ecn_marks,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -181,6 +193,9 @@ func Summarize(n *network.Network, wall time.Duration) *Result {
 		Name: "bottleneck", Drops: l.Drops, Losses: l.Losses,
 		TxBytes: int64(l.TxBytes), CapacityBytes: int64(capacity),
 	}
+	if m, ok := l.Marks(); ok {
+		lr.Marks = &m
+	}
 	if capacity > 0 {
 		lr.Utilization = round(float64(l.TxBytes)/float64(capacity), 6)
 		var bg int64
@@ -212,6 +227,10 @@ func flowResult(n *network.Network, f *network.Flow, now clock.Time, scheduled b
 	fr.RTOsInRecovery, fr.RTOsInLoss = &inRecovery, &inLoss
 	lostRetx := f.Sender.LostRetransmits()
 	fr.LostRetransmits = &lostRetx
+	if f.Sender.ECNCapable() {
+		e := f.Sender.ECNReductions()
+		fr.ECNReductions = &e
+	}
 	if f.Receiver.CompressesSACKs() {
 		c := f.Receiver.AcksCompressed()
 		fr.AcksCompressed = &c

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -55,8 +56,26 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, l := range r.Links {
-		fmt.Fprintf(w, "%s: utilisation %.1f%%, %d queue drops, %d random losses, background share %.1f%%\n",
-			l.Name, 100*l.Utilization, l.Drops, l.Losses, 100*l.BackgroundShare)
+		marks := ""
+		if l.Marks != nil {
+			marks = fmt.Sprintf(", %d ECN marks", *l.Marks)
+		}
+		fmt.Fprintf(w, "%s: utilisation %.1f%%, %d queue drops%s, %d random losses, background share %.1f%%\n",
+			l.Name, 100*l.Utilization, l.Drops, marks, l.Losses, 100*l.BackgroundShare)
+	}
+	var ecn []string
+	var ecnTotal int64
+	for _, f := range r.Flows {
+		if f.ECNReductions != nil {
+			ecn = append(ecn, fmt.Sprintf("%s %d", f.Name, *f.ECNReductions))
+			ecnTotal += *f.ECNReductions
+		}
+	}
+	switch {
+	case len(ecn) > maxTableFlows:
+		fmt.Fprintf(w, "ECN window reductions: %d over %d flows\n", ecnTotal, len(ecn))
+	case len(ecn) > 0:
+		fmt.Fprintf(w, "ECN window reductions: %s\n", strings.Join(ecn, ", "))
 	}
 	if r.Jain != nil {
 		fmt.Fprintf(w, "Jain's fairness index %.4f", *r.Jain)

@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/cclab/cclab/cc/bbr"
 	_ "github.com/cclab/cclab/cc/cubic"
+	_ "github.com/cclab/cclab/cc/dctcp"
 	_ "github.com/cclab/cclab/cc/external"
 	_ "github.com/cclab/cclab/cc/fixed"
 	_ "github.com/cclab/cclab/cc/newreno"

@@ -58,6 +58,7 @@ type Driver struct {
 	est           estimator
 	inRecovery    bool  // fast recovery
 	lossPhase     bool  // recovering from a timeout
+	cwr           bool  // an ECN reduction (Echo)
 	recoveryPoint int64 // highest segment sent when recovery began
 
 	acks    int
@@ -191,13 +192,14 @@ func (d *Driver) deliverAck(a *cc.Ack, rs *estimate.Sample) {
 	a.SRTT = d.est.rtt.SRTT()
 	a.CwndLimited = !d.AppLimited
 	a.TotalDelivered = d.est.rate.Delivered()
-	if (d.inRecovery || d.lossPhase) && d.recoveryDone() {
-		if d.inRecovery {
+	if (d.inRecovery || d.lossPhase || d.cwr) && d.recoveryDone() {
+		if d.inRecovery || d.cwr {
 			d.alg.OnRecoveryEnd(d.now)
 		}
-		d.inRecovery, d.lossPhase = false, false
+		d.inRecovery, d.lossPhase, d.cwr = false, false, false
 	}
 	a.InRecovery = d.inRecovery || d.lossPhase
+	a.CWR = d.cwr
 	d.acks++
 	d.lastAck = *a
 	d.alg.OnAck(d.now, a)
@@ -261,10 +263,37 @@ func (d *Driver) LoseN(n int) {
 	d.pendingLost += bytes
 	d.est.lostTotal += bytes
 	if !d.inRecovery && !d.lossPhase {
-		d.inRecovery = true
-		d.recoveryPoint = d.nextSeq - 1
-		d.alg.OnCongestionEvent(d.now, &cc.LossEvent{PriorInFlight: prior, LostBytes: bytes})
+		inCWR := d.cwr
+		d.inRecovery, d.cwr = true, false
+		if !inCWR {
+			d.recoveryPoint = d.nextSeq - 1
+		}
+		d.alg.OnCongestionEvent(d.now, &cc.LossEvent{PriorInFlight: prior, LostBytes: bytes, InCWR: inCWR})
 	}
+}
+
+// Echo delivers an ACK-less ECN echo, as tcp.Sender reacts to an ACK with
+// ECE: a controller that observes ECN (cc.ECNObserver) sees it, and in the
+// open state the window reduction starts (cc.LossEvent.ECN), after which
+// ACKs report CWR until everything sent before it is delivered and
+// OnRecoveryEnd ends it; a loss meanwhile turns it into fast recovery
+// (cc.LossEvent.InCWR).
+func (d *Driver) Echo() {
+	if o, ok := d.alg.(cc.ECNObserver); ok {
+		var una int64
+		if len(d.flight) > 0 {
+			una = d.flight[0].seq * int64(d.mss)
+		} else {
+			una = d.nextSeq * int64(d.mss)
+		}
+		o.OnAckECN(d.now, una, d.nextSeq*int64(d.mss), true)
+	}
+	if d.inRecovery || d.lossPhase || d.cwr {
+		return
+	}
+	d.cwr = true
+	d.recoveryPoint = d.nextSeq - 1
+	d.alg.OnCongestionEvent(d.now, &cc.LossEvent{PriorInFlight: d.pipe, ECN: true})
 }
 
 // Timeout fires the retransmission timer: every outstanding segment is
@@ -276,7 +305,7 @@ func (d *Driver) Timeout() {
 	d.lost = append(d.lost, d.flight...)
 	d.flight = d.flight[:0]
 	d.pipe = 0
-	d.inRecovery = false
+	d.inRecovery, d.cwr = false, false
 	d.lossPhase = true
 	d.recoveryPoint = d.nextSeq - 1
 	d.alg.OnRetransmissionTimeout(d.now, 0)

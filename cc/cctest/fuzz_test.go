@@ -13,8 +13,8 @@ import (
 
 // FuzzControllers drives every registered controller, with parameters
 // drawn from their ranges, through an arbitrary sequence of sends, ACKs,
-// losses, timeouts, retransmissions, RTT changes from 1 ns (loopback) to
-// 10 s and pauses, as a live socket, a learning agent or the simulator
+// losses, timeouts, retransmissions, ECN echoes, RTT changes from 1 ns
+// (loopback) to 10 s and pauses, as a live socket, a learning agent or the simulator
 // may: no controller panics, and its window stays positive and bounded
 // and its pacing rate non-negative after every event.
 func FuzzControllers(f *testing.F) {
@@ -63,7 +63,7 @@ func FuzzControllers(f *testing.F) {
 		rtts := []time.Duration{time.Nanosecond, 10 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, 600 * time.Millisecond, 10 * time.Second}
 		gaps := []time.Duration{0, time.Microsecond, time.Millisecond, 100 * time.Millisecond, 10 * time.Second}
 		for c.More() {
-			switch op := c.Pick(8); op {
+			switch op := c.Pick(9); op {
 			case 0:
 				if d.Outstanding() < 4096 {
 					d.Send(c.Pick(16) + 1)
@@ -91,6 +91,9 @@ func FuzzControllers(f *testing.F) {
 				d.Advance(gaps[c.Pick(len(gaps))])
 			case 7:
 				d.AppLimited = !d.AppLimited
+			case 8:
+				d.Echo()
+				check("echo")
 			}
 		}
 	})

@@ -294,7 +294,15 @@ func (cu *Cubic) startEpoch(now clock.Time, cwnd float64) {
 // beta_cubic*flight_size: §4.6 allows cwnd when growth is limited to
 // cwnd-limited periods (cc.Ack.CwndLimited), and Linux
 // cubictcp_recalc_ssthresh uses cwnd.
+//
+// An ECN echo reduces as a loss does (Linux cubictcp_recalc_ssthresh
+// serves both); a loss during that reduction makes no second one
+// (cc.LossEvent.InCWR).
 func (cu *Cubic) OnCongestionEvent(now clock.Time, ev *cc.LossEvent) {
+	if ev != nil && ev.InCWR {
+		cu.inRecovery = true
+		return
+	}
 	cwnd := cu.segments(cu.reno.CongestionWindow())
 	cu.wMax = WMaxAfterLoss(cwnd, cu.wMax, cu.beta, cu.fastConvergence)
 	cu.cwndPrior = cwnd

@@ -66,7 +66,7 @@ func (r *Reno) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 // OnAck implements cc.Algorithm.
 func (r *Reno) OnAck(_ clock.Time, a *cc.Ack) {
 	r.sawAck = true
-	if a.InRecovery || !a.CwndLimited {
+	if a.InRecovery || a.CWR || !a.CwndLimited {
 		return
 	}
 	acked := r.SlowStart(a.AckedBytes)
@@ -115,12 +115,17 @@ func (r *Reno) reduced() units.Bytes {
 	return max(units.Bytes(float64(r.cwnd)*r.beta), 2*r.mss)
 }
 
-// OnCongestionEvent implements cc.Algorithm: ssthresh = reduced().
-func (r *Reno) OnCongestionEvent(clock.Time, *cc.LossEvent) {
+// OnCongestionEvent implements cc.Algorithm: ssthresh = reduced(), for
+// a loss and for an ECN echo alike (Linux tcp_reno_ssthresh); a loss
+// during an ECN reduction keeps it (cc.LossEvent.InCWR).
+func (r *Reno) OnCongestionEvent(_ clock.Time, ev *cc.LossEvent) {
+	r.inRecovery = true
+	if ev != nil && ev.InCWR {
+		return
+	}
 	r.ssthresh = r.reduced()
 	r.cwnd = r.ssthresh
 	r.acked = 0
-	r.inRecovery = true
 }
 
 // OnRecoveryEnd implements cc.Algorithm.
@@ -155,6 +160,14 @@ func (r *Reno) Ssthresh() units.Bytes { return r.ssthresh }
 
 // SetCwnd overrides the window; for controllers built on Reno.
 func (r *Reno) SetCwnd(w units.Bytes) { r.cwnd = max(w, r.mss) }
+
+// MarkReducing makes the controller hold its window, as after
+// OnCongestionEvent, until OnRecoveryEnd; for controllers built on Reno
+// that set the reduced window themselves.
+func (r *Reno) MarkReducing() {
+	r.acked = 0
+	r.inRecovery = true
+}
 
 // SetSsthresh overrides the slow-start threshold; for controllers built on
 // Reno.

@@ -315,8 +315,14 @@ func (v *NS3) renoIncrease(segs int) {
 
 // OnCongestionEvent implements cc.Algorithm: fast recovery with Vegas's
 // ssthresh (one segment below the window) and Vegas off until recovery
-// ends.
-func (v *NS3) OnCongestionEvent(clock.Time, *cc.LossEvent) {
+// ends. A loss during an ECN reduction makes no second one
+// (cc.LossEvent.InCWR).
+func (v *NS3) OnCongestionEvent(_ clock.Time, ev *cc.LossEvent) {
+	if ev != nil && ev.InCWR {
+		v.doingVegas = false
+		v.inRecovery = true
+		return
+	}
 	v.setSsthresh(v.lossSsthresh())
 	v.cwnd = v.ssthresh
 	v.doingVegas = false

@@ -255,6 +255,10 @@ func (v *Vegas) setSsthresh(s units.Bytes) {
 // OnCongestionEvent implements cc.Algorithm: Reno's halving (Linux
 // tcp_reno_ssthresh, at least 2 segments) and no Vegas decisions until
 // recovery ends (tcp_vegas_state disables Vegas outside TCP_CA_Open).
+//
+// An ECN echo reduces as a loss does (tcp_reno_ssthresh); a loss during
+// that reduction makes no second one (cc.LossEvent.InCWR, which Reno's
+// handles).
 func (v *Vegas) OnCongestionEvent(now clock.Time, ev *cc.LossEvent) {
 	v.reno.OnCongestionEvent(now, ev)
 	v.ssthreshSet = true

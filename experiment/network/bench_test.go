@@ -1,6 +1,7 @@
 package network
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -12,13 +13,16 @@ import (
 // data packets and their ACKs). allocs/op must be 0: no packet, event or
 // scoreboard entry is allocated per packet in steady state.
 func BenchmarkSteadyState(b *testing.B) {
-	for _, c := range []struct{ name, cc, profile string }{
-		{"cubic", "cubic", ""}, {"bbr", "bbr", ""}, {"newreno", "newreno", ""},
+	for _, c := range []struct{ name, cc, profile, extra string }{
+		{"cubic", "cubic", "", ""}, {"bbr", "bbr", "", ""}, {"newreno", "newreno", "", ""},
 		// Linux's pacing and the rest of the profile.
-		{"bbr-linux", "bbr", "linux"},
+		{"bbr-linux", "bbr", "linux", ""},
+		// ECN: the queue marks, senders reduce in CWR, receivers echo.
+		{"cubic-ecn", "cubic", "", "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000, mark_threshold: 65}}\ntransport: {ecn: true}"},
+		{"dctcp", "dctcp", "", "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000, mark_threshold: 65}}"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := benchScenario(b, c.cc, c.profile)
+			s := benchScenarioWith(b, c.cc, c.profile, c.extra)
 			n, err := Build(s)
 			if err != nil {
 				b.Fatal(err)
@@ -40,14 +44,24 @@ func BenchmarkSteadyState(b *testing.B) {
 
 func benchScenario(b *testing.B, cc, profile string) *scenarioT {
 	b.Helper()
+	return benchScenarioWith(b, cc, profile, "")
+}
+
+// benchScenarioWith is benchScenario with extra YAML lines, which may
+// replace its bottleneck.
+func benchScenarioWith(b *testing.B, cc, profile, extra string) *scenarioT {
+	b.Helper()
 	if profile == "" {
 		profile = "default"
+	}
+	bottleneck := "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000}}"
+	if strings.Contains(extra, "bottleneck:") {
+		bottleneck = ""
 	}
 	s, err := parseScenario(`
 name: bench
 profile: ` + profile + `
-duration: 1000s # within the run budget (scenario.MaxEvents); b.Loop needs far less
-bottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000}}
+duration: 1000s # within the run budget (scenario.MaxEvents); b.Loop needs far less` + bottleneck + extra + `
 flows:
   - {name: f, cc: ` + cc + `, count: 10}
 `)

@@ -342,22 +342,34 @@ func (n *Network) Scenario() *scenario.Scenario { return n.scn }
 func (n *Network) End() clock.Time { return n.end }
 
 func (n *Network) buildQueue(q scenario.Queue, l *link.Link) (queue.Queue, error) {
+	drop := func(p *packet.Packet, now clock.Time) {}
+	if l != nil {
+		drop = l.DropFunc()
+	}
+	return NewQueue(q, n.scn.Bottleneck.Rate.V, n.rnd.Stream("bottleneck/red"), drop)
+}
+
+// NewQueue builds the queue discipline a validated scenario's queue
+// describes, for a bottleneck of the given rate (0: trace-driven), with
+// RED drawing from red and CoDel handing the packets it drops at dequeue
+// to drop. The emulator builds its bottleneck's queue with it too.
+func NewQueue(q scenario.Queue, rate units.Bandwidth, red *rand.Rand, drop func(*packet.Packet, clock.Time)) (queue.Queue, error) {
 	lim := queue.Limit{Packets: q.Limit.Packets, Bytes: q.Limit.V}
 	switch q.Discipline {
 	case "red":
 		var pt time.Duration
-		if r := n.scn.Bottleneck.Rate.V; r > 0 {
-			pt = r.TxTime(1500)
+		if rate > 0 {
+			pt = rate.TxTime(1500)
 		}
-		return queue.NewRED(queue.REDConfig{Limit: lim, MinTh: q.MinTh, MaxTh: q.MaxTh, MaxP: q.MaxP, Wq: q.Wq, PacketTime: pt}, n.rnd.Stream("bottleneck/red"))
+		return queue.NewRED(queue.REDConfig{Limit: lim, MinTh: q.MinTh, MaxTh: q.MaxTh, MaxP: q.MaxP, Wq: q.Wq, PacketTime: pt, ECN: q.ECN}, red)
 	case "codel":
-		drop := func(p *packet.Packet, now clock.Time) {}
-		if l != nil {
-			drop = l.DropFunc()
-		}
-		return queue.NewCoDel(queue.CoDelConfig{Limit: lim, Target: q.Target.V, Interval: q.Interval.V}, drop)
+		return queue.NewCoDel(queue.CoDelConfig{Limit: lim, Target: q.Target.V, Interval: q.Interval.V, ECN: q.ECN}, drop)
 	default:
-		return queue.NewDropTail(lim)
+		d, err := queue.NewDropTail(lim)
+		if err == nil && q.MarkThreshold.IsSet() {
+			err = d.SetMarkThreshold(queue.Limit{Packets: q.MarkThreshold.Packets, Bytes: q.MarkThreshold.V})
+		}
+		return d, err
 	}
 }
 
@@ -593,6 +605,12 @@ func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Confi
 		if t.ReceiveWindow != "" {
 			c.LinuxReceiveWindow = t.ReceiveWindow == "linux"
 		}
+		if t.ECN != nil {
+			c.ECN = tcp.ECNOff
+			if *t.ECN {
+				c.ECN = tcp.ECNRFC3168
+			}
+		}
 		ApplyLossRecovery(&c, &t)
 		if t.PacketTimers != nil {
 			c.PacketTimers = *t.PacketTimers
@@ -678,6 +696,11 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	alg, err := cc.NewSeeded(spec.CC.Name, tc.MSS, spec.CC.Params, n.rnd.Stream("flow/"+spec.Name+"/cc").Uint64()|1)
 	if err != nil {
 		return nil, fmt.Errorf("flow %s: %w", spec.Name, err)
+	}
+	if _, ok := alg.(cc.ECNObserver); ok {
+		// A controller that needs ECN has it on both ends, with its
+		// receiver's exact echo (as Linux's TCP_CONG_NEEDS_ECN modules).
+		tc.ECN = tcp.ECNDCTCP
 	}
 	var blk *flowBlock
 	if len(n.blocks) > 0 {

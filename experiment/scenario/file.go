@@ -323,6 +323,7 @@ func cloneTransport(t Transport) Transport {
 	t.TLP = clonePtr(t.TLP, same[bool])
 	t.RACK = clonePtr(t.RACK, same[bool])
 	t.FRTO = clonePtr(t.FRTO, same[bool])
+	t.ECN = clonePtr(t.ECN, same[bool])
 	t.KernelHZ = clonePtr(t.KernelHZ, same[int])
 	t.SACKCompression = clonePtr(t.SACKCompression, same[bool])
 	return t

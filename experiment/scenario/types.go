@@ -129,6 +129,14 @@ type Queue struct {
 	// Target and Interval are CoDel's parameters [5ms, 100ms].
 	Target   Duration `yaml:"target"`
 	Interval Duration `yaml:"interval"`
+	// ECN, with red or codel, marks ECN-capable packets CE where the
+	// discipline would drop them early (RFC 3168; Linux's `ecn` option of
+	// both) [false].
+	ECN bool `yaml:"ecn"`
+	// MarkThreshold, with droptail, marks ECN-capable packets CE when the
+	// queue they join holds at least this many packets ("20") or bytes
+	// ("30KB"): DCTCP's step marking (RFC 8257 §3.1) [none].
+	MarkThreshold Size `yaml:"mark_threshold"`
 
 	// limitDefault is the Limit Validate filled in from Discipline.
 	limitDefault string
@@ -259,6 +267,14 @@ type Transport struct {
 	// RTO "rfc6298" floors the whole RTO at min_rto (RFC 6298 §2.4)
 	// instead of Linux's SRTT + max(4 RTTVAR, min_rto) ["linux"].
 	RTO string `yaml:"rto"`
+	// ECN true makes the flow ECN-capable (RFC 3168), as Linux's
+	// net.ipv4.tcp_ecn = 1: its new data segments carry ECT, its receiver
+	// echoes CE marks with ECE until the sender's CWR, and the sender
+	// reduces its window once per window of data on ECE (Linux's CWR
+	// state: the controller's reduction, paced by PRR, no retransmission).
+	// A controller that needs ECN (dctcp) turns it on whatever this says
+	// [false: Linux's default, which answers ECN but does not ask for it].
+	ECN *bool `yaml:"ecn"`
 	// FRTO false turns off F-RTO's spurious-timeout detection and undo
 	// (RFC 5682) [true].
 	FRTO *bool `yaml:"frto"`

@@ -278,6 +278,15 @@ func validateQueue(q *Queue, p string) error {
 	if q.Limit.Packets <= 0 && q.Limit.V <= 0 {
 		return errf(p+".limit", "must be a positive packet count (100) or size (150KB), got %q", q.Limit.Raw)
 	}
+	if err := parseSize(&q.MarkThreshold, p+".mark_threshold", true); err != nil {
+		return err
+	}
+	if q.MarkThreshold.IsSet() && q.Discipline != "droptail" {
+		return errf(p+".mark_threshold", "is droptail's step marking; %s marks with ecn: true", q.Discipline)
+	}
+	if q.ECN && q.Discipline == "droptail" {
+		return errf(p+".ecn", "droptail marks at a threshold: give mark_threshold (packets or a size) instead; ecn: true is for red and codel")
+	}
 	for _, d := range []struct {
 		v    *Duration
 		name string
@@ -552,6 +561,16 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 		}
 		if c.Window < 1 || c.Window > 4096 {
 			return errf(p+".coding.window", "must be in [1, 4096] packets, got %d", c.Window)
+		}
+		// The coding layer sends coded packets of its own, not the
+		// sender's segments, and acknowledges for the receiver: no ECT
+		// and no echo, so ECN would be silently off.
+		ecn := s.Transport.ECN != nil && *s.Transport.ECN
+		if f.Transport != nil && f.Transport.ECN != nil {
+			ecn = *f.Transport.ECN
+		}
+		if ecn || cc.NeedsECN(f.CC.Name) {
+			return errf(p+".coding", "TCP/NC's coded packets carry no ECN and its decoder echoes none: give this flow transport: {ecn: false} and a controller that does not need ECN")
 		}
 	}
 	return nil

@@ -80,6 +80,11 @@ type Link struct {
 	// Counters.
 	TxPackets, Drops, Losses int64
 	TxBytes                  units.Bytes
+
+	// marksBefore counts the CE marks of queues SetQueue replaced;
+	// marking says whether any queue of the link marks (Marks).
+	marksBefore int64
+	marking     bool
 }
 
 // Config configures a link.
@@ -132,6 +137,18 @@ func (l *Link) Rate() units.Bandwidth { return l.rate }
 
 // Delay returns the current propagation delay.
 func (l *Link) Delay() time.Duration { return l.delay }
+
+// Marks returns the packets the link's queues have marked CE so far, and
+// whether any of them marks (ECN is configured): a link whose queues never
+// mark reports false, and its summary no marks.
+func (l *Link) Marks() (int64, bool) {
+	n, on := l.marksBefore, l.marking
+	if m, ok := l.q.(queue.Marker); ok {
+		n += int64(m.Marks())
+		on = on || m.Marking()
+	}
+	return n, on || n > 0
+}
 
 // Queue returns the queue discipline.
 func (l *Link) Queue() queue.Queue { return l.q }
@@ -335,6 +352,10 @@ func (l *Link) SetLoss(m loss.Model) {
 // one in order; those it refuses are dropped.
 func (l *Link) SetQueue(now clock.Time, q queue.Queue) {
 	old := l.q
+	if m, ok := old.(queue.Marker); ok {
+		l.marksBefore += int64(m.Marks())
+		l.marking = l.marking || m.Marking()
+	}
 	l.q = q
 	for p := old.Dequeue(now); p != nil; p = old.Dequeue(now) {
 		if !q.Enqueue(p, p.EnqueuedAt) {

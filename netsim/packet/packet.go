@@ -27,6 +27,34 @@ const (
 	SynAck
 )
 
+// ECNBits are a packet's Explicit Congestion Notification bits (RFC 3168).
+type ECNBits uint8
+
+// ECN bits.
+const (
+	// ECT marks an ECN-capable transport's packet (the IP header's
+	// ECT(0) codepoint): a queue may mark it CE instead of dropping it.
+	ECT ECNBits = 1 << iota
+	// CE is the IP header's Congestion Experienced codepoint, set by a
+	// queue on an ECT packet.
+	CE
+	// ECE is the TCP header's ECN-Echo flag: the receiver saw CE.
+	ECE
+	// CWR is the TCP header's Congestion Window Reduced flag: the
+	// sender has reduced its window in response to ECE.
+	CWR
+)
+
+// Mark sets CE on an ECT packet and reports whether it did; a queue
+// that marks drops the packet when Mark returns false (RFC 3168 §5).
+func (p *Packet) Mark() bool {
+	if p.ECN&ECT == 0 {
+		return false
+	}
+	p.ECN |= CE
+	return true
+}
+
 // MaxSACK is the number of SACK blocks an ACK carries: three, as TCP with
 // timestamps can fit in its 40 option bytes (RFC 2018 §3).
 const MaxSACK = 3
@@ -48,6 +76,9 @@ type Packet struct {
 	Retransmission bool
 	// NSACK is the number of valid SACK blocks.
 	NSACK uint8
+	// ECN holds the packet's ECN bits (ECT, CE in the IP header; ECE,
+	// CWR in the TCP header), in the byte the fields above leave free.
+	ECN ECNBits
 	// Size is the packet's size on the wire in bytes, headers included.
 	Size units.Bytes
 	// Len is the payload length in bytes.

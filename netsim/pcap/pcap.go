@@ -124,6 +124,13 @@ func (w *Writer) Write(now clock.Time, p *packet.Packet) {
 	ip[0] = 4<<4 | 5 // version, header length in words
 	binary.BigEndian.PutUint16(ip[4:], uint16(w.n))
 	ip[8] = 64 // TTL
+	// ECN field of the traffic class (RFC 3168 §5): ECT(0) 10, CE 11.
+	switch {
+	case p.ECN&packet.CE != 0:
+		ip[1] = 3
+	case p.ECN&packet.ECT != 0:
+		ip[1] = 2
+	}
 	payload := int(p.Len)
 	var l4len int
 	switch p.Kind {
@@ -184,6 +191,12 @@ func (w *Writer) Write(now clock.Time, p *packet.Packet) {
 				}
 				l4len += 4 + 8*n
 			}
+		}
+		if p.ECN&packet.ECE != 0 {
+			flags |= 0x40
+		}
+		if p.ECN&packet.CWR != 0 {
+			flags |= 0x80
 		}
 		binary.BigEndian.PutUint16(l4[12:], uint16(l4len/4)<<12|flags)
 		binary.BigEndian.PutUint16(l4[14:], 65535) // window

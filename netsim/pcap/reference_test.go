@@ -34,6 +34,12 @@ func referenceCapture(t *testing.T, times []clock.Time, ps []*packet.Packet) []b
 	for n, p := range ps {
 		now := times[n]
 		ip := &layers.IPv4{Version: 4, TTL: 64, Id: uint16(n)}
+		switch {
+		case p.ECN&packet.CE != 0:
+			ip.TOS = 3
+		case p.ECN&packet.ECT != 0:
+			ip.TOS = 2
+		}
 		var l4 gopacket.SerializableLayer
 		payload := int(p.Len)
 		switch p.Kind {
@@ -46,7 +52,7 @@ func referenceCapture(t *testing.T, times []clock.Time, ps []*packet.Packet) []b
 			payload = max(0, int(p.Size)-28)
 		default:
 			ip.Protocol = layers.IPProtocolTCP
-			tcp := &layers.TCP{Window: 65535}
+			tcp := &layers.TCP{Window: 65535, ECE: p.ECN&packet.ECE != 0, CWR: p.ECN&packet.CWR != 0}
 			ts := make([]byte, 8)
 			binary.BigEndian.PutUint32(ts[0:], uint32(now/clock.Time(time.Millisecond)))
 			binary.BigEndian.PutUint32(ts[4:], uint32(p.EchoAt/clock.Time(time.Millisecond)))
@@ -118,6 +124,7 @@ func randomPackets(r *rand.Rand, n int) ([]clock.Time, []*packet.Packet) {
 		now += clock.Time(r.Int64N(int64(3 * time.Second)))
 		times[i] = now
 		p := &packet.Packet{Flow: r.Int32N(200000), Kind: packet.Kind(r.IntN(3)), EchoAt: clock.Time(r.Int64N(int64(now) + 1))}
+		p.ECN = packet.ECNBits(r.IntN(16)) // ECT, CE, ECE and CWR in every combination
 		p.Size = units.Bytes(r.Int64N(70000))
 		p.Len = units.Bytes(r.Int64N(70000))
 		p.Seq = r.Int64N(1 << 40)

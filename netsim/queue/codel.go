@@ -21,6 +21,9 @@ type CoDelConfig struct {
 	Interval time.Duration
 	// MTU is the byte backlog below which CoDel never drops [1500].
 	MTU units.Bytes
+	// ECN marks an ECN-capable packet CE where CoDel would drop it, and
+	// sends it on, as Linux's codel with ecn does (codel_dequeue).
+	ECN bool
 }
 
 // CoDel is Controlled Delay AQM, following RFC 8289's pseudocode (§5).
@@ -35,6 +38,7 @@ type CoDel struct {
 	lastCount      uint32
 	dropping       bool
 	drops          int
+	marks          int
 }
 
 // NewCoDel returns a CoDel queue; drop receives packets CoDel drops at
@@ -109,6 +113,14 @@ func (c *CoDel) Dequeue(now clock.Time) *packet.Packet {
 			c.dropping = false
 		}
 		for now >= c.dropNext && c.dropping {
+			if c.cfg.ECN && p.Mark() {
+				// Marked, not dropped: it leaves now, and the next
+				// mark or drop follows the control law.
+				c.marks++
+				c.count++
+				c.dropNext = c.controlLaw(c.dropNext, c.count)
+				break
+			}
 			c.drops++
 			c.drop(p, now)
 			c.count++
@@ -126,9 +138,13 @@ func (c *CoDel) Dequeue(now clock.Time) *packet.Packet {
 		return p
 	}
 	if okToDrop {
-		c.drops++
-		c.drop(p, now)
-		p, _ = c.doDequeue(now)
+		if c.cfg.ECN && p.Mark() {
+			c.marks++
+		} else {
+			c.drops++
+			c.drop(p, now)
+			p, _ = c.doDequeue(now)
+		}
 		c.dropping = true
 		// Resume near the previous drop rate if dropping restarted soon
 		// after it stopped (RFC 8289 §5.5).
@@ -148,6 +164,12 @@ func (c *CoDel) Len() int { return c.q.n }
 
 // Bytes implements Queue.
 func (c *CoDel) Bytes() units.Bytes { return c.q.bytes }
+
+// Marks implements Marker.
+func (c *CoDel) Marks() int { return c.marks }
+
+// Marking implements Marker.
+func (c *CoDel) Marking() bool { return c.cfg.ECN }
 
 // Drops returns the number of packets CoDel dropped at dequeue.
 func (c *CoDel) Drops() int { return c.drops }

@@ -98,10 +98,24 @@ func (l Limit) String() string {
 	return l.Bytes.String()
 }
 
-// DropTail is a FIFO that drops arrivals when full.
+// Marker is implemented by queues that can mark packets CE (RFC 3168)
+// instead of dropping them: Marks counts the packets marked so far, and
+// Marking reports whether marking is configured.
+type Marker interface {
+	Marks() int
+	Marking() bool
+}
+
+// DropTail is a FIFO that drops arrivals when full. With a marking
+// threshold it also marks an ECN-capable arrival CE when the queue it
+// joins holds at least the threshold, the step marking DCTCP asks of a
+// switch (RFC 8257 §3.1; ns-3's and Linux's RED with min_th = max_th and
+// no averaging do the same).
 type DropTail struct {
-	q     ring
-	limit Limit
+	q      ring
+	limit  Limit
+	markAt Limit // zero: no marking
+	marks  int
 }
 
 // NewDropTail returns a DropTail queue.
@@ -117,10 +131,32 @@ func (d *DropTail) Enqueue(p *packet.Packet, now clock.Time) bool {
 	if !d.limit.admits(d.q.n, d.q.bytes, p.Size) {
 		return false
 	}
+	if d.markAt != (Limit{}) && !d.markAt.admits(d.q.n, d.q.bytes, 0) && p.Mark() {
+		d.marks++
+	}
 	p.EnqueuedAt = now
 	d.q.push(p)
 	return true
 }
+
+// SetMarkThreshold makes the queue mark ECN-capable arrivals CE when it
+// holds at least t (packets or bytes) on their arrival; a zero Limit
+// turns marking off.
+func (d *DropTail) SetMarkThreshold(t Limit) error {
+	if t != (Limit{}) {
+		if err := t.validate(); err != nil {
+			return fmt.Errorf("mark threshold: %w", err)
+		}
+	}
+	d.markAt = t
+	return nil
+}
+
+// Marks implements Marker.
+func (d *DropTail) Marks() int { return d.marks }
+
+// Marking implements Marker.
+func (d *DropTail) Marking() bool { return d.markAt != (Limit{}) }
 
 // Dequeue implements Queue.
 func (d *DropTail) Dequeue(clock.Time) *packet.Packet { return d.q.pop() }

@@ -30,6 +30,10 @@ type REDConfig struct {
 	// the average over idle periods (Floyd and Jacobson §4, "m"). Zero
 	// disables the idle correction.
 	PacketTime time.Duration
+	// ECN marks an ECN-capable packet CE where RED would drop it early,
+	// as Linux's sch_red with ecn does (in the gentle and the hard region
+	// alike); other packets are dropped, and a full queue drops all.
+	ECN bool
 }
 
 // RED is Random Early Detection (Floyd and Jacobson, 1993).
@@ -39,6 +43,7 @@ type RED struct {
 	rnd       *rand.Rand
 	avg       float64
 	count     int // packets since the last drop while avg is in [MinTh, MaxTh)
+	marks     int
 	idleSince clock.Time
 	idle      bool
 }
@@ -101,8 +106,14 @@ func (r *RED) Enqueue(p *packet.Packet, now clock.Time) bool {
 		drop = true
 		r.count = 0
 	}
-	if drop || !c.Limit.admits(r.q.n, r.q.bytes, p.Size) {
+	if !c.Limit.admits(r.q.n, r.q.bytes, p.Size) {
 		return false
+	}
+	if drop {
+		if !c.ECN || !p.Mark() {
+			return false
+		}
+		r.marks++
 	}
 	p.EnqueuedAt = now
 	r.q.push(p)
@@ -137,6 +148,12 @@ func (r *RED) Len() int { return r.q.n }
 
 // Bytes implements Queue.
 func (r *RED) Bytes() units.Bytes { return r.q.bytes }
+
+// Marks implements Marker.
+func (r *RED) Marks() int { return r.marks }
+
+// Marking implements Marker.
+func (r *RED) Marking() bool { return r.cfg.ECN }
 
 // Avg returns the average queue length in packets.
 func (r *RED) Avg() float64 { return r.avg }

@@ -85,11 +85,20 @@ type Config struct {
 	// undo of their window reduction (frto.go, RFC 5682; on by default, as
 	// Linux's tcp_frto=2).
 	NoFRTO bool
-	// NoHandshake starts sending data at once instead of after a SYN /
-	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
-	// ns-3, and gives the first RTT sample, without which a path whose RTT
-	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
-	NoHandshake bool
+	// ECN makes the connection ECN-capable (ecn.go): ECNRFC3168 as
+	// Linux's net.ipv4.tcp_ecn = 1 on both ends (new data segments carry
+	// ECT, the receiver echoes CE with ECE until a segment carries CWR,
+	// and an ECE in the open state starts a window reduction, Linux's CWR
+	// state: the controller's reduction paced by PRR, no retransmission,
+	// at most one per window of data), or ECNDCTCP, which also puts ECT
+	// on retransmissions and makes the receiver echo each segment's CE
+	// state exactly (tcp_dctcp.c dctcp_ece_ack_update: an ACK for the data
+	// before a change of CE state goes out at once with the old echo). A
+	// sender whose controller needs ECN (cc.ECNObserver) uses ECNDCTCP, as
+	// Linux for modules with TCP_CONG_NEEDS_ECN; the network gives its
+	// receiver the same. Among the hot fields because every send and ACK
+	// tests it.
+	ECN ECNMode
 	// LinuxReceiveWindow models Linux 6.18's receive window on the
 	// receiver (rcvbuf.go): receive-buffer autotuning raises the window
 	// clamp once per receiver RTT (tcp_rcv_space_adjust, tcp_rcvbuf_grow),
@@ -114,6 +123,11 @@ type Config struct {
 	// 6675]; with RACK, the SACKed segments after which RACK's reordering
 	// window closes until reordering is seen (Linux's tp->reordering).
 	DupThresh int32
+	// NoHandshake starts sending data at once instead of after a SYN /
+	// SYN-ACK exchange. The handshake costs one RTT, as in real TCP and
+	// ns-3, and gives the first RTT sample, without which a path whose RTT
+	// exceeds the initial RTO (1 s: a satellite link) times out spuriously.
+	NoHandshake bool
 	// HandshakeAck sends the handshake's final ACK, a header-only packet
 	// the receiver discards, before the first data segment, as TCP (and
 	// ns-3) does; it delays that segment by its transmission time. By
@@ -247,6 +261,33 @@ type Config struct {
 	SynOptions units.Bytes
 	// Bytes is the transfer size; 0 means a bulk flow that never ends.
 	Bytes units.Bytes
+}
+
+// ECNMode is a connection's use of ECN (Config.ECN).
+type ECNMode uint8
+
+// ECN modes.
+const (
+	// ECNOff: no ECN (Linux's default for connections it opens).
+	ECNOff ECNMode = iota
+	// ECNRFC3168 is classic ECN (RFC 3168), as Linux with tcp_ecn = 1.
+	ECNRFC3168
+	// ECNDCTCP is ECN as Linux runs it for DCTCP: ECT on every data
+	// segment and the receiver's exact echo.
+	ECNDCTCP
+)
+
+// String names the mode as scenarios and logs do.
+func (m ECNMode) String() string {
+	switch m {
+	case ECNOff:
+		return "off"
+	case ECNRFC3168:
+		return "rfc3168"
+	case ECNDCTCP:
+		return "dctcp"
+	}
+	return fmt.Sprintf("ECNMode(%d)", uint8(m))
 }
 
 // configHotBytes is the size of Config's first fields, the ones a Sender

@@ -38,7 +38,7 @@ func (s *Sender) frtoOnRTO() {
 		return
 	}
 	switch s.phase {
-	case open:
+	case open, cwr:
 		s.frtoActive, s.frtoUndo = true, true
 		f.priorCwnd = s.cc.CongestionWindow()
 		f.priorSsthresh = 0

@@ -41,83 +41,104 @@ func FuzzSenderAcks(f *testing.F) {
 	// retransmission but one: RACK's timer finds the one between lost and
 	// the loss state turns into recovery.
 	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c := fuzzbytes.New(b)
-		const mss = 1000
-		cfg := Config{MSS: mss}
-		sel := c.Byte()
-		switch sel % 4 {
-		case 1:
-			cfg.NoSACK = true
-		case 2:
-			cfg.NoRACK = true
-		case 3:
-			cfg.PacketTimers, cfg.AckInterval = true, 5*time.Millisecond
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, false) })
+}
+
+// FuzzSenderAcksECN is FuzzSenderAcks on an ECN-capable connection whose
+// peer echoes CE (ECE) on the ACKs that acknowledge an odd segment count:
+// CWR reductions start, turn into recoveries and are cut short by
+// timeouts, with the same checks.
+func FuzzSenderAcksECN(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
+	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, true) })
+}
+
+// fuzzSenderAcks is the fuzz targets' body, on an ECN connection if ecn.
+func fuzzSenderAcks(t *testing.T, b []byte, ecn bool) {
+	c := fuzzbytes.New(b)
+	const mss = 1000
+	cfg := Config{MSS: mss}
+	if ecn {
+		cfg.ECN = ECNRFC3168
+	}
+	sel := c.Byte()
+	switch sel % 4 {
+	case 1:
+		cfg.NoSACK = true
+	case 2:
+		cfg.NoRACK = true
+	case 3:
+		cfg.PacketTimers, cfg.AckInterval = true, 5*time.Millisecond
+	}
+	s := sim.New()
+	pool := &packet.Pool{}
+	alg := reno(mss)
+	// The top bit also starts recovery as Linux does (it keeps its
+	// meaning in the pacing rate below, so the inputs keep theirs),
+	// with RACK's time rule for retransmissions, as the profile pairs
+	// them, so that a loss state can turn into recovery on an ACK.
+	cfg.LinuxRecoveryStart = sel&128 != 0
+	cfg.RACKRetransmissions = cfg.LinuxRecoveryStart
+	if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
+		cfg.LinuxPacing = true
+		alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}
+	}
+	snd := NewSender(cfg, 0, s, pool, sink{pool}, alg)
+	snd.Start(0)
+	ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
+		p := pool.Get()
+		p.Kind, p.AckNo, p.EchoAt = kind, ackNo, echo
+		if ecn && (ackNo/mss)&1 != 0 {
+			p.ECN = packet.ECE
 		}
-		s := sim.New()
-		pool := &packet.Pool{}
-		alg := reno(mss)
-		// The top bit also starts recovery as Linux does (it keeps its
-		// meaning in the pacing rate below, so the inputs keep theirs),
-		// with RACK's time rule for retransmissions, as the profile pairs
-		// them, so that a loss state can turn into recovery on an ACK.
-		cfg.LinuxRecoveryStart = sel&128 != 0
-		cfg.RACKRetransmissions = cfg.LinuxRecoveryStart
-		if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
-			cfg.LinuxPacing = true
-			alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}
-		}
-		snd := NewSender(cfg, 0, s, pool, sink{pool}, alg)
-		snd.Start(0)
-		ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
-			p := pool.Get()
-			p.Kind, p.AckNo, p.EchoAt = kind, ackNo, echo
-			for _, bl := range blocks {
-				if bl.Start < bl.End && bl.Start > ackNo && bl.End <= 1<<62 && int(p.NSACK) < packet.MaxSACK {
-					p.SACK[p.NSACK] = bl
-					p.NSACK++
-				}
-			}
-			snd.Receive(s.Now(), p)
-		}
-		s.RunUntil(clock.Time(time.Millisecond))
-		ack(packet.SynAck, 0, clock.Time(int64(c.Uint64())>>int(c.Byte()%64)))
-		una := int64(0)
-		for c.More() {
-			st := snd.State()
-			switch c.Byte() % 5 {
-			case 0: // an ACK near the window, with blocks near it
-				a := st.SndUna + int64(c.Byte()%16)*mss - mss
-				var bl []packet.Block
-				for range c.Byte() % 4 {
-					s0 := st.SndUna + int64(c.Byte()%32)*mss + int64(c.Byte()%3)*mss/2
-					bl = append(bl, packet.Block{Start: s0, End: s0 + int64(c.Byte()%8+1)*mss})
-				}
-				ack(packet.Ack, a, s.Now().Add(-time.Duration(c.Byte())*time.Millisecond), bl...)
-			case 1: // anything at all
-				ack(packet.Ack, int64(c.Uint64()), clock.Time(int64(c.Uint64())), packet.Block{Start: int64(c.Uint64() >> 2), End: int64(c.Uint64() >> 2)})
-			case 2: // a duplicate
-				ack(packet.Ack, st.SndUna, s.Now())
-			case 3: // time passes: timers fire
-				s.RunUntil(s.Now().Add(time.Duration(c.Byte()) * time.Duration(c.Byte()%4+1) * time.Millisecond))
-			case 4: // a SYN-ACK again, or out of the blue
-				ack(packet.SynAck, int64(c.Uint64()), clock.Time(int64(c.Uint64())))
-			}
-			st = snd.State()
-			if st.SndUna < una || st.SndUna > st.SndNxt {
-				t.Fatalf("SND.UNA %d (was %d), SND.NXT %d", st.SndUna, una, st.SndNxt)
-			}
-			una = st.SndUna
-			if st.InFlight < 0 || snd.sacked < 0 || snd.lost < 0 || snd.retransOut < 0 || snd.outBytes < 0 {
-				t.Fatalf("negative counts: in flight %d, sacked %d, lost %d, retransmitted out %d, outstanding %d",
-					st.InFlight, snd.sacked, snd.lost, snd.retransOut, snd.outBytes)
-			}
-			if rto := snd.RTO(); rto < snd.cfg.MinRTO || rto > snd.cfg.MaxRTO {
-				t.Fatalf("RTO %v outside [%v, %v]", rto, snd.cfg.MinRTO, snd.cfg.MaxRTO)
-			}
-			if w := snd.CC().CongestionWindow(); w <= 0 {
-				t.Fatalf("window %d", w)
+		for _, bl := range blocks {
+			if bl.Start < bl.End && bl.Start > ackNo && bl.End <= 1<<62 && int(p.NSACK) < packet.MaxSACK {
+				p.SACK[p.NSACK] = bl
+				p.NSACK++
 			}
 		}
-	})
+		snd.Receive(s.Now(), p)
+	}
+	s.RunUntil(clock.Time(time.Millisecond))
+	ack(packet.SynAck, 0, clock.Time(int64(c.Uint64())>>int(c.Byte()%64)))
+	una := int64(0)
+	for c.More() {
+		st := snd.State()
+		switch c.Byte() % 5 {
+		case 0: // an ACK near the window, with blocks near it
+			a := st.SndUna + int64(c.Byte()%16)*mss - mss
+			var bl []packet.Block
+			for range c.Byte() % 4 {
+				s0 := st.SndUna + int64(c.Byte()%32)*mss + int64(c.Byte()%3)*mss/2
+				bl = append(bl, packet.Block{Start: s0, End: s0 + int64(c.Byte()%8+1)*mss})
+			}
+			ack(packet.Ack, a, s.Now().Add(-time.Duration(c.Byte())*time.Millisecond), bl...)
+		case 1: // anything at all
+			ack(packet.Ack, int64(c.Uint64()), clock.Time(int64(c.Uint64())), packet.Block{Start: int64(c.Uint64() >> 2), End: int64(c.Uint64() >> 2)})
+		case 2: // a duplicate
+			ack(packet.Ack, st.SndUna, s.Now())
+		case 3: // time passes: timers fire
+			s.RunUntil(s.Now().Add(time.Duration(c.Byte()) * time.Duration(c.Byte()%4+1) * time.Millisecond))
+		case 4: // a SYN-ACK again, or out of the blue
+			ack(packet.SynAck, int64(c.Uint64()), clock.Time(int64(c.Uint64())))
+		}
+		st = snd.State()
+		if st.SndUna < una || st.SndUna > st.SndNxt {
+			t.Fatalf("SND.UNA %d (was %d), SND.NXT %d", st.SndUna, una, st.SndNxt)
+		}
+		una = st.SndUna
+		if st.InFlight < 0 || snd.sacked < 0 || snd.lost < 0 || snd.retransOut < 0 || snd.outBytes < 0 {
+			t.Fatalf("negative counts: in flight %d, sacked %d, lost %d, retransmitted out %d, outstanding %d",
+				st.InFlight, snd.sacked, snd.lost, snd.retransOut, snd.outBytes)
+		}
+		if rto := snd.RTO(); rto < snd.cfg.MinRTO || rto > snd.cfg.MaxRTO {
+			t.Fatalf("RTO %v outside [%v, %v]", rto, snd.cfg.MinRTO, snd.cfg.MaxRTO)
+		}
+		if w := snd.CC().CongestionWindow(); w <= 0 {
+			t.Fatalf("window %d", w)
+		}
+	}
 }

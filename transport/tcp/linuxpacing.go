@@ -151,7 +151,7 @@ func (s *Sender) sendOutside(now clock.Time, k int64, retx bool) {
 // timeout, and not for a send of one segment.
 func (s *Sender) deferSend(now clock.Time, cwnd, pipe units.Bytes, q, left int64) bool {
 	mss := s.cfg.MSS
-	if q <= 1 || s.phase != open || now.Sub(s.nextSend) > deferSlack {
+	if q <= 1 || !s.belowRecovery() || now.Sub(s.nextSend) > deferSlack {
 		return false
 	}
 	limit, chunk := cwnd-pipe, cwnd

@@ -190,7 +190,7 @@ func (s *Sender) onRACKTimer(now clock.Time) {
 			// delivered, so the first retransmission goes.
 			delivered = s.cfg.MSS
 		}
-		s.updateRecovery(now, prior, newly, delivered, false, true)
+		s.updateRecovery(now, prior, newly, delivered, false, true, false)
 		s.trySend(now)
 	}
 }

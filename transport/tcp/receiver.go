@@ -29,6 +29,7 @@ type Receiver struct {
 	linuxWnd     bool  // Config.LinuxReceiveWindow: rw != nil, kept here in the hot line
 	nRecent      uint8 // entries of recent in use, at most packet.MaxSACK
 	compress     bool  // sc != nil (UseSACKCompression), kept here in the hot line
+	ecn          rxECN // Config.ECN's state (ecn.go), in the padding
 	// oooHead is where the live blocks start in ooo: those before it
 	// were absorbed by rcvNxt. Repairs fill the holes from the lowest up,
 	// and dropping the blocks they absorb by moving the rest down cost a
@@ -109,6 +110,12 @@ func InitReceiver(r *Receiver, cfg Config, flow int32, clk clock.Scheduler, pool
 		// The timer-driven policy models no receive buffer.
 		linuxWnd: cfg.LinuxReceiveWindow && cfg.AckInterval == 0,
 	}
+	switch cfg.ECN {
+	case ECNRFC3168:
+		r.ecn = rxECNOn
+	case ECNDCTCP:
+		r.ecn = rxECNOn | rxAccurate
+	}
 	if r.linuxWnd {
 		r.rw = &rcvWindow{advmss: int64(cfg.MSS)}
 		r.rw.readT = clk.NewTimer(r.appRead)
@@ -161,6 +168,10 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 	r.lastEcho = p.SentAt
 	r.lastArrival = now
 	tsecr := p.EchoAt
+	ackNow := false
+	if r.ecn != 0 {
+		ackNow = r.ecnOnData(now, p.ECN)
+	}
 	r.pool.Put(p)
 	r.Segments++
 	if r.ackInterval > 0 {
@@ -191,7 +202,7 @@ func (r *Receiver) Receive(now clock.Time, p *packet.Packet) {
 			r.growWindow(end - seq)
 		}
 		switch {
-		case hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow():
+		case hadHoles || r.noDelayedAck || r.inQuickAck() || r.ackFirstNow() || ackNow:
 			r.sendAck(now)
 		default:
 			r.pending++
@@ -361,6 +372,9 @@ func (r *Receiver) sendAck(now clock.Time) {
 	p.AckNo = r.rcvNxt
 	p.EchoAt = r.lastEcho
 	p.SentAt = now
+	if r.ecn&rxDemandCWR != 0 {
+		p.ECN = packet.ECE
+	}
 	if r.linuxWnd {
 		p.SetWindow(units.Bytes(r.advertise(r.rw.unread)))
 	}

@@ -10,8 +10,11 @@ import (
 
 type phase uint8
 
+// The order is Linux's (tcp_ca_state): belowRecovery and reducing test
+// it with one comparison each.
 const (
 	open      phase = iota
+	cwr             // an ECN window reduction (ecn.go)
 	recovery        // fast recovery (RFC 6675)
 	lossPhase       // after a retransmission timeout
 )
@@ -79,7 +82,7 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 			credited = min(s.renoSacked, acked-mss)
 		}
 		s.renoSacked -= credited
-		if s.n == 0 || s.phase == open || s.una >= s.recoveryPoint {
+		if s.n == 0 || s.belowRecovery() || s.una >= s.recoveryPoint {
 			// Recovery is over: every hole is filled (Linux
 			// tcp_reset_reno_sack).
 			s.renoSacked = 0
@@ -103,7 +106,7 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 		s.renoSacked += mss
 		dup = mss
 	}
-	if s.dupAcks == s.cfg.DupThresh && s.phase == open {
+	if s.dupAcks == s.cfg.DupThresh && s.belowRecovery() {
 		if g := s.seg(s.unaSeg); !g.lost && !g.retrans {
 			s.markLost(s.unaSeg, g)
 			s.lostFront = max(s.lostFront, s.unaSeg+1)
@@ -120,7 +123,7 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 // tcp_try_undo_recovery). So a lost first segment after the recovery
 // point is repaired by the retransmission timer, as in Linux.
 func (s *Sender) renoHold() bool {
-	return s.cfg.NoSACK && s.phase != open && s.una == s.recoveryPoint && s.n > 0
+	return s.cfg.NoSACK && (s.phase == recovery || s.phase == lossPhase) && s.una == s.recoveryPoint && s.n > 0
 }
 
 // partialAck applies RFC 6582 §3.2 step 5 to an ACK that advanced SND.UNA
@@ -152,38 +155,65 @@ func (s *Sender) partialAck() {
 // which RACK found a retransmission lost (tcp_fastretrans_alert's
 // FLAG_LOST_RETRANS) or RACK's reordering timer marking any segment
 // (tcp_rack_reo_timeout). acked is what the ACK delivered and advanced
-// whether it moved SND.UNA.
-func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced, leaveLoss bool) {
-	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() {
-		if s.phase == recovery {
+// whether it moved SND.UNA, and ece whether it echoed a CE mark on an ECN
+// connection (ecn.go): in the open state it starts an ECN reduction.
+func (s *Sender) updateRecovery(now clock.Time, priorInFlight units.Bytes, newlyLost int64, acked units.Bytes, advanced, leaveLoss, ece bool) {
+	// An ECN reduction lasts until something above its point is
+	// acknowledged, so that the CWR flag has reached the receiver.
+	if s.phase != open && s.una >= s.recoveryPoint && !s.renoHold() && (s.phase != cwr || s.una > s.recoveryPoint) {
+		if s.phase != lossPhase {
 			s.cc.OnRecoveryEnd(now)
 		}
 		s.phase = open
 	}
 	entered := false
-	if s.phase == open && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) ||
+	if s.belowRecovery() && (newlyLost > 0 || s.lost > 0 && s.cfg.LinuxRecoveryStart) ||
 		s.phase == lossPhase && leaveLoss && s.cfg.LinuxRecoveryStart && !s.cfg.NoSACK && !s.cfg.NoRACK {
+		// From an ECN reduction, recovery keeps its point and PRR's
+		// count and makes no second reduction (tcp_enter_recovery
+		// inits a reduction only outside one).
+		inCWR := s.phase == cwr
 		s.phase = recovery
-		s.recoveryPoint = s.nxt
 		s.stats.FastRecoveries++
-		s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
-		if s.cfg.LinuxPRR {
-			// Linux's divisor is the window, read before the controller
-			// reduces it (tcp_init_cwnd_reduction's prior_cwnd), in whole
-			// segments as its packet-counted window.
-			s.prrRecoverFS = max(int64(s.cc.CongestionWindow())/int64(s.cfg.MSS), 1)
+		if !inCWR {
+			s.initReduction(priorInFlight)
 		}
 		ev := &s.scr().lossEv
-		*ev = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS}
+		*ev = cc.LossEvent{PriorInFlight: priorInFlight, LostBytes: units.Bytes(newlyLost) * s.cfg.MSS, InCWR: inCWR}
+		s.cc.OnCongestionEvent(now, ev)
+		entered = !inCWR
+	} else if ece && s.phase == open {
+		s.phase = cwr
+		s.counts().ecnReductions++
+		s.initReduction(priorInFlight)
+		ev := &s.scr().lossEv
+		*ev = cc.LossEvent{PriorInFlight: priorInFlight, ECN: true}
 		s.cc.OnCongestionEvent(now, ev)
 		entered = true
 	}
-	if s.phase == recovery && s.prr != nil {
+	if s.reducing() && s.prr != nil {
 		if s.cfg.LinuxPRR {
 			s.prrLinux(priorInFlight, newlyLost, acked, advanced, entered)
 		} else {
 			s.prrUpdate(acked)
 		}
+	}
+}
+
+// initReduction starts a window reduction, a recovery's or an ECN echo's
+// (tcp_init_cwnd_reduction): its point, PRR's counts, and, on an ECN
+// connection, CWR on the next new data segment.
+func (s *Sender) initReduction(priorInFlight units.Bytes) {
+	s.recoveryPoint = s.nxt
+	s.prrDelivered, s.prrOut, s.prrRecoverFS = 0, 0, s.segs(priorInFlight)
+	if s.cfg.LinuxPRR {
+		// Linux's divisor is the window, read before the controller
+		// reduces it (tcp_init_cwnd_reduction's prior_cwnd), in whole
+		// segments as its packet-counted window.
+		s.prrRecoverFS = max(int64(s.cc.CongestionWindow())/int64(s.cfg.MSS), 1)
+	}
+	if s.cfg.ECN != ECNOff {
+		s.cwrPending = true
 	}
 }
 
@@ -250,7 +280,7 @@ func (s *Sender) prrUpdate(delivered units.Bytes) {
 
 // prrSent counts a segment sent under PRR.
 func (s *Sender) prrSent() {
-	if s.phase == recovery && s.prr != nil {
+	if s.reducing() && s.prr != nil {
 		s.prrAllow--
 		s.prrOut++
 	}

@@ -29,7 +29,10 @@ func (s *Sender) LostRetransmits() int64 { return int64(s.lostRetx) }
 // and TCPLossFailures (tcp_retransmit_timer). The rest of Stats.RTOs are
 // the SYN's, backed-off ones and those in the open state.
 func (s *Sender) TimeoutStates() (inRecovery, inLoss int64) {
-	return int64(s.rtoInRecovery), int64(s.rtoInLoss)
+	if s.rare == nil {
+		return 0, 0
+	}
+	return int64(s.rare.rtoInRecovery), int64(s.rare.rtoInLoss)
 }
 
 // RTO returns the retransmission timeout before back-off, as the sender
@@ -79,9 +82,9 @@ func (s *Sender) onRTO(now clock.Time) {
 	if s.backoff == 0 {
 		switch s.phase {
 		case recovery:
-			s.rtoInRecovery++
+			s.counts().rtoInRecovery++
 		case lossPhase:
-			s.rtoInLoss++
+			s.counts().rtoInLoss++
 		}
 	}
 	s.stats.RTOs++
@@ -92,6 +95,9 @@ func (s *Sender) onRTO(now clock.Time) {
 	s.markTimedOut(now, !s.cfg.NoRACK)
 	s.phase = lossPhase
 	s.recoveryPoint = s.nxt
+	if s.cfg.ECN != ECNOff {
+		s.cwrPending = true // tcp_enter_loss's tcp_ecn_queue_cwr
+	}
 	s.cc.OnRetransmissionTimeout(now, s.InFlight())
 	s.nextSend = now // the pacer must not hold back the retransmission
 	s.rtoT.Reset(now.Add(s.currentRTO()))

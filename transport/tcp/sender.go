@@ -104,7 +104,10 @@ type Sender struct {
 	// reordSeen is Linux's tp->reord_seen: an original segment was
 	// delivered below the highest SACKed one, so the path reorders and
 	// RACK keeps its reordering window in recovery too (racktime.go).
-	reordSeen     bool
+	reordSeen bool
+	// cwrPending puts CWR on the next new data segment (Config.ECN,
+	// ecn.go), in reordSeen's padding.
+	cwrPending    bool
 	dupAcks       int32 // without SACK: duplicate ACKs in a row
 	prevSACK      [packet.MaxSACK]packet.Block
 	recoveryPoint int64
@@ -158,9 +161,26 @@ type Sender struct {
 	// pq holds the sends waiting on their own timers with
 	// Config.PacketTimers (mockets.go), else nil.
 	pq *packetQueues
+	// rare counts events most flows never see, from the first.
+	rare *rareCounts
+}
+
+// rareCounts are a sender's counters of events most flows never see,
+// allocated with the first, which keeps the Sender in its size class.
+type rareCounts struct {
 	// rtoInRecovery and rtoInLoss count first timeouts (not backed off)
 	// that came in fast recovery and in the loss state (TimeoutStates).
 	rtoInRecovery, rtoInLoss uint32
+	// ecnReductions counts ECNReductions.
+	ecnReductions uint32
+}
+
+// counts returns the sender's rare counters, allocating them on first use.
+func (s *Sender) counts() *rareCounts {
+	if s.rare == nil {
+		s.rare = new(rareCounts)
+	}
+	return s.rare
 }
 
 // Scratch is the space in which a sender builds what it hands its
@@ -238,6 +258,10 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		s.cfg.LinuxPacing = false
 	}
 	s.prr, _ = alg.(prrTarget)
+	if _, ok := alg.(cc.ECNObserver); ok {
+		// Linux turns ECN on for a module that needs it (DCTCP).
+		s.cfg.ECN = ECNDCTCP
+	}
 	if cfg.PacketTimers {
 		s.pq = new(packetQueues)
 		// Mockets' per-packet timers are not Linux's loss detection, so
@@ -390,7 +414,7 @@ func (s *Sender) trySend(now clock.Time) {
 		if s.cfg.RecvWindow > 0 {
 			cwnd = min(cwnd, s.cfg.RecvWindow)
 		}
-		if s.phase == recovery && s.prr != nil {
+		if s.reducing() && s.prr != nil {
 			if s.prrAllow <= 0 {
 				s.cwndLimited = true
 				break
@@ -475,6 +499,9 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 	if s.cfg.LinuxReceiveWindow {
 		p.EchoAt = s.tsRecent
 	}
+	if s.cfg.ECN != ECNOff {
+		s.ecnSend(p, retx)
+	}
 
 	s.cc.OnPacketSent(now, g.len, s.InFlight(), retx)
 	if s.cfg.PacketTimers {
@@ -504,6 +531,7 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	kind := p.Kind
 	echo := p.EchoAt
 	ackDelay := p.AckDelay
+	ece := p.ECN&packet.ECE != 0
 	if s.cfg.LinuxReceiveWindow {
 		s.tsRecent = p.SentAt
 		if w, ok := p.Window(); ok {
@@ -523,12 +551,12 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 	if !s.established {
 		return
 	}
-	s.onAck(now, ackNo, echo, ackDelay, blocks[:nb])
+	s.onAck(now, ackNo, echo, ackDelay, blocks[:nb], ece)
 }
 
 // onAck processes one ACK: the scoreboard, loss detection, RTT and rate
 // samples, the recovery state, the controller, the timer, then sending.
-func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay time.Duration, blocks []packet.Block) {
+func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay time.Duration, blocks []packet.Block, ece bool) {
 	priorInFlight := s.InFlight()
 	priorLost, priorLostRetx := s.stats.MarkedLost, s.lostRetx
 	var rs estimate.Sample
@@ -589,9 +617,15 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	s.sampleRTT(now, echo, ackDelay, advanced, sackOldest, &rs)
 
 	newlyLost := s.stats.MarkedLost - priorLost
+	if s.cfg.ECN != ECNOff {
+		s.ecnAck(now, ece)
+	} else {
+		// A peer's ECE means nothing on a connection without ECN.
+		ece = false
+	}
 	// An ACK that finds a retransmission lost may turn a timeout's loss
 	// state into fast recovery (Config.LinuxRecoveryStart).
-	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced, s.lostRetx != priorLostRetx)
+	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced, s.lostRetx != priorLostRetx, ece)
 	s.tlpAck(now, ackNo, advanced, acked > 0)
 	if acked > 0 {
 		s.ackController(now, acked, newlyLost, priorInFlight, &rs)
@@ -645,6 +679,7 @@ func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int6
 		// controller slow-starts (Linux: CA_Loss is not a cwnd reduction
 		// state).
 		InRecovery:     s.phase == recovery,
+		CWR:            s.phase == cwr,
 		CwndLimited:    s.cwndLimited,
 		TotalDelivered: s.rate.Delivered(),
 	}

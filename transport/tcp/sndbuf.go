@@ -104,7 +104,7 @@ func (s *Sender) sndbufExpand() {
 	mss := s.cfg.MSS
 	inFlight := s.InFlight()
 	var cwnd units.Bytes
-	if s.phase == recovery && s.prr != nil {
+	if s.reducing() && s.prr != nil {
 		// Linux's window in recovery is what PRR lets out
 		// (tcp_cwnd_reduction: snd_cwnd = in flight + sndcnt).
 		if s.prrAllow <= 0 {

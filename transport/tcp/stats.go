@@ -55,6 +55,8 @@ type FlowState struct {
 	RTOsInRecovery, RTOsInLoss int64
 	// LostRetransmits is Sender.LostRetransmits.
 	LostRetransmits int64
+	// ECNReductions is Sender.ECNReductions.
+	ECNReductions int64
 	// CC is the controller's own snapshot, if it has one.
 	CC cc.State
 }
@@ -77,6 +79,7 @@ func (s *Sender) State() FlowState {
 	}
 	st.RTOsInRecovery, st.RTOsInLoss = s.TimeoutStates()
 	st.LostRetransmits = s.LostRetransmits()
+	st.ECNReductions = s.ECNReductions()
 	if in, ok := s.cc.(cc.Inspector); ok {
 		st.CC = in.State()
 	}

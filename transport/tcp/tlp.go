@@ -31,7 +31,7 @@ func (s *Sender) scheduleTLP(now clock.Time) {
 	if t.timer == nil {
 		return
 	}
-	if s.phase != open || s.n == 0 || t.high != 0 || !s.established || s.done {
+	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done {
 		t.timer.Stop()
 		return
 	}
@@ -60,7 +60,7 @@ func (s *Sender) scheduleTLP(now clock.Time) {
 // onPTO sends the probe.
 func (s *Sender) onPTO(now clock.Time) {
 	t := &s.tlp
-	if s.done || s.phase != open || s.n == 0 || t.high != 0 {
+	if s.done || !s.belowRecovery() || s.n == 0 || t.high != 0 {
 		return
 	}
 	if s.nxt < s.total && s.pendingRoom() && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
@@ -94,7 +94,7 @@ func (s *Sender) tlpAck(now clock.Time, ackNo int64, advanced bool, newInfo bool
 	if t.high == 0 {
 		return
 	}
-	if s.phase != open {
+	if !s.belowRecovery() {
 		// Recovery or a timeout took over the congestion response.
 		t.high = 0
 		return
@@ -112,6 +112,14 @@ func (s *Sender) tlpAck(now clock.Time, ackNo int64, advanced bool, newInfo bool
 		*ev = cc.LossEvent{PriorInFlight: s.InFlight(), LostBytes: s.cfg.MSS}
 		s.cc.OnCongestionEvent(now, ev)
 		s.cc.OnRecoveryEnd(now)
+		// Linux's reduction enters and leaves CWR at once, ending an
+		// ECN reduction under way too (tcp_process_tlp_ack).
+		if s.phase == cwr {
+			s.phase = open
+		}
+		if s.cfg.ECN != ECNOff {
+			s.cwrPending = true
+		}
 	case !advanced && !newInfo:
 		t.high = 0
 	}

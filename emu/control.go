@@ -98,6 +98,13 @@ func (c *Control) Set(ch LinkChange) (LinkSettings, error) {
 				err = qerr
 				return
 			}
+			// The scenario's step marking, if any, stays.
+			if mt := c.e.s.Bottleneck.Queue.MarkThreshold; mt.IsSet() {
+				if qerr := q.SetMarkThreshold(queue.Limit{Packets: mt.Packets, Bytes: mt.V}); qerr != nil {
+					err = qerr
+					return
+				}
+			}
 			l.SetQueue(now, q)
 			c.e.ctlQueue = *ch.QueueBytes
 		}

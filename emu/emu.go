@@ -9,7 +9,7 @@
 // The scenario is validated by experiment/scenario exactly as for the
 // simulator; Supported then refuses what real endpoints cannot do (Mockets,
 // TCP/NC, the fixed and external controllers, controllers the kernel
-// lacks).
+// lacks, kernel-TCP flows that disagree on transport.ecn).
 package emu
 
 import (
@@ -95,6 +95,10 @@ type Accounting struct {
 	Reverse     int64 `json:"reverse_packets"`
 	Other       int64 `json:"other_packets"`
 	WriteErrors int64 `json:"write_errors"`
+	// CEMarked counts the packets the queue marked CE that left it with
+	// their IP header rewritten to CE (the link's ecn_marks also counts
+	// marked packets still queued at the end).
+	CEMarked int64 `json:"ce_marked"`
 	// SojournMeanMs and SojournP95Ms are the bottleneck queue's waiting
 	// times over all packets it transmitted.
 	SojournMeanMs float64 `json:"sojourn_mean_ms"`
@@ -154,6 +158,9 @@ func Supported(s *scenario.Scenario, custom bool) error {
 		}
 	}
 	walk(s.Background, "background")
+	if _, err := kernelECN(s); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -210,6 +217,9 @@ type emulation struct {
 	// ctlQueue is the queue limit Control set, if any.
 	ctlChanges int
 	ctlQueue   units.Bytes
+
+	// ecn says the sending namespace asks for ECN (net.ipv4.tcp_ecn = 1).
+	ecn bool
 }
 
 // flow is a measured flow.
@@ -222,6 +232,8 @@ type flow struct {
 	ep          Endpoints
 	env         Env
 	segMax      []time.Duration
+	// ecn says the flow's kernel TCP asks for ECN (transport.ecn).
+	ecn bool
 
 	mu      sync.Mutex
 	doneAt  clock.Time
@@ -275,7 +287,17 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 			}
 		}
 	}
-	e := &emulation{s: s, opt: opt, pair: pair, rnd: rng.New(s.Seed), end: clock.Time(s.Duration.V), bgScale: 1}
+	ecn, _ := kernelECN(s)
+	if ecn {
+		// tcp_ecn is per network namespace: 1 makes the sending kernel
+		// ask for ECN on its connections (ECT on new data, the window
+		// reduced on ECE). The receiving namespace keeps Linux's default,
+		// 2, which accepts ECN when asked and echoes CE with ECE.
+		if err := pair.Snd.Sysctl("net.ipv4.tcp_ecn", "1"); err != nil {
+			return nil, nil, fmt.Errorf("transport.ecn: %w", err)
+		}
+	}
+	e := &emulation{s: s, opt: opt, pair: pair, rnd: rng.New(s.Seed), end: clock.Time(s.Duration.V), bgScale: 1, ecn: ecn}
 	f, err := link.New(pair.SndTUN, pair.RcvTUN, e.buildBottleneck)
 	if err != nil {
 		return nil, nil, err
@@ -438,6 +460,7 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		}
 		fl := &flow{
 			name: name, group: sf.Name, cc: sf.CC, bytes: int64(sf.Bytes.V),
+			ecn:   (sf.Stack == "" || sf.Stack == "kernel") && ep.Proto() == link.TCP && (e.ecn || needsECN(sf.CC.Name)),
 			start: clock.Time(start), stop: clock.Never, path: path, ep: ep, doneAt: clock.Never,
 		}
 		if sf.Stop.V > 0 {

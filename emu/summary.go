@@ -53,6 +53,11 @@ func (e *emulation) summarize(now clock.Time, wall time.Duration, inFlight int64
 		Name: "bottleneck", Drops: l.Drops, Losses: l.Losses,
 		TxBytes: int64(l.TxBytes), CapacityBytes: int64(capacity),
 	}
+	// The queue's CE marks (ECN), as the simulator counts them; the
+	// forwarder wrote each into its packet's IP header as it left.
+	if m, ok := l.Marks(); ok {
+		lr.Marks = &m
+	}
 	if capacity > 0 {
 		lr.Utilization = round(float64(l.TxBytes)/float64(capacity), 6)
 		var bg int64
@@ -72,6 +77,7 @@ func (e *emulation) summarize(now clock.Time, wall time.Duration, inFlight int64
 		a.Packets += p.Seen
 		a.Delivered += p.Delivered
 		a.QueueDrops += p.Dropped
+		a.CEMarked += p.Marked
 		a.Lost += p.Lost + p.LastHopLost
 		a.Reverse += p.Reverse
 		soj.Merge(&p.Sojourn)
@@ -108,6 +114,12 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		LostRetransmits: st.LostRetransmits,
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
+	}
+	if fl.ecn {
+		// The kernel's window reductions for ECN echoes, as the
+		// segments with CWR the forwarder saw.
+		n := p.CWR
+		fr.ECNReductions = &n
 	}
 	if st.RwndLimited != nil {
 		s := round(st.RwndLimited.Seconds(), 6)

@@ -96,6 +96,14 @@ type Path struct {
 	SeenBytes, DeliveredBytes, DeliveredPayload int64
 	// BottleneckBytes counts bytes the link transmitted (sent or lost).
 	BottleneckBytes int64
+	// Marked counts packets the bottleneck's queue marked CE (RFC 3168)
+	// that left it (sent or lost) with their IP header rewritten to CE.
+	Marked int64
+	// CWR counts the TCP segments that entered the bottleneck with the
+	// CWR flag: the sender's window reductions for ECN echoes (Linux sets
+	// it on the first new segment after each; RFC 3168 §6.1.2), the
+	// ECN-setup SYN's CWR aside.
+	CWR int64
 	// Reverse counts packets carried from receiver to sender.
 	Reverse int64
 	// LastHop, if set, erases packets after the bottleneck (a flow's own
@@ -359,7 +367,7 @@ func ports(b []byte) (ihl int, proto uint8, sport, dport uint16, ok bool) {
 
 func (f *Forwarder) handle(now clock.Time, p *packet.Packet, up bool) {
 	b := p.Body().Payload
-	_, proto, sport, dport, ok := ports(b)
+	ihl, proto, sport, dport, ok := ports(b)
 	port := sport
 	if up {
 		port = dport
@@ -386,8 +394,14 @@ func (f *Forwarder) handle(now clock.Time, p *packet.Packet, up bool) {
 	}
 	path.Seen++
 	path.SeenBytes += int64(len(b))
+	// The queue sees the IP header's ECN field: it may mark ECT packets
+	// CE, which the observer writes back into the header on the way out.
+	p.ECN = ecnBits(b)
 	if proto == TCP {
 		path.rtt.onData(b, now)
+		if len(b) > ihl+13 && b[ihl+13]&(tcpCWR|tcpSYN) == tcpCWR {
+			path.CWR++
+		}
 	}
 	if f.CaptureArrival != nil {
 		f.CaptureArrival(now, b)
@@ -492,6 +506,7 @@ func (o *observer) Dropped(now clock.Time, p *packet.Packet) {
 func (o *observer) Lost(now clock.Time, p *packet.Packet) {
 	path := o.Paths[p.Flow]
 	path.Lost++
+	markCE(path, p)
 	path.BottleneckBytes += int64(len(p.Body().Payload))
 	o.sojourn(now, p)
 	o.record(now, p, Lost)
@@ -504,11 +519,21 @@ func (o *observer) Lost(now clock.Time, p *packet.Packet) {
 
 func (o *observer) Sent(now clock.Time, p *packet.Packet) {
 	path := o.Paths[p.Flow]
+	markCE(path, p)
 	path.BottleneckBytes += int64(len(p.Body().Payload))
 	o.sojourn(now, p)
 	o.record(now, p, Sent)
 	if o.Capture != nil {
 		o.Capture(now, p.Body().Payload)
+	}
+}
+
+// markCE writes a CE mark the queue set on p into its IP header (fixing
+// the header checksum) and counts it; a header that arrived CE stays as
+// it was and is not counted.
+func markCE(path *Path, p *packet.Packet) {
+	if p.ECN&packet.CE != 0 && setCE(p.Body().Payload) {
+		path.Marked++
 	}
 }
 

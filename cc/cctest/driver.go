@@ -272,12 +272,12 @@ func (d *Driver) LoseN(n int) {
 	}
 }
 
-// Echo delivers an ACK-less ECN echo, as tcp.Sender reacts to an ACK with
-// ECE: a controller that observes ECN (cc.ECNObserver) sees it, and in the
-// open state the window reduction starts (cc.LossEvent.ECN), after which
-// ACKs report CWR until everything sent before it is delivered and
-// OnRecoveryEnd ends it; a loss meanwhile turns it into fast recovery
-// (cc.LossEvent.InCWR).
+// Echo delivers an ECN echo (without an ACK of data), as tcp.Sender
+// reacts to an ACK with ECE: a controller that observes ECN
+// (cc.ECNObserver) sees it, and in the open state the window reduction
+// starts (cc.LossEvent.ECN), after which ACKs report CWR until everything
+// sent before it is delivered and OnRecoveryEnd ends it; a loss meanwhile
+// turns it into fast recovery (cc.LossEvent.InCWR).
 func (d *Driver) Echo() {
 	if o, ok := d.alg.(cc.ECNObserver); ok {
 		var una int64

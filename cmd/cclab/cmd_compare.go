@@ -324,8 +324,31 @@ func printComparison(w io.Writer, c *comparison) {
 		fmt.Fprintf(w, "\nRTT Transition Impact: simulator %.4f, emulator %.4f (%+.1f%%)\n", *c.Sim.RTI, *c.Emu.RTI, 100**c.RTIDiff)
 	}
 	if len(c.Sim.Links) > 0 && len(c.Emu.Links) > 0 {
-		fmt.Fprintf(w, "bottleneck utilisation: simulator %.1f%%, emulator %.1f%%; queue drops %d vs %d\n",
-			100*c.Sim.Links[0].Utilization, 100*c.Emu.Links[0].Utilization, c.Sim.Links[0].Drops, c.Emu.Links[0].Drops)
+		sl, el := c.Sim.Links[0], c.Emu.Links[0]
+		fmt.Fprintf(w, "bottleneck utilisation: simulator %.1f%%, emulator %.1f%%; queue drops %d vs %d", 100*sl.Utilization, 100*el.Utilization, sl.Drops, el.Drops)
+		if sl.Marks != nil && el.Marks != nil {
+			fmt.Fprintf(w, "; ECN marks %d vs %d", *sl.Marks, *el.Marks)
+		}
+		fmt.Fprintln(w)
+		// Kernel flows count their reductions as segments with CWR, the
+		// simulator's as ECN echoes; where nothing is lost the two agree
+		// (experiment.FlowResult.ECNReductions).
+		var sr, er int64
+		var any bool
+		for _, f := range c.Sim.Flows {
+			if f.ECNReductions != nil {
+				sr += *f.ECNReductions
+				any = true
+			}
+		}
+		for _, f := range c.Emu.Flows {
+			if f.ECNReductions != nil {
+				er += *f.ECNReductions
+			}
+		}
+		if any {
+			fmt.Fprintf(w, "ECN window reductions over the flows: simulator %d, emulator %d (the kernel's: segments sent with CWR, after any reduction)\n", sr, er)
+		}
 	}
 	// Kernel TCP counts loss probes, recoveries and timeouts by state per
 	// namespace, not per flow, so they are compared over every measured

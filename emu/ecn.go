@@ -47,27 +47,17 @@ func kernelECN(s *scenario.Scenario) (bool, error) {
 		}
 	}
 	scenarioWide := s.Transport.ECN != nil && *s.Transport.ECN
-	var walk func(bs []scenario.Background, p string)
-	walk = func(bs []scenario.Background, p string) {
-		for i, b := range bs {
-			q := fmt.Sprintf("%s[%d]", p, i)
-			switch b.Type {
-			case "tcp", "arrivals":
-				if needsECN(b.CC.Name) {
-					continue
-				}
-				name := fmt.Sprintf("%s (%s, transport.ecn of the scenario)", q, b.Name)
-				if scenarioWide {
-					on = append(on, name)
-				} else {
-					off = append(off, name)
-				}
-			case "sequence":
-				walk(b.Sequence, q+".sequence")
-			}
+	backgroundTCP(s.Background, "background", func(p string, b *scenario.Background) {
+		if needsECN(b.CC.Name) {
+			return
 		}
-	}
-	walk(s.Background, "background")
+		name := fmt.Sprintf("%s (%s, transport.ecn of the scenario)", p, b.Name)
+		if scenarioWide {
+			on = append(on, name)
+		} else {
+			off = append(off, name)
+		}
+	})
 	if len(on) > 0 && len(off) > 0 {
 		return false, fmt.Errorf("transport.ecn: the emulator's kernel-TCP senders share one network namespace and so one net.ipv4.tcp_ecn, but ECN is on for %s and off for %s; give every kernel-TCP flow and background TCP source the same transport.ecn (a flow's own transport.ecn overrides the scenario's)",
 			strings.Join(on, ", "), strings.Join(off, ", "))

@@ -112,6 +112,22 @@ type Accounting struct {
 	Realtime bool `json:"realtime"`
 }
 
+// backgroundTCP calls fn for each background entry that opens kernel TCP
+// connections (tcp sources and flow arrivals), sequences' included, with
+// its path from prefix (background[2].sequence[0]).
+func backgroundTCP(bs []scenario.Background, prefix string, fn func(path string, b *scenario.Background)) {
+	for i := range bs {
+		b := &bs[i]
+		p := fmt.Sprintf("%s[%d]", prefix, i)
+		switch b.Type {
+		case "tcp", "arrivals":
+			fn(p, b)
+		case "sequence":
+			backgroundTCP(b.Sequence, p+".sequence", fn)
+		}
+	}
+}
+
 // Supported reports why a validated scenario cannot run on real endpoints,
 // or nil. custom says measured flows use custom Endpoints (their
 // controller is then theirs to check).
@@ -145,19 +161,7 @@ func Supported(s *scenario.Scenario, custom bool) error {
 			check(p, f.CC)
 		}
 	}
-	var walk func(bs []scenario.Background, p string)
-	walk = func(bs []scenario.Background, p string) {
-		for i, b := range bs {
-			q := fmt.Sprintf("%s[%d]", p, i)
-			switch b.Type {
-			case "tcp", "arrivals":
-				check(q, b.CC)
-			case "sequence":
-				walk(b.Sequence, q+".sequence")
-			}
-		}
-	}
-	walk(s.Background, "background")
+	backgroundTCP(s.Background, "background", func(p string, b *scenario.Background) { check(p, b.CC) })
 	if _, err := kernelECN(s); err != nil {
 		errs = append(errs, err)
 	}

@@ -59,7 +59,7 @@ flows:
 // Held: the queue's median within the saw-tooth's range widened by 5
 // packets (measured: 25 and 23); the sender's alpha, a moving average,
 // within 15% of the fraction of packets the queue marked over the same
-// time (its job); no drops; the link never idle 5% of the time. The
+// time (its job); no drops; the queue empty less than 5% of the time. The
 // model's alpha assumes a whole window marked per cycle, where the
 // reduction, paced by PRR from the first echo (Linux's CWR state),
 // drains the queue under K sooner: the measured fraction is 20-35%

@@ -14,33 +14,43 @@ import (
 // never marked; a full queue still drops.
 func TestDropTailMarkThreshold(t *testing.T) {
 	for _, lim := range []Limit{{Packets: 5}, {Bytes: 5 * 1500}} {
-		q, err := NewDropTail(Limit{Packets: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.SetMarkThreshold(lim); err != nil {
-			t.Fatal(err)
-		}
-		pool := &packet.Pool{}
-		for i := range 12 {
-			p := pkt(pool, 1500, int64(i))
-			if i%2 == 0 {
-				p.ECN = packet.ECT
+		// ECT on even arrivals, then on odd ones: the fifth (index 5)
+		// joins exactly the threshold.
+		for parity := range 2 {
+			q, err := NewDropTail(Limit{Packets: 10})
+			if err != nil {
+				t.Fatal(err)
 			}
-			ok := q.Enqueue(p, 0)
-			if ok != (i < 10) {
-				t.Fatalf("%v: arrival %d admitted %v, want %v (limit 10)", lim, i, ok, i < 10)
+			if err := q.SetMarkThreshold(lim); err != nil {
+				t.Fatal(err)
 			}
-			if !ok {
-				pool.Put(p)
-				continue
+			pool := &packet.Pool{}
+			want := 0
+			for i := range 12 {
+				p := pkt(pool, 1500, int64(i))
+				ect := i%2 == parity
+				if ect {
+					p.ECN = packet.ECT
+				}
+				ok := q.Enqueue(p, 0)
+				if ok != (i < 10) {
+					t.Fatalf("%v: arrival %d admitted %v, want %v (limit 10)", lim, i, ok, i < 10)
+				}
+				if !ok {
+					pool.Put(p)
+					continue
+				}
+				marked := ect && i >= 5
+				if marked {
+					want++
+				}
+				if (p.ECN&packet.CE != 0) != marked {
+					t.Errorf("%v: arrival %d (ECT %v, %d queued ahead) marked %v, want %v", lim, i, ect, i, !marked, marked)
+				}
 			}
-			if want := i%2 == 0 && i >= 5; (p.ECN&packet.CE != 0) != want {
-				t.Errorf("%v: arrival %d (ECT %v, %d queued ahead) marked %v, want %v", lim, i, i%2 == 0, i, !want, want)
+			if q.Marks() != want || !q.Marking() {
+				t.Errorf("%v, ECT parity %d: %d marks (marking %v), want %d", lim, parity, q.Marks(), q.Marking(), want)
 			}
-		}
-		if q.Marks() != 2 || !q.Marking() {
-			t.Errorf("%v: %d marks (marking %v), want 2 (the ECT arrivals 6 and 8)", lim, q.Marks(), q.Marking())
 		}
 	}
 	if err := (&DropTail{}).SetMarkThreshold(Limit{Packets: 3, Bytes: 3}); err == nil {

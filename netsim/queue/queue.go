@@ -90,6 +90,14 @@ func (l Limit) admits(n int, b, size units.Bytes) bool {
 	return b+size <= l.Bytes
 }
 
+// reached reports whether n packets and b bytes are at least the limit.
+func (l Limit) reached(n int, b units.Bytes) bool {
+	if l.Packets > 0 {
+		return n >= l.Packets
+	}
+	return b >= l.Bytes
+}
+
 // String formats the limit as in scenario files.
 func (l Limit) String() string {
 	if l.Packets > 0 {
@@ -131,7 +139,7 @@ func (d *DropTail) Enqueue(p *packet.Packet, now clock.Time) bool {
 	if !d.limit.admits(d.q.n, d.q.bytes, p.Size) {
 		return false
 	}
-	if d.markAt != (Limit{}) && !d.markAt.admits(d.q.n, d.q.bytes, 0) && p.Mark() {
+	if d.markAt != (Limit{}) && d.markAt.reached(d.q.n, d.q.bytes) && p.Mark() {
 		d.marks++
 	}
 	p.EnqueuedAt = now

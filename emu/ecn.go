@@ -8,21 +8,6 @@ import (
 	"github.com/cclab/cclab/experiment/scenario"
 )
 
-// needsECN reports whether the controller of that name turns ECN on for
-// its own sockets whatever net.ipv4.tcp_ecn says (Linux's
-// TCP_CONG_NEEDS_ECN).
-var needsECN = cc.NeedsECN
-
-// flowECN is a flow's transport ecn: its own transport's if it sets one,
-// else the scenario's, else false (Linux's default, tcp_ecn = 2: answer
-// ECN, never ask for it).
-func flowECN(s *scenario.Scenario, f *scenario.Flow) bool {
-	if f.Transport != nil && f.Transport.ECN != nil {
-		return *f.Transport.ECN
-	}
-	return s.Transport.ECN != nil && *s.Transport.ECN
-}
-
 // kernelECN returns the net.ipv4.tcp_ecn the sending namespace needs:
 // true (1, request ECN on every connection) when the kernel-TCP flows are
 // ECN-capable, false (leave Linux's default) when none is. tcp_ecn is per
@@ -36,11 +21,11 @@ func kernelECN(s *scenario.Scenario) (bool, error) {
 	var on, off []string
 	for i := range s.Flows {
 		f := &s.Flows[i]
-		if (f.Stack != "" && f.Stack != "kernel") || needsECN(f.CC.Name) {
+		if (f.Stack != "" && f.Stack != "kernel") || cc.NeedsECN(f.CC.Name) {
 			continue
 		}
 		name := fmt.Sprintf("flows[%d] (%s)", i, f.Name)
-		if flowECN(s, f) {
+		if s.FlowECN(f) {
 			on = append(on, name)
 		} else {
 			off = append(off, name)
@@ -48,7 +33,7 @@ func kernelECN(s *scenario.Scenario) (bool, error) {
 	}
 	scenarioWide := s.Transport.ECN != nil && *s.Transport.ECN
 	backgroundTCP(s.Background, "background", func(p string, b *scenario.Background) {
-		if needsECN(b.CC.Name) {
+		if cc.NeedsECN(b.CC.Name) {
 			return
 		}
 		name := fmt.Sprintf("%s (%s, transport.ecn of the scenario)", p, b.Name)

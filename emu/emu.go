@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/rng"
 	"github.com/cclab/cclab/core/units"
@@ -464,7 +465,7 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		}
 		fl := &flow{
 			name: name, group: sf.Name, cc: sf.CC, bytes: int64(sf.Bytes.V),
-			ecn:   (sf.Stack == "" || sf.Stack == "kernel") && ep.Proto() == link.TCP && (e.ecn || needsECN(sf.CC.Name)),
+			ecn:   (sf.Stack == "" || sf.Stack == "kernel") && ep.Proto() == link.TCP && (e.ecn || cc.NeedsECN(sf.CC.Name)),
 			start: clock.Time(start), stop: clock.Never, path: path, ep: ep, doneAt: clock.Never,
 		}
 		if sf.Stop.V > 0 {

@@ -128,6 +128,18 @@ type LinkResult struct {
 	Marks *int64 `json:"ecn_marks,omitempty"`
 }
 
+// ECNReductions sums the flows' ECN window reductions; ok is false when
+// no flow is ECN-capable (none reports them).
+func (r *Result) ECNReductions() (total int64, ok bool) {
+	for _, f := range r.Flows {
+		if f.ECNReductions != nil {
+			total += *f.ECNReductions
+			ok = true
+		}
+	}
+	return total, ok
+}
+
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 func round(x float64, digits int) float64 {

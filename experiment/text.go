@@ -64,16 +64,14 @@ func (r *Result) WriteText(w io.Writer) {
 			l.Name, 100*l.Utilization, l.Drops, marks, l.Losses, 100*l.BackgroundShare)
 	}
 	var ecn []string
-	var ecnTotal int64
 	for _, f := range r.Flows {
 		if f.ECNReductions != nil {
 			ecn = append(ecn, fmt.Sprintf("%s %d", f.Name, *f.ECNReductions))
-			ecnTotal += *f.ECNReductions
 		}
 	}
-	switch {
+	switch total, _ := r.ECNReductions(); {
 	case len(ecn) > maxTableFlows:
-		fmt.Fprintf(w, "ECN window reductions: %d over %d flows\n", ecnTotal, len(ecn))
+		fmt.Fprintf(w, "ECN window reductions: %d over %d flows\n", total, len(ecn))
 	case len(ecn) > 0:
 		fmt.Fprintf(w, "ECN window reductions: %s\n", strings.Join(ecn, ", "))
 	}

@@ -333,20 +333,8 @@ func printComparison(w io.Writer, c *comparison) {
 		// Kernel flows count their reductions as segments with CWR, the
 		// simulator's as ECN echoes; where nothing is lost the two agree
 		// (experiment.FlowResult.ECNReductions).
-		var sr, er int64
-		var any bool
-		for _, f := range c.Sim.Flows {
-			if f.ECNReductions != nil {
-				sr += *f.ECNReductions
-				any = true
-			}
-		}
-		for _, f := range c.Emu.Flows {
-			if f.ECNReductions != nil {
-				er += *f.ECNReductions
-			}
-		}
-		if any {
+		if sr, ok := c.Sim.ECNReductions(); ok {
+			er, _ := c.Emu.ECNReductions()
 			fmt.Fprintf(w, "ECN window reductions over the flows: simulator %d, emulator %d (the kernel's: segments sent with CWR, after any reduction)\n", sr, er)
 		}
 	}

@@ -1,7 +1,7 @@
 package network
 
 import (
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -13,16 +13,20 @@ import (
 // data packets and their ACKs). allocs/op must be 0: no packet, event or
 // scoreboard entry is allocated per packet in steady state.
 func BenchmarkSteadyState(b *testing.B) {
-	for _, c := range []struct{ name, cc, profile, extra string }{
-		{"cubic", "cubic", "", ""}, {"bbr", "bbr", "", ""}, {"newreno", "newreno", "", ""},
+	// ECN: the queue marks, senders reduce in CWR, receivers echo.
+	const marking = "{limit: 1000, mark_threshold: 65}"
+	for _, c := range []struct {
+		name, cc, profile, queue string
+		ecn                      bool
+	}{
+		{"cubic", "cubic", "", "", false}, {"bbr", "bbr", "", "", false}, {"newreno", "newreno", "", "", false},
 		// Linux's pacing and the rest of the profile.
-		{"bbr-linux", "bbr", "linux", ""},
-		// ECN: the queue marks, senders reduce in CWR, receivers echo.
-		{"cubic-ecn", "cubic", "", "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000, mark_threshold: 65}}\ntransport: {ecn: true}"},
-		{"dctcp", "dctcp", "", "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000, mark_threshold: 65}}"},
+		{"bbr-linux", "bbr", "linux", "", false},
+		{"cubic-ecn", "cubic", "", marking, true},
+		{"dctcp", "dctcp", "", marking, false}, // dctcp turns ECN on itself
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := benchScenarioWith(b, c.cc, c.profile, c.extra)
+			s := benchScenarioWith(b, c.cc, c.profile, c.queue, c.ecn)
 			n, err := Build(s)
 			if err != nil {
 				b.Fatal(err)
@@ -44,24 +48,25 @@ func BenchmarkSteadyState(b *testing.B) {
 
 func benchScenario(b *testing.B, cc, profile string) *scenarioT {
 	b.Helper()
-	return benchScenarioWith(b, cc, profile, "")
+	return benchScenarioWith(b, cc, profile, "", false)
 }
 
-// benchScenarioWith is benchScenario with extra YAML lines, which may
-// replace its bottleneck.
-func benchScenarioWith(b *testing.B, cc, profile, extra string) *scenarioT {
+// benchScenarioWith is benchScenario with the bottleneck's queue given in
+// YAML ("" for a 1000-packet DropTail) and transport.ecn.
+func benchScenarioWith(b *testing.B, cc, profile, queue string, ecn bool) *scenarioT {
 	b.Helper()
 	if profile == "" {
 		profile = "default"
 	}
-	bottleneck := "\nbottleneck: {rate: 1Gbps, delay: 5ms, queue: {limit: 1000}}"
-	if strings.Contains(extra, "bottleneck:") {
-		bottleneck = ""
+	if queue == "" {
+		queue = "{limit: 1000}"
 	}
 	s, err := parseScenario(`
 name: bench
 profile: ` + profile + `
-duration: 1000s # within the run budget (scenario.MaxEvents); b.Loop needs far less` + bottleneck + extra + `
+duration: 1000s # within the run budget (scenario.MaxEvents); b.Loop needs far less
+bottleneck: {rate: 1Gbps, delay: 5ms, queue: ` + queue + `}
+transport: {ecn: ` + strconv.FormatBool(ecn) + `}
 flows:
   - {name: f, cc: ` + cc + `, count: 10}
 `)

@@ -308,3 +308,14 @@ func setLeaf(v reflect.Value, value, path string) error {
 	}
 	return nil
 }
+
+// FlowECN reports whether flow f asks for ECN: its own transport.ecn if it
+// sets one, else the scenario's, else false (Linux's default, which
+// answers ECN but does not ask for it). A controller that needs ECN turns
+// it on besides (cc.NeedsECN).
+func (s *Scenario) FlowECN(f *Flow) bool {
+	if f.Transport != nil && f.Transport.ECN != nil {
+		return *f.Transport.ECN
+	}
+	return s.Transport.ECN != nil && *s.Transport.ECN
+}

@@ -565,11 +565,7 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 		// The coding layer sends coded packets of its own, not the
 		// sender's segments, and acknowledges for the receiver: no ECT
 		// and no echo, so ECN would be silently off.
-		ecn := s.Transport.ECN != nil && *s.Transport.ECN
-		if f.Transport != nil && f.Transport.ECN != nil {
-			ecn = *f.Transport.ECN
-		}
-		if ecn || cc.NeedsECN(f.CC.Name) {
+		if s.FlowECN(f) || cc.NeedsECN(f.CC.Name) {
 			return errf(p+".coding", "TCP/NC's coded packets carry no ECN and its decoder echoes none: give this flow transport: {ecn: false} and a controller that does not need ECN")
 		}
 	}

@@ -48,6 +48,9 @@ type FlowSpec struct {
 	// trace-driven bottleneck): what an agent that observes rates as
 	// fractions of the link's (the data-centre tuner) is told.
 	LinkRate units.Bandwidth
+	// ECN is the flow's transport.ecn (its own, else the scenario's):
+	// for stacks other than kernel, whose ECN the emulator does not set.
+	ECN bool
 }
 
 // FlowStats is what endpoints report when stopped.
@@ -68,6 +71,11 @@ type FlowStats struct {
 	// turn, when it counts them per flow
 	// (experiment.FlowResult.LostRetransmits).
 	LostRetransmits *int64
+	// ECNReductions is the sender's window reductions for ECN echoes,
+	// when it counts them per flow and the connection negotiated ECN
+	// (cclab's transport on UDP; kernel TCP's are read from its CWR
+	// segments).
+	ECNReductions *int64
 	// RwndLimited is how long the sender waited for the receiver's
 	// window (kernel TCP's tcpi_rwnd_limited), if the transport reports it.
 	RwndLimited *time.Duration

@@ -115,7 +115,9 @@ func (e *emulation) flowResult(fl *flow, now clock.Time, scheduled bool) experim
 		Drops:           p.Dropped,
 		Losses:          p.Lost + p.LastHopLost,
 	}
-	if fl.ecn {
+	if st.ECNReductions != nil {
+		fr.ECNReductions = st.ECNReductions
+	} else if fl.ecn {
 		// The kernel's window reductions for ECN echoes, as the
 		// segments with CWR the forwarder saw.
 		n := p.CWR

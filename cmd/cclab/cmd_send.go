@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cclab/cclab/experiment"
 	"io"
 	"sort"
 	"strconv"
@@ -13,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/live"
+	"github.com/cclab/cclab/transport/tcp"
 	"github.com/cclab/cclab/transport/udp"
 )
 
@@ -55,6 +56,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ackInterval := fs.Duration("ack-interval", 0, "timer-driven SACKs every interval (Mockets style) instead of per-segment ACKs")
 	ncWindow := fs.Int("nc-window", 0, "TCP/NC coding window in packets (0 = no coding)")
 	ncR := fs.Float64("nc-r", 1.1, "TCP/NC redundancy: coded packets per segment")
+	ecn := fs.Bool("ecn", false, "ask for ECN (RFC 3168, as Linux's net.ipv4.tcp_ecn=1): new data leaves ECT(0), and CE marks on the path reduce the window without loss; controllers that need ECN (dctcp) ask whatever this says")
 	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	agentAddr := fs.String("agent", "", "drive the flow from the agent served at `ADDR` (cclab agent serve; host:port or unix:PATH)")
@@ -85,6 +87,12 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.TCP.MSS = units.Bytes(*mss)
 	o.TCP.AckInterval = *ackInterval
+	if *ecn {
+		if *ncWindow > 0 {
+			return usagef("--ecn with --nc-window: TCP/NC's coded datagrams carry no ECN")
+		}
+		o.TCP.ECN = tcp.ECNRFC3168
+	}
 	if *ncWindow > 0 {
 		o.Coding = &udp.Coding{Window: *ncWindow, Redundancy: *ncR}
 	}
@@ -173,6 +181,14 @@ func printLive(w io.Writer, r *live.Result) {
 	if d := r.Drops; d.Total() > 0 {
 		fmt.Fprintf(w, "dropped datagrams: %d truncated, %d oversized, %d bad version, %d malformed, %d stray, %d beyond the window\n",
 			d.Truncated, d.Oversized, d.Version, d.Malformed, d.Stray, d.OutOfWindow)
+	}
+	switch {
+	case r.ECN == "refused":
+		fmt.Fprintln(w, "ECN: asked for, not negotiated (the receiver cannot read the IP header's ECN field); the flow ran without it")
+	case r.ECN == "on" && r.Flow.ECNReductions != nil:
+		fmt.Fprintf(w, "ECN: on, %d window reductions for CE marks\n", *r.Flow.ECNReductions)
+	case r.ECN == "on" && r.ECTSegments != nil && r.CESegments != nil:
+		fmt.Fprintf(w, "ECN: on, %d data segments arrived ECN-capable, %d of them CE-marked\n", *r.ECTSegments, *r.CESegments)
 	}
 	if r.Role == "receiver" && r.CorruptBytes > 0 {
 		fmt.Fprintf(w, "CORRUPT: %d delivered bytes differ from the sent ones\n", r.CorruptBytes)

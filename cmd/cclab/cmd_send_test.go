@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cclab/cclab/experiment/live"
+	"github.com/cclab/cclab/internal/ipecn"
 )
 
 // freeUDPAddr returns a loopback address with a port free at the time.
@@ -24,8 +26,15 @@ func freeUDPAddr(t *testing.T) string {
 }
 
 // TestSendRecv runs `cclab recv --once` and `cclab send` in process and
-// checks both JSON reports: every byte delivered, the same connection.
+// checks both JSON reports: every byte delivered, the same connection,
+// and ECN negotiated when asked for (every data segment ECN-capable).
 func TestSendRecv(t *testing.T) {
+	for _, ecn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ecn=%v", ecn), func(t *testing.T) { sendRecv(t, ecn) })
+	}
+}
+
+func sendRecv(t *testing.T, ecn bool) {
 	addr := freeUDPAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -34,7 +43,11 @@ func TestSendRecv(t *testing.T) {
 	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--json"}, &rout, &rerr) }()
 	time.Sleep(100 * time.Millisecond)
 	var sout, serr bytes.Buffer
-	if code := Main(ctx, []string{"send", addr, "--cc", "cubic", "--bytes", "2MB", "--json"}, &sout, &serr); code != 0 {
+	args := []string{"send", addr, "--cc", "cubic", "--bytes", "2MB", "--json"}
+	if ecn {
+		args = append(args, "--ecn")
+	}
+	if code := Main(ctx, args, &sout, &serr); code != 0 {
 		t.Fatalf("send exit %d: %s", code, serr.String())
 	}
 	if code := <-rcode; code != 0 {
@@ -53,6 +66,18 @@ func TestSendRecv(t *testing.T) {
 	if s.Flow.FCT == nil || s.Flow.GoodputMbps <= 0 || s.Flow.RTTMeanMs <= 0 {
 		t.Errorf("sender metrics missing: %+v", s.Flow)
 	}
+	want := "off"
+	if ecn && ipecn.Supported {
+		want = "on"
+	} else if ecn {
+		want = "refused"
+	}
+	if s.ECN != want || r.ECN != want && !(want == "refused" && r.ECN == "off") {
+		t.Errorf("ECN: sender %q, receiver %q; want %q", s.ECN, r.ECN, want)
+	}
+	if want == "on" && (s.Flow.ECNReductions == nil || r.ECTSegments == nil || *r.ECTSegments < 2_000_000/1432 || *r.CESegments != 0) {
+		t.Errorf("with ECN on loopback: sender reductions %v, receiver ECT %v CE %v; want 0, every segment, none", s.Flow.ECNReductions, r.ECTSegments, r.CESegments)
+	}
 }
 
 func TestSendBadFlags(t *testing.T) {
@@ -64,6 +89,7 @@ func TestSendBadFlags(t *testing.T) {
 		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "deepcc:g9"},
 		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "deepcc:1,-1,0"},
 		{"send", "127.0.0.1:9", "--time", "1s", "--cc", "cubic", "--policy", "x.policy"},
+		{"send", "127.0.0.1:9", "--time", "1s", "--ecn", "--nc-window", "32"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), args, &out, &errb)

@@ -67,6 +67,11 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 		// is not carried to stacks).
 		applyTransport(&o.TCP, f.Transport)
 	}
+	if spec.ECN {
+		// The forwarder's queue marks the ECT(0) datagrams this makes,
+		// as it marks kernel TCP's packets.
+		o.TCP.ECN = tcp.ECNRFC3168
+	}
 	if f.Protocol == "mockets" && o.TCP.AckInterval == 0 {
 		o.TCP.AckInterval = network.DefaultSACKTimeout
 	}
@@ -217,6 +222,7 @@ func (e *Endpoints) Stop() (emu.FlowStats, error) {
 		st.LossProbes, st.FastRecoveries = r.Flow.LossProbes, r.Flow.FastRecoveries
 		st.RTOsInRecovery, st.RTOsInLoss = r.Flow.RTOsInRecovery, r.Flow.RTOsInLoss
 		st.LostRetransmits = r.Flow.LostRetransmits
+		st.ECNReductions = r.Flow.ECNReductions
 		st.Agent = r.Extra
 	}
 	if e.serr != nil && !errors.Is(e.serr, context.Canceled) {

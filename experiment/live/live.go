@@ -69,8 +69,29 @@ type Result struct {
 	CorruptBytes int64 `json:"corrupt_bytes"`
 	// Complete reports whether a finite transfer finished.
 	Complete bool `json:"complete"`
+	// ECN is the connection's ECN (RFC 3168 over UDP, docs/wire.md):
+	// "on" (negotiated; the sender's Flow.ECNReductions counts its window
+	// reductions), "refused" (the sender asked, and the receiver, or this
+	// platform, could not read the IP header's ECN field) or "off".
+	ECN string `json:"ecn"`
+	// ECTSegments and CESegments (receiver, with ECN on) count the data
+	// segments that arrived ECN-capable and those a queue marked CE; a
+	// path that clears the ECN field shows no ECN-capable segment.
+	ECTSegments *int64 `json:"ect_segments,omitempty"`
+	CESegments  *int64 `json:"ce_segments,omitempty"`
 	// Extra carries what an attached agent reports (misses, steps).
 	Extra map[string]float64 `json:"extra,omitempty"`
+}
+
+// ecnState names a connection's ECN for Result.ECN.
+func ecnState(asked, on bool) string {
+	switch {
+	case on:
+		return "on"
+	case asked:
+		return "refused"
+	}
+	return "off"
 }
 
 // NewController builds a registered controller with its parameters.
@@ -149,9 +170,13 @@ func senderResult(peer, label string, bytes units.Bytes, r udp.SenderResult, rtt
 		fct := round(elapsed, 6)
 		f.FCT = &fct
 	}
+	if r.ECN {
+		n := r.Final.ECNReductions
+		f.ECNReductions = &n
+	}
 	rttFields(&f, rtt)
 	return &Result{Role: "sender", Peer: peer, ConnID: r.ConnID, WallSeconds: round(elapsed, 6),
-		Flow: f, Drops: r.Drops, Complete: r.Complete}
+		Flow: f, Drops: r.Drops, Complete: r.Complete, ECN: ecnState(r.ECNAsked, r.ECN)}
 }
 
 // rttFields fills the RTT and queueing-delay columns as experiment does:
@@ -193,7 +218,10 @@ func Receive(ctx context.Context, l *udp.Listener) (*Result, error) {
 		peer = r.Peer.String()
 	}
 	res := &Result{Role: "receiver", Peer: peer, ConnID: r.ConnID, WallSeconds: round(r.End.Sub(r.Start).Seconds(), 6),
-		Flow: f, Drops: r.Drops, CorruptBytes: r.Corrupt, Complete: complete}
+		Flow: f, Drops: r.Drops, CorruptBytes: r.Corrupt, Complete: complete, ECN: ecnState(false, r.ECN)}
+	if r.ECN {
+		res.ECTSegments, res.CESegments = &r.ECT, &r.CE
+	}
 	if err == nil && r.Corrupt > 0 {
 		err = fmt.Errorf("live: %d delivered bytes differ from the sent ones", r.Corrupt)
 	}

@@ -67,6 +67,16 @@ func (s *Sender) belowRecovery() bool { return s.phase <= cwr }
 // controller that needs it).
 func (s *Sender) ECNCapable() bool { return s.cfg.ECN != ECNOff }
 
+// PeerRefusedECN turns ECN off on a connection whose peer did not agree to
+// it in the handshake (RFC 3168 §6.1.1: a SYN-ACK without ECE; Linux
+// clears TCP_ECN_OK), or whose path cannot carry it. Call it before the
+// first data segment. A controller that needs ECN then sees no echoes and
+// answers losses only, as Linux's DCTCP falls back to Reno (dctcp_init).
+func (s *Sender) PeerRefusedECN() {
+	s.cfg.ECN = ECNOff
+	s.cwrPending = false
+}
+
 // ECNReductions returns the number of window reductions ECN echoes started
 // (entries into Linux's CWR state).
 func (s *Sender) ECNReductions() int64 {

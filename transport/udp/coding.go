@@ -7,6 +7,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/internal/ipecn"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/transport/nc"
 )
@@ -150,7 +151,7 @@ func (d *decoderSide) receive(now clock.Time, h *Header) {
 			c.end(now, fmt.Errorf("udp: coded segment %d decoded to %d bytes, want %d", i, len(got), length))
 			return
 		}
-		c.data(now, seq, got, tsval)
+		c.data(now, seq, got, tsval, ipecn.NotECT, 0) // coded connections carry no ECN
 	}
 	a := c.pool.Get()
 	a.Kind = packet.Ack

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/internal/ipecn"
 	"github.com/cclab/cclab/netsim/packet"
 	"github.com/cclab/cclab/transport/tcp"
 )
@@ -58,6 +59,12 @@ type ReceiverResult struct {
 	Drops Drops
 	// Coding counts TCP/NC receipts, if the connection was coded.
 	Innovative, NonInnovative int64
+	// ECN reports whether the receiver agreed to the sender's ECN: it
+	// asked, and this socket reads the IP header's ECN field. ECT counts
+	// the data segments that arrived ECN-capable (ECT or CE) and CE those
+	// a queue marked: a path that clears the field shows ECT 0.
+	ECN     bool
+	ECT, CE int64
 }
 
 // Listener receives connections on a UDP socket, one at a time.
@@ -232,7 +239,7 @@ func (c *rconn) handle(d datagram) {
 			c.res.Drops.count(ErrMalformed)
 			return
 		}
-		c.data(now, seq, h.Payload, clock.Time(h.TSval))
+		c.data(now, seq, h.Payload, clock.Time(h.TSval), d.ecn, h.Flags)
 	case TypeFin:
 		c.res.Fin = true
 		c.end(now, nil)
@@ -254,9 +261,30 @@ func (c *rconn) segmentOK(seq, n int64) bool {
 	return n == c.mss
 }
 
+// ecnBits returns a data segment's ECN bits for the tcp.Receiver: the IP
+// header's codepoint and the header's CWR, on an ECN connection.
+func (c *rconn) ecnBits(codepoint ipecn.Codepoint, flags uint8) packet.ECNBits {
+	if !c.res.ECN {
+		return 0
+	}
+	var b packet.ECNBits
+	if codepoint.Capable() {
+		b = packet.ECT
+		c.res.ECT++
+	}
+	if codepoint == ipecn.CE {
+		b |= packet.CE
+		c.res.CE++
+	}
+	if flags&FlagCWR != 0 {
+		b |= packet.CWR
+	}
+	return b
+}
+
 // data hands one segment to the tcp.Receiver after copying its new bytes
 // into the reassembly ring; bytes beyond the window are dropped first.
-func (c *rconn) data(now clock.Time, seq int64, payload []byte, tsval clock.Time) {
+func (c *rconn) data(now clock.Time, seq int64, payload []byte, tsval clock.Time, codepoint ipecn.Codepoint, flags uint8) {
 	end := seq + int64(len(payload))
 	rcvNxt := c.tcp.RcvNxt()
 	if end > rcvNxt+c.window {
@@ -272,6 +300,7 @@ func (c *rconn) data(now clock.Time, seq int64, payload []byte, tsval clock.Time
 	p.Seq = seq
 	p.Len = units.Bytes(len(payload))
 	p.SentAt = tsval
+	p.ECN = c.ecnBits(codepoint, flags)
 	c.tcp.Receive(now, p)
 }
 
@@ -328,6 +357,13 @@ func (c *rconn) accept(now clock.Time, from netip.AddrPort, h *Header) bool {
 		NoDelayedAck: p.Options&OptNoDelayedAck != 0,
 		AckInterval:  time.Duration(p.AckIntervalUs) * time.Microsecond,
 	}
+	if p.Options&OptECN != 0 && c.l.sock.ecnRecv && p.CodingWindow == 0 {
+		c.res.ECN = true
+		cfg.ECN = tcp.ECNRFC3168
+		if p.Options&OptExactEcho != 0 { // meaningless without OptECN
+			cfg.ECN = tcp.ECNDCTCP
+		}
+	}
 	c.tcp = tcp.NewReceiver(cfg, 0, c.clk, &c.pool, (*ackOut)(c))
 	c.tcp.OnDeliver = c.deliver
 	c.tcp.OnDone = func(now clock.Time) {
@@ -363,11 +399,17 @@ func (a *ackOut) Receive(now clock.Time, p *packet.Packet) {
 		h.Type = TypeSynAck
 		h.Seq = 0
 		h.Window = uint32(c.window)
+		if c.res.ECN {
+			h.Flags |= FlagECE
+		}
 	case packet.Ack:
 		h.Type = TypeAck
 		h.Aux = uint32(min(p.AckDelay/time.Microsecond, 1<<32-1))
 		h.NSACK = int(p.NSACK)
 		h.SACK = p.SACK
+		if p.ECN&packet.ECE != 0 {
+			h.Flags |= FlagECE
+		}
 		if p.Kind == packet.Ack && c.dec != nil {
 			h.Flags |= FlagCoded
 			h.Limit = p.Body().CodeStart

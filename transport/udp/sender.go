@@ -38,6 +38,17 @@ type Config struct {
 	Coding *Coding
 }
 
+// ECN over UDP: with TCP.ECN on (or a controller that needs ECN, which
+// turns on tcp.ECNDCTCP), the Syn asks for ECN (OptECN, and OptExactEcho
+// for DCTCP's echo) when the socket can set the IP header's ECN field.
+// A receiver that can read the field agrees with FlagECE on its SynAck;
+// then the sender's ECT segments leave as ECT(0) datagrams, CWR rides in
+// the Data header, and ECE comes back in the Ack header, so the same
+// tcp.Sender and tcp.Receiver run RFC 3168 (and DCTCP) over any network
+// whose queues mark ECT(0) datagrams. Otherwise the connection runs
+// without ECN (tcp.Sender.PeerRefusedECN), as TCP does when the SYN-ACK
+// does not agree.
+
 // Coding configures TCP/NC (transport/nc) on a connection.
 type Coding struct {
 	// Window is the coding window in packets.
@@ -81,6 +92,11 @@ type SenderResult struct {
 	SendErrors int64
 	// Datagrams counts datagrams sent.
 	Datagrams int64
+	// ECNAsked reports whether the sender asked for ECN (it was on, and
+	// the socket can set the ECN field), ECN whether the receiver agreed;
+	// Final's ECNReductions counts the window reductions its echoes
+	// started.
+	ECNAsked, ECN bool
 }
 
 // Sender is the sending end of a connection over UDP: a tcp.Sender, the
@@ -102,6 +118,9 @@ type Sender struct {
 	pbuf []byte
 
 	coder *encoderSide
+	// ecn says the connection asked for ECN (ecnAsked) and the receiver
+	// agreed (ecn).
+	ecnAsked, ecn bool
 
 	rtosHeard  int64 // tcp RTO count when the receiver was last heard
 	stop       chan struct{}
@@ -163,6 +182,10 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	}
 	s.res.ConnID = s.id
 	s.tcp = tcp.NewSender(cfg.TCP, 0, s.clk, &s.pool, (*wireOut)(s), alg)
+	if cfg.Coding != nil && s.tcp.ECNCapable() {
+		conn.Close()
+		return nil, errors.New("udp: TCP/NC's coded datagrams carry no ECN and its decoder echoes none: turn ECN off, and use a controller that does not need it")
+	}
 	if cfg.Coding != nil {
 		c, err := newEncoderSide(s, *cfg.Coding)
 		if err != nil {
@@ -173,6 +196,12 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	}
 	s.tcp.OnDone = func(now clock.Time) { s.finish(now, nil) }
 	s.sock = newSocket(conn)
+	if s.tcp.ECNCapable() {
+		if s.ecnAsked = s.sock.canSetECT(); !s.ecnAsked {
+			s.tcp.PeerRefusedECN()
+		}
+		s.res.ECNAsked = s.ecnAsked
+	}
 	return s, nil
 }
 
@@ -282,6 +311,7 @@ func (s *Sender) sendFin(now clock.Time) {
 	}
 	s.finsLeft--
 	s.hdr = Header{Type: TypeFin, ConnID: s.id, Seq: uint64(s.res.Final.SndUna), TSval: int64(now)}
+	s.sock.setECT(false)
 	s.write(Encode(s.obuf, &s.hdr))
 	if s.finsLeft == 0 {
 		close(s.stop)
@@ -335,6 +365,11 @@ func (s *Sender) handle(d datagram) {
 		p.AckDelay = time.Duration(h.Aux) * time.Microsecond
 		p.NSACK = uint8(h.NSACK)
 		p.SACK = h.SACK
+		if h.Type == TypeSynAck {
+			s.negotiated(h.Flags&FlagECE != 0)
+		} else if h.Flags&FlagECE != 0 && s.ecn {
+			p.ECN = packet.ECE
+		}
 		if s.coder != nil && h.Type == TypeAck {
 			s.coder.onAck(now, p, h)
 		} else {
@@ -355,6 +390,19 @@ func (s *Sender) handle(d datagram) {
 		s.res.Drops.count(ErrMalformed)
 	}
 	s.sock.release(d)
+}
+
+// negotiated settles ECN on the first SynAck (a retransmitted Syn's
+// SynAck says the same): the receiver's agreement or not.
+func (s *Sender) negotiated(agreed bool) {
+	if !s.ecnAsked || s.ecn || !s.tcp.ECNCapable() {
+		return
+	}
+	if agreed {
+		s.ecn, s.res.ECN = true, true
+		return
+	}
+	s.tcp.PeerRefusedECN()
 }
 
 // wireOut encodes the tcp.Sender's packets onto the socket.
@@ -390,12 +438,21 @@ func (w *wireOut) Receive(now clock.Time, p *packet.Packet) {
 		if s.cfg.TCP.NoDelayedAck {
 			h.Syn.Options |= OptNoDelayedAck
 		}
+		if s.ecnAsked {
+			h.Syn.Options |= OptECN
+			if s.tcp.Config().ECN == tcp.ECNDCTCP {
+				h.Syn.Options |= OptExactEcho
+			}
+		}
 		if c := s.cfg.Coding; c != nil {
 			h.Syn.CodingWindow = uint16(c.Window)
 			h.Syn.RedundancyK = uint32(c.Redundancy*1000 + 0.5)
 		}
 	case packet.Data:
 		h.Type = TypeData
+		if s.ecn && p.ECN&packet.CWR != 0 {
+			h.Flags |= FlagCWR
+		}
 		payload := s.pbuf[:p.Len]
 		FillPattern(p.Seq, payload)
 		h.Payload = payload
@@ -403,6 +460,7 @@ func (w *wireOut) Receive(now clock.Time, p *packet.Packet) {
 		s.pool.Put(p)
 		return
 	}
+	s.sock.setECT(s.ecn && p.Kind == packet.Data && p.ECN&packet.ECT != 0)
 	s.pool.Put(p)
 	s.write(Encode(s.obuf, h))
 }

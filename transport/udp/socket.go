@@ -4,6 +4,9 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
+
+	"github.com/cclab/cclab/internal/ipecn"
 )
 
 // nbufs is the number of receive buffers per socket: the reader goroutine
@@ -14,8 +17,11 @@ const nbufs = 256
 
 // datagram is a received datagram waiting in buffer buf.
 type datagram struct {
-	buf  int32
-	n    int32
+	buf int32
+	n   int32
+	// ecn is the IP header's ECN field on a socket that reads it
+	// (socket.ecnRecv), else Not-ECT.
+	ecn  ipecn.Codepoint
 	from netip.AddrPort
 }
 
@@ -29,6 +35,15 @@ type socket struct {
 	done chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
+
+	raw syscall.RawConn
+	oob []byte // the reader goroutine's control-message buffer
+	// ecnRecv says received datagrams carry their ECN field.
+	ecnRecv bool
+	// ect says datagrams are being sent with ECT(0); setOK whether the
+	// last change took. ectOn and ectOff are the prepared changes.
+	ect, setOK    bool
+	ectOn, ectOff func(fd uintptr)
 }
 
 // socketBuffer is the kernel buffer size asked for in each direction; the
@@ -44,6 +59,12 @@ func newSocket(conn *net.UDPConn) *socket {
 		free: make(chan int32, nbufs),
 		in:   make(chan datagram, nbufs),
 		done: make(chan struct{}),
+		oob:  make([]byte, ipecn.OOBLen),
+	}
+	if raw, err := conn.SyscallConn(); err == nil {
+		s.raw = raw
+		s.ecnRecv = ipecn.Receive(raw)
+		s.ectOn, s.ectOff = ipecn.Setter(ipecn.ECT0, &s.setOK), ipecn.Setter(ipecn.NotECT, &s.setOK)
 	}
 	mem := make([]byte, nbufs*(MaxDatagram+1))
 	for i := range s.bufs {
@@ -65,7 +86,7 @@ func (s *socket) read() {
 		case <-s.done:
 			return
 		}
-		n, from, err := s.conn.ReadFromUDPAddrPort(s.bufs[i])
+		n, oobn, _, from, err := s.conn.ReadMsgUDPAddrPort(s.bufs[i], s.oob)
 		if err != nil {
 			s.free <- i
 			select {
@@ -78,11 +99,35 @@ func (s *socket) read() {
 			continue
 		}
 		select {
-		case s.in <- datagram{buf: i, n: int32(n), from: from}:
+		case s.in <- datagram{buf: i, n: int32(n), ecn: ipecn.FromOOB(s.oob[:oobn]), from: from}:
 		case <-s.done:
 			return
 		}
 	}
+}
+
+// canSetECT reports whether the socket can mark the datagrams it sends
+// ECT, trying it (the socket's datagrams stay Not-ECT).
+func (s *socket) canSetECT() bool {
+	if s.raw == nil {
+		return false
+	}
+	_ = s.raw.Control(s.ectOff)
+	return s.setOK
+}
+
+// setECT makes the datagrams sent from now on ECT(0) or Not-ECT; it
+// costs a system call only when that changes.
+func (s *socket) setECT(on bool) {
+	if on == s.ect || s.raw == nil {
+		return
+	}
+	s.ect = on
+	f := s.ectOff
+	if on {
+		f = s.ectOn
+	}
+	_ = s.raw.Control(f)
 }
 
 // data returns a received datagram's bytes; release returns its buffer.

@@ -13,7 +13,8 @@ import (
 //
 //	0  version   u8   1
 //	1  type      u8   Data 1, Ack 2, Syn 3, SynAck 4, Fin 5, Reset 6
-//	2  flags     u8   bit 0 retransmission, bit 1 coded (TCP/NC)
+//	2  flags     u8   bit 0 retransmission, bit 1 coded (TCP/NC), bit 2 ECE
+//	                  (Ack, SynAck), bit 3 CWR (Data)
 //	3  nsack     u8   SACK blocks that follow an Ack header, 0..3
 //	4  conn id   u64  chosen by the sender; other ids are stray
 //	12 seq       u64  Data: first byte offset; Ack: cumulative ACK; Fin: bytes sent
@@ -25,8 +26,9 @@ import (
 //
 //	Data:   [coded: start u64, ncoeff u16, coeff bytes] payload
 //	Ack:    [coded: decoder limit u64] nsack x (start u64, end u64)
-//	Syn:    mss u32, bytes u64, window u32, ack interval µs u32, options u8,
-//	        coding window u16, redundancy (x1000) u32
+//	Syn:    mss u32, bytes u64, window u32, ack interval µs u32, options u8
+//	        (bit 0 no delayed ACK, bit 1 ECN, bit 2 exact echo), coding
+//	        window u16, redundancy (x1000) u32
 //	SynAck: window u32
 const (
 	// Version is the wire format version this package speaks.
@@ -76,12 +78,27 @@ func (t Type) String() string {
 const (
 	FlagRetransmission = 1 << 0
 	FlagCoded          = 1 << 1
-	knownFlags         = FlagRetransmission | FlagCoded
+	// FlagECE is TCP's ECN-Echo: on an Ack, the receiver asks the sender
+	// to reduce (it saw CE); on a SynAck, the receiver agrees to ECN, as
+	// TCP's SYN-ACK with ECE (RFC 3168 §6.1.1).
+	FlagECE = 1 << 2
+	// FlagCWR is TCP's Congestion Window Reduced, on a Data datagram.
+	FlagCWR    = 1 << 3
+	knownFlags = FlagRetransmission | FlagCoded | FlagECE | FlagCWR
 )
 
 // Syn option bits.
 const (
 	OptNoDelayedAck = 1 << 0
+	// OptECN asks for ECN (RFC 3168), as TCP's SYN with ECE and CWR: the
+	// sender's new data will carry ECT in the IP header, and the
+	// receiver, if it can read the IP header's ECN field, echoes CE with
+	// FlagECE.
+	OptECN = 1 << 1
+	// OptExactEcho, with OptECN, asks the receiver to echo each
+	// segment's CE state rather than hold ECE until CWR: DCTCP's echo
+	// (tcp.ECNDCTCP).
+	OptExactEcho = 1 << 2
 )
 
 // Reset reasons, carried in aux.
@@ -161,6 +178,12 @@ func Decode(b []byte, h *Header) error {
 	if h.Flags&^knownFlags != 0 || h.Seq > 1<<62 {
 		return ErrMalformed
 	}
+	// ECE belongs to acknowledgements, CWR to data (as in TCP, where the
+	// sender's CWR and the receiver's ECE never share a direction).
+	if h.Flags&FlagECE != 0 && h.Type != TypeAck && h.Type != TypeSynAck ||
+		h.Flags&FlagCWR != 0 && h.Type != TypeData {
+		return ErrMalformed
+	}
 	body := b[HeaderLen:]
 	switch h.Type {
 	case TypeData:
@@ -214,6 +237,9 @@ func Decode(b []byte, h *Header) error {
 		p.Bytes = binary.BigEndian.Uint64(body[4:])
 		p.Window = binary.BigEndian.Uint32(body[12:])
 		p.AckIntervalUs = binary.BigEndian.Uint32(body[16:])
+		// Unknown option bits are ignored, so that a receiver answers a
+		// later sender's Syn without the options it does not know (this
+		// is how ECN's bits stayed within version 1).
 		p.Options = body[20]
 		p.CodingWindow = binary.BigEndian.Uint16(body[21:])
 		p.RedundancyK = binary.BigEndian.Uint32(body[23:])

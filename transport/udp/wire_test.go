@@ -17,6 +17,10 @@ func sampleHeaders() []Header {
 		{Type: TypeAck, Flags: FlagCoded, ConnID: 7, Seq: 2896, Limit: 70},
 		{Type: TypeSyn, ConnID: 7, TSval: 5, Syn: SynParams{MSS: 1448, Bytes: 600000, Window: 1 << 20, AckIntervalUs: 10000, Options: OptNoDelayedAck, CodingWindow: 64, RedundancyK: 1200}},
 		{Type: TypeSynAck, ConnID: 7, TSval: 1, TSecr: 5, Window: 1 << 20},
+		{Type: TypeData, Flags: FlagCWR, ConnID: 7, Seq: 1448 * 4, TSval: 3, Payload: payload[:1448]},
+		{Type: TypeAck, Flags: FlagECE, ConnID: 7, Seq: 2896, NSACK: 1, SACK: [packet.MaxSACK]packet.Block{{Start: 4344, End: 5792}}},
+		{Type: TypeSyn, ConnID: 7, Syn: SynParams{MSS: 1448, Window: 1 << 20, Options: OptECN | OptExactEcho}},
+		{Type: TypeSynAck, Flags: FlagECE, ConnID: 7, Window: 1 << 20},
 		{Type: TypeFin, ConnID: 7, Seq: 600000},
 		{Type: TypeReset, ConnID: 7, Aux: ResetBusy},
 	}
@@ -47,6 +51,25 @@ func TestWireRoundTrip(t *testing.T) {
 				t.Errorf("%v: prefix of %d/%d bytes accepted", h.Type, n, len(b))
 				break
 			}
+		}
+	}
+}
+
+// TestWireECNMisuse: ECN's flags where they do not belong are malformed:
+// ECE on data, a Syn or a Fin, CWR on an acknowledgement.
+func TestWireECNMisuse(t *testing.T) {
+	payload := make([]byte, 100)
+	buf := make([]byte, MaxDatagram)
+	for _, h := range []Header{
+		{Type: TypeData, Flags: FlagECE, ConnID: 7, Payload: payload},
+		{Type: TypeAck, Flags: FlagCWR, ConnID: 7, Seq: 100},
+		{Type: TypeSynAck, Flags: FlagCWR, ConnID: 7, Window: 1 << 20},
+		{Type: TypeSyn, Flags: FlagECE, ConnID: 7, Syn: SynParams{MSS: 100, Window: 1 << 20}},
+		{Type: TypeFin, Flags: FlagECE, ConnID: 7},
+	} {
+		var got Header
+		if err := Decode(Encode(buf, &h), &got); err != ErrMalformed {
+			t.Errorf("%v flags %#x: %v, want malformed", h.Type, h.Flags, err)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package udptest provides a lossy UDP relay for testing transports over
 // real sockets on loopback: it forwards datagrams between a client and a
-// server and drops, duplicates, reorders, delays and rate-limits them as
-// told. It is a test shim, not an emulator: it runs in user space on the
+// server and drops, duplicates, reorders, delays, rate-limits and
+// ECN-marks them as told, keeping each datagram's ECN field (on Linux). It is a test shim, not an emulator: it runs in user space on the
 // wall clock and only on the addresses it is given (use 127.0.0.1).
 package udptest
 
@@ -12,7 +12,10 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/cclab/cclab/internal/ipecn"
 )
 
 // Path configures one direction of the relay.
@@ -32,11 +35,16 @@ type Path struct {
 	// drop-tail queue of QueueBytes [64 KiB].
 	Rate       float64
 	QueueBytes int
+	// MarkBytes, if positive, with Rate, marks an ECN-capable datagram
+	// CE instead of queueing it unmarked when it finds at least this
+	// many bytes queued (DCTCP's step marking, RFC 8257 §3.1); a
+	// datagram that is not ECN-capable is queued or dropped as without.
+	MarkBytes int
 }
 
 // Stats count what the relay did in one direction.
 type Stats struct {
-	Forwarded, Lost, Duplicated, Reordered, QueueDrops int64
+	Forwarded, Lost, Duplicated, Reordered, QueueDrops, Marked int64
 }
 
 // Relay forwards between a client (the latest that sent to Addr) and a
@@ -74,12 +82,17 @@ func New(server string, fwd, rev Path, seed uint64) (*Relay, error) {
 		_ = c.SetWriteBuffer(4 << 20)
 	}
 	r := &Relay{front: front, back: back, done: make(chan struct{})}
-	r.fwd = newDirection(fwd, rand.New(rand.NewPCG(seed, 1)), func(b []byte) { _, _ = back.Write(b) }, r.done)
-	r.rev = newDirection(rev, rand.New(rand.NewPCG(seed, 2)), func(b []byte) {
+	backECN, frontECN := newECNSocket(back), newECNSocket(front)
+	r.fwd = newDirection(fwd, rand.New(rand.NewPCG(seed, 1)), func(b []byte, cp ipecn.Codepoint) {
+		backECN.set(cp)
+		_, _ = back.Write(b)
+	}, r.done)
+	r.rev = newDirection(rev, rand.New(rand.NewPCG(seed, 2)), func(b []byte, cp ipecn.Codepoint) {
 		r.clientMu.Lock()
 		c := r.client
 		r.clientMu.Unlock()
 		if c.IsValid() {
+			frontECN.set(cp)
 			_, _ = front.WriteToUDPAddrPort(b, c)
 		}
 	}, r.done)
@@ -126,11 +139,43 @@ func (r *Relay) Close() {
 	})
 }
 
+// ecnSocket carries datagrams' ECN fields across the relay: it reads the
+// field of those received and sets it on those sent.
+type ecnSocket struct {
+	raw  syscall.RawConn
+	cur  ipecn.Codepoint
+	ok   bool
+	set4 [4]func(fd uintptr)
+}
+
+func newECNSocket(c *net.UDPConn) *ecnSocket {
+	e := &ecnSocket{}
+	raw, err := c.SyscallConn()
+	if err != nil || !ipecn.Receive(raw) {
+		return e
+	}
+	e.raw = raw
+	for cp := range e.set4 {
+		e.set4[cp] = ipecn.Setter(ipecn.Codepoint(cp), &e.ok)
+	}
+	return e
+}
+
+// set makes the socket's next datagrams carry cp.
+func (e *ecnSocket) set(cp ipecn.Codepoint) {
+	if e.raw == nil || cp == e.cur {
+		return
+	}
+	e.cur = cp
+	_ = e.raw.Control(e.set4[cp])
+}
+
 func (r *Relay) readFront() {
 	defer r.wg.Done()
 	buf := make([]byte, 65536)
+	oob := make([]byte, ipecn.OOBLen)
 	for {
-		n, from, err := r.front.ReadFromUDPAddrPort(buf)
+		n, oobn, _, from, err := r.front.ReadMsgUDPAddrPort(buf, oob)
 		if err != nil {
 			if r.closed() {
 				return
@@ -142,22 +187,23 @@ func (r *Relay) readFront() {
 		r.clientMu.Lock()
 		r.client = from
 		r.clientMu.Unlock()
-		r.fwd.offer(buf[:n])
+		r.fwd.offer(buf[:n], ipecn.FromOOB(oob[:oobn]))
 	}
 }
 
 func (r *Relay) readBack() {
 	defer r.wg.Done()
 	buf := make([]byte, 65536)
+	oob := make([]byte, ipecn.OOBLen)
 	for {
-		n, err := r.back.Read(buf)
+		n, oobn, _, _, err := r.back.ReadMsgUDPAddrPort(buf, oob)
 		if err != nil {
 			if r.closed() {
 				return
 			}
 			continue
 		}
-		r.rev.offer(buf[:n])
+		r.rev.offer(buf[:n], ipecn.FromOOB(oob[:oobn]))
 	}
 }
 
@@ -190,12 +236,12 @@ type direction struct {
 	seq     uint64
 	lastOut time.Time // departure of the last datagram from the rate limiter
 	wake    chan struct{}
-	send    func([]byte)
+	send    func([]byte, ipecn.Codepoint)
 	done    chan struct{}
 	pool    [][]byte
 }
 
-func newDirection(p Path, rnd *rand.Rand, send func([]byte), done chan struct{}) *direction {
+func newDirection(p Path, rnd *rand.Rand, send func([]byte, ipecn.Codepoint), done chan struct{}) *direction {
 	return &direction{cfg: p.withDefaults(), rnd: rnd, send: send, done: done, wake: make(chan struct{}, 1)}
 }
 
@@ -203,6 +249,7 @@ type pending struct {
 	at  time.Time
 	seq uint64
 	b   []byte
+	ecn ipecn.Codepoint
 }
 
 type pendingHeap []pending
@@ -223,7 +270,7 @@ func (h *pendingHeap) Pop() any {
 	return x
 }
 
-func (d *direction) offer(b []byte) {
+func (d *direction) offer(b []byte, cp ipecn.Codepoint) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	c := d.cfg
@@ -244,6 +291,10 @@ func (d *direction) offer(b []byte) {
 			d.stats.QueueDrops++
 			return
 		}
+		if c.MarkBytes > 0 && backlog >= float64(c.MarkBytes) && cp.Capable() {
+			cp = ipecn.CE
+			d.stats.Marked++
+		}
 		d.lastOut = start.Add(time.Duration(bits / c.Rate * 1e9))
 		at = d.lastOut
 	}
@@ -263,7 +314,7 @@ func (d *direction) offer(b []byte) {
 			buf, d.pool = d.pool[n-1][:0], d.pool[:n-1]
 		}
 		d.seq++
-		heap.Push(&d.pending, pending{at: at, seq: d.seq, b: append(buf, b...)})
+		heap.Push(&d.pending, pending{at: at, seq: d.seq, b: append(buf, b...), ecn: cp})
 	}
 	select {
 	case d.wake <- struct{}{}:
@@ -286,7 +337,7 @@ func (d *direction) deliver() {
 			heap.Pop(&d.pending)
 			d.stats.Forwarded++
 			d.mu.Unlock()
-			d.send(p.b)
+			d.send(p.b, p.ecn)
 			d.mu.Lock()
 			d.pool = append(d.pool, p.b)
 		}

@@ -97,16 +97,21 @@ func TestECNCheckFailsWithoutECN(t *testing.T) {
 // TestECNAgainstCclabOnUDP: the simulator against the same transport
 // code on real sockets through the emulator's marking queue (ecnCclabUDP),
 // with the checks of TestECNAgainstKernel and the CE marks and window
-// reductions within 20% of the real runs' mean (measured: DCTCP's marks
-// 10,018 a run against 9,802 [9,662-9,967], reductions 516 against 542
-// [525-555]; CUBIC's marks 2,759 against 2,364 [2,135-2,599], reductions
-// 174 against 173 [171-175]). Where TestECNAgainstKernel needs a factor
-// of 2 for CUBIC's marks, this is the controller: the simulator's
-// network and transport meet their real counterparts far closer than
-// its CUBIC meets Linux's.
+// reductions within 20% of the real runs' mean. The simulated flows start
+// at random over the first 50 ms (seeds 1-5): how many marks CUBIC takes
+// before each reduction depends on where the two flows' saw-teeth fall
+// against each other, which timing jitter in the real runs sets at random
+// and two simulated flows started together fix at one value (2,759 a run;
+// seeds 1-12 with the spread: 2,104-2,739, in two clusters near 2,120 and
+// 2,730). Measured: DCTCP's marks 9,986 a run over seeds 1-5 against
+// 9,802 [9,662-9,967], reductions 519 against 542 [525-555]; CUBIC's
+// marks 2,370 against 2,364 [2,135-2,599], reductions 171 against 173
+// [171-175]. Where TestECNAgainstKernel needs a factor of 2 for CUBIC's
+// marks, this is the controller: the simulator's network and transport
+// meet their real counterparts far closer than its CUBIC meets Linux's.
 func TestECNAgainstCclabOnUDP(t *testing.T) {
 	for _, cc := range []string{"dctcp", "cubic"} {
-		for _, msg := range checkECN(t, ecnCclabUDP, ecnCase{"bench/scenarios/ecn-dumbbell.yaml", cc}, nil, 1.2) {
+		for _, msg := range checkECN(t, ecnCclabUDP, ecnCase{"bench/scenarios/ecn-dumbbell.yaml", cc}, []string{"flows.0.start_spread=50ms"}, 1.2) {
 			t.Error(msg)
 		}
 	}

@@ -331,11 +331,11 @@ func printComparison(w io.Writer, c *comparison) {
 		}
 		fmt.Fprintln(w)
 		// Kernel flows count their reductions as segments with CWR, the
-		// simulator's as ECN echoes; where nothing is lost the two agree
-		// (experiment.FlowResult.ECNReductions).
+		// simulator's and cclab's transport's as ECN echoes; where nothing
+		// is lost the two agree (experiment.FlowResult.ECNReductions).
 		if sr, ok := c.Sim.ECNReductions(); ok {
 			er, _ := c.Emu.ECNReductions()
-			fmt.Fprintf(w, "ECN window reductions over the flows: simulator %d, emulator %d (the kernel's: segments sent with CWR, after any reduction)\n", sr, er)
+			fmt.Fprintf(w, "ECN window reductions over the flows: simulator %d, emulator %d (kernel TCP flows': segments sent with CWR, after any reduction)\n", sr, er)
 		}
 	}
 	// Kernel TCP counts loss probes, recoveries and timeouts by state per

@@ -21,6 +21,7 @@ import (
 	"github.com/cclab/cclab/experiment/scenario"
 	"github.com/cclab/cclab/learn/rl/env"
 	"github.com/cclab/cclab/learn/rl/space"
+	"github.com/cclab/cclab/netsim/queue"
 )
 
 // Action kinds.
@@ -36,6 +37,12 @@ const (
 	// than a factor 100 and is positive) onto the parameter's range and
 	// sets it on the flow's own controller, which must be tunable.
 	ActionParamPrefix = "param:"
+	// ActionMarkThreshold sets the bottleneck's ECN marking threshold
+	// (a DropTail's step marking, RFC 8257 §3.1) each step, mapping a in
+	// [-1, 1] logarithmically onto one packet (or 1500 bytes) .. the
+	// queue's limit, as ACC's agents tune their switches' thresholds;
+	// the flow keeps its own controller and must be ECN-capable.
+	ActionMarkThreshold = "mark_threshold"
 )
 
 // Features are the observation features, one float each per step.
@@ -53,6 +60,8 @@ var Features = []string{
 	"retransmissions", // segments retransmitted in the step
 	"loss_rate",       // retransmitted / sent segments in the step
 	"capacity",        // bottleneck capacity in the step, Mbit/s
+	"ece_fraction",    // delivered bytes acknowledged with ECE / delivered bytes in the step (DCTCP's F; ECN flows)
+	"ecn_reductions",  // window reductions for ECN echoes in the step (ECN flows)
 }
 
 // DefaultFeatures are the features used when none are chosen.
@@ -114,6 +123,10 @@ type Env struct {
 	lastRetx int64
 	lastSegs int64
 	lastCap  units.Bytes
+	// lastDeliv and lastECE are the delivered bytes and those acknowledged
+	// with ECE, lastRed the ECN reductions, at the previous step.
+	lastDeliv        units.Bytes
+	lastECE, lastRed int64
 }
 
 var _ env.Env = (*Env)(nil)
@@ -191,6 +204,11 @@ func New(cfg Config) (*Env, error) {
 	}
 	switch {
 	case cfg.Action == ActionWindow || cfg.Action == ActionPacing:
+	case cfg.Action == ActionMarkThreshold:
+		f := &cfg.Scenario.Flows[e.flowIdx]
+		if !cfg.Scenario.FlowECN(f) && !cc.NeedsECN(f.CC.Name) {
+			return nil, fmt.Errorf("scenarioenv: action %s: flow %s is not ECN-capable, so no threshold would change it: give it transport: {ecn: true} or a controller that needs ECN (dctcp)", ActionMarkThreshold, f.Name)
+		}
 	case strings.HasPrefix(cfg.Action, ActionParamPrefix):
 		name := strings.TrimPrefix(cfg.Action, ActionParamPrefix)
 		ccName := cfg.Scenario.Flows[e.flowIdx].CC.Name
@@ -205,7 +223,7 @@ func New(cfg Config) (*Env, error) {
 		e.param = p
 		e.paramLog = p.Min > 0 && p.Max/p.Min > 100
 	default:
-		return nil, fmt.Errorf("scenarioenv: unknown action %q (want window, pacing or param:NAME)", cfg.Action)
+		return nil, fmt.Errorf("scenarioenv: unknown action %q (want window, pacing, mark_threshold or param:NAME)", cfg.Action)
 	}
 	e.obs = make([]float32, len(e.feat))
 	// Build once so that Reset cannot fail later.
@@ -213,12 +231,43 @@ func New(cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Action == ActionMarkThreshold {
+		if _, ok := n.Bottleneck.Queue().(*queue.DropTail); !ok {
+			return nil, fmt.Errorf("scenarioenv: action %s needs a droptail bottleneck queue (scenario %s has %s, which marks by its own rule)", ActionMarkThreshold, cfg.Scenario.Name, cfg.Scenario.Bottleneck.Queue.Discipline)
+		}
+	}
 	if strings.HasPrefix(cfg.Action, ActionParamPrefix) {
 		if _, ok := n.Flows[0].Sender.CC().(cc.Tunable); !ok {
 			return nil, fmt.Errorf("scenarioenv: controller %s cannot change parameters while it runs", cfg.Scenario.Flows[e.flowIdx].CC.Name)
 		}
 	}
 	return e, nil
+}
+
+// setMarkThreshold sets the bottleneck's marking threshold for action a
+// and returns it (packets, or bytes for a queue limited in bytes); 0 if a
+// schedule has put another discipline in the DropTail's place.
+func (e *Env) setMarkThreshold(a float64) float64 {
+	d, ok := e.net.Bottleneck.Queue().(*queue.DropTail)
+	if !ok {
+		return 0
+	}
+	lim := d.Limit()
+	lo, hi := 1.0, float64(lim.Packets)
+	if lim.Packets == 0 {
+		lo, hi = 1500, float64(lim.Bytes)
+	}
+	hi = max(hi, lo)
+	v := math.Round(math.Exp(math.Log(lo) + (a+1)/2*(math.Log(hi)-math.Log(lo))))
+	v = math.Max(lo, math.Min(hi, v))
+	t := queue.Limit{Packets: int(v)}
+	if lim.Packets == 0 {
+		t = queue.Limit{Bytes: units.Bytes(v)}
+	}
+	if err := d.SetMarkThreshold(t); err != nil {
+		panic(fmt.Sprintf("scenarioenv: mark threshold %v within the queue's limit %v: %v", t, lim, err))
+	}
+	return v
 }
 
 // build returns the episode's network; the agent's flow is Flows[0].
@@ -275,6 +324,7 @@ func (e *Env) Reset(seed uint64) ([]float32, env.Info) {
 	e.steps = 0
 	e.rate = e.cfg.InitialRate
 	e.lastT, e.lastAck, e.lastSent, e.lastRetx, e.lastSegs, e.lastCap = 0, 0, 0, 0, 0, 0
+	e.lastDeliv, e.lastECE, e.lastRed = 0, 0, 0
 	clear(e.obs)
 	clear(e.info)
 	return e.obs, e.info
@@ -300,6 +350,8 @@ func (e *Env) Step(action []float32) ([]float32, float64, bool, bool, env.Info) 
 	case e.cfg.Action == ActionPacing:
 		e.rate = units.Bandwidth(math.Max(8000, math.Min(1e12, float64(e.rate)*math.Exp2(a))))
 		snd.CC().(cc.PacingSetter).SetPacingRate(now, e.rate)
+	case e.cfg.Action == ActionMarkThreshold:
+		e.info["mark_threshold"] = e.setMarkThreshold(a)
 	default:
 		p := e.param
 		u := (a + 1) / 2
@@ -334,6 +386,14 @@ func (e *Env) observe(now clock.Time) float64 {
 	capNow := e.net.Bottleneck.Capacity(now)
 	capStep := capNow - e.lastCap
 	e.lastT, e.lastAck, e.lastSent, e.lastRetx, e.lastSegs, e.lastCap = now, st.Stats.BytesAcked, st.Stats.BytesSent, st.Stats.Retransmissions, st.Stats.SegmentsSent, capNow
+	deliv, eceBytes, reductions := st.Delivered-e.lastDeliv, st.ECEDelivered-e.lastECE, st.ECNReductions-e.lastRed
+	e.lastDeliv, e.lastECE, e.lastRed = st.Delivered, st.ECEDelivered, st.ECNReductions
+	eceFrac := 0.0
+	if deliv > 0 {
+		// Without SACK, duplicate ACKs' credit can make the echoed
+		// bytes exceed the delivered ones.
+		eceFrac = min(float64(eceBytes)/float64(deliv), 1)
+	}
 
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 	mbps := func(b units.Bytes) float64 {
@@ -350,7 +410,7 @@ func (e *Env) observe(now clock.Time) float64 {
 	v := [...]float64{
 		mbps(acked), mbps(sent), float64(st.Cwnd) / 1000, float64(st.InFlight) / 1000,
 		float64(st.PacingRate) / 1e6, ms(st.SRTT), ms(st.MinRTT), ms(st.LatestRTT), ms(st.RTTVar),
-		qdelay, float64(retx), lossRate, mbps(capStep),
+		qdelay, float64(retx), lossRate, mbps(capStep), eceFrac, float64(reductions),
 	}
 	for i, f := range e.feat {
 		e.obs[i] = float32(v[f])

@@ -175,6 +175,9 @@ func (d *DropTail) Len() int { return d.q.n }
 // Bytes implements Queue.
 func (d *DropTail) Bytes() units.Bytes { return d.q.bytes }
 
+// Limit returns the queue's limit.
+func (d *DropTail) Limit() Limit { return d.limit }
+
 // SetLimit changes the limit; packets already queued stay.
 func (d *DropTail) SetLimit(l Limit) error {
 	if err := l.validate(); err != nil {

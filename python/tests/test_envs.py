@@ -95,3 +95,45 @@ def test_scenario_env_options(server: cclab.Server) -> None:
         assert obs[0] > 1.0  # throughput well above the 1 Mbit/s start
     finally:
         env.close()
+
+
+def test_scenario_env_mark_threshold(server: cclab.Server) -> None:
+    """The agent sets the bottleneck's ECN marking threshold (ACC-style):
+    a low threshold keeps the ECN flow's queue shorter, with more of its
+    data echoed, than the queue's limit does."""
+    yaml = (
+        "name: ecn-threshold\n"
+        "duration: 10s\n"
+        "bottleneck: {rate: 10Mbps, delay: 20ms, queue: {discipline: droptail, limit: 100}}\n"
+        "transport: {ecn: true}\n"
+        "flows: [{name: bulk, cc: cubic}]\n"
+    )
+
+    def run(a: float) -> tuple[float, float, float]:
+        env = cclab.CclabEnv(
+            "cclab/Scenario-v0",
+            server=server,
+            scenario_yaml=yaml,
+            action="mark_threshold",
+            features=["queue_delay", "ece_fraction"],
+            episode_steps=40,
+        )
+        try:
+            env.reset(seed=1)
+            qdelay = ece = 0.0
+            threshold = 0.0
+            for _ in range(40):
+                obs, _, term, trunc, info = env.step(np.array([a], dtype=np.float32))
+                qdelay += float(obs[0]) / 40
+                ece += float(obs[1]) / 40
+                threshold = float(info["mark_threshold"])
+                if term or trunc:
+                    break
+            return qdelay, ece, threshold
+        finally:
+            env.close()
+
+    low_q, low_ece, low_t = run(-1.0)
+    high_q, high_ece, high_t = run(1.0)
+    assert (low_t, high_t) == (1.0, 100.0)
+    assert low_q < high_q / 2 and low_ece > high_ece

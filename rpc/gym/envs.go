@@ -99,12 +99,12 @@ var Specs = []Spec{
 	},
 	{
 		ID:  "cclab/Scenario-v0",
-		Doc: "any scenario: the agent drives one flow's window, pacing rate or a controller parameter (docs/python.md)",
+		Doc: "any scenario: the agent drives one flow's window, pacing rate or a controller parameter, or the bottleneck's ECN marking threshold (docs/python.md)",
 		Options: []Option{
 			{"scenario", "scenario file or built-in name (required unless scenario_yaml)"},
 			{"scenario_yaml", "the scenario's YAML itself, instead of scenario"},
 			{"flow", "name of the flow the agent drives [the first]"},
-			{"action", "window, pacing or param:NAME [window]"},
+			{"action", "window, pacing, mark_threshold or param:NAME [window]"},
 			{"step", "time between actions [100ms]"},
 			{"episode_steps", "steps per episode before truncation [200]"},
 			{"features", "comma-separated observation features [" + strings.Join(scenarioenv.DefaultFeatures, ",") + "] from: " + strings.Join(scenarioenv.Features, ", ")},

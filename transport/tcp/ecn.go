@@ -3,6 +3,7 @@ package tcp
 import (
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/packet"
 )
 
@@ -43,9 +44,12 @@ func (s *Sender) ecnSend(p *packet.Packet, retx bool) {
 }
 
 // ecnAck runs before the recovery state's update for an ACK of an ECN
-// connection: the controller that needs ECN sees the echo first (Linux's
-// in_ack_event).
-func (s *Sender) ecnAck(now clock.Time, ece bool) {
+// connection that newly delivered the given bytes: the controller that
+// needs ECN sees the echo first (Linux's in_ack_event).
+func (s *Sender) ecnAck(now clock.Time, ece bool, delivered units.Bytes) {
+	if ece && delivered > 0 {
+		s.counts().eceDelivered += int64(delivered)
+	}
 	// Only ECN connections get here: the assertion costs the others
 	// nothing, and keeps the Sender in its size class.
 	if o, ok := s.cc.(cc.ECNObserver); ok {
@@ -75,6 +79,17 @@ func (s *Sender) ECNCapable() bool { return s.cfg.ECN != ECNOff }
 func (s *Sender) PeerRefusedECN() {
 	s.cfg.ECN = ECNOff
 	s.cwrPending = false
+}
+
+// ECEDelivered returns the bytes newly delivered (acknowledged
+// cumulatively or selectively) by ACKs that carried ECE: over the bytes
+// delivered, the fraction of the flow's data that met congestion, the F
+// of DCTCP's alpha, for any controller.
+func (s *Sender) ECEDelivered() int64 {
+	if s.rare == nil {
+		return 0
+	}
+	return s.rare.eceDelivered
 }
 
 // ECNReductions returns the number of window reductions ECN echoes started

@@ -173,6 +173,8 @@ type rareCounts struct {
 	rtoInRecovery, rtoInLoss uint32
 	// ecnReductions counts ECNReductions.
 	ecnReductions uint32
+	// eceDelivered counts ECEDelivered.
+	eceDelivered int64
 }
 
 // counts returns the sender's rare counters, allocating them on first use.
@@ -618,7 +620,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 
 	newlyLost := s.stats.MarkedLost - priorLost
 	if s.cfg.ECN != ECNOff {
-		s.ecnAck(now, ece)
+		s.ecnAck(now, ece, acked+delivered)
 	} else {
 		// A peer's ECE means nothing on a connection without ECN.
 		ece = false

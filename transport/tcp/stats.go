@@ -57,6 +57,8 @@ type FlowState struct {
 	LostRetransmits int64
 	// ECNReductions is Sender.ECNReductions.
 	ECNReductions int64
+	// ECEDelivered is Sender.ECEDelivered.
+	ECEDelivered int64
 	// CC is the controller's own snapshot, if it has one.
 	CC cc.State
 }
@@ -80,6 +82,7 @@ func (s *Sender) State() FlowState {
 	st.RTOsInRecovery, st.RTOsInLoss = s.TimeoutStates()
 	st.LostRetransmits = s.LostRetransmits()
 	st.ECNReductions = s.ECNReductions()
+	st.ECEDelivered = s.ECEDelivered()
 	if in, ok := s.cc.(cc.Inspector); ok {
 		st.CC = in.State()
 	}

@@ -1,8 +1,9 @@
 // Package udptest provides a lossy UDP relay for testing transports over
 // real sockets on loopback: it forwards datagrams between a client and a
 // server and drops, duplicates, reorders, delays, rate-limits and
-// ECN-marks them as told, keeping each datagram's ECN field (on Linux). It is a test shim, not an emulator: it runs in user space on the
-// wall clock and only on the addresses it is given (use 127.0.0.1).
+// ECN-marks them as told, keeping each datagram's ECN field (on Linux).
+// It is a test shim, not an emulator: it runs in user space on the wall
+// clock and only on the addresses it is given (use 127.0.0.1).
 package udptest
 
 import (

@@ -184,7 +184,7 @@ func printLive(w io.Writer, r *live.Result) {
 	}
 	switch {
 	case r.ECN == "refused":
-		fmt.Fprintln(w, "ECN: asked for, not negotiated (the receiver cannot read the IP header's ECN field); the flow ran without it")
+		fmt.Fprintln(w, "ECN: asked for, not negotiated (this platform cannot set the IP header's ECN field, or the receiver cannot read it); the flow ran without it")
 	case r.ECN == "on" && r.Flow.ECNReductions != nil:
 		fmt.Fprintf(w, "ECN: on, %d window reductions for CE marks\n", *r.Flow.ECNReductions)
 	case r.ECN == "on" && r.ECTSegments != nil && r.CESegments != nil:

@@ -71,8 +71,9 @@ type Result struct {
 	Complete bool `json:"complete"`
 	// ECN is the connection's ECN (RFC 3168 over UDP, docs/wire.md):
 	// "on" (negotiated; the sender's Flow.ECNReductions counts its window
-	// reductions), "refused" (the sender asked, and the receiver, or this
-	// platform, could not read the IP header's ECN field) or "off".
+	// reductions), "refused" (asked for, but the sender's platform could
+	// not set the IP header's ECN field or the receiver could not read
+	// it) or "off".
 	ECN string `json:"ecn"`
 	// ECTSegments and CESegments (receiver, with ECN on) count the data
 	// segments that arrived ECN-capable and those a queue marked CE; a

@@ -92,10 +92,10 @@ type SenderResult struct {
 	SendErrors int64
 	// Datagrams counts datagrams sent.
 	Datagrams int64
-	// ECNAsked reports whether the sender asked for ECN (it was on, and
-	// the socket can set the ECN field), ECN whether the receiver agreed;
-	// Final's ECNReductions counts the window reductions its echoes
-	// started.
+	// ECNAsked reports whether ECN was asked for (TCP.ECN, or a
+	// controller that needs it); ECN whether the connection had it: the
+	// socket could set the ECN field and the receiver agreed. Final's
+	// ECNReductions counts the window reductions its echoes started.
 	ECNAsked, ECN bool
 }
 
@@ -197,10 +197,10 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	s.tcp.OnDone = func(now clock.Time) { s.finish(now, nil) }
 	s.sock = newSocket(conn)
 	if s.tcp.ECNCapable() {
+		s.res.ECNAsked = true
 		if s.ecnAsked = s.sock.canSetECT(); !s.ecnAsked {
 			s.tcp.PeerRefusedECN()
 		}
-		s.res.ECNAsked = s.ecnAsked
 	}
 	return s, nil
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
+	"github.com/cclab/cclab/experiment/network"
 	"github.com/cclab/cclab/experiment/scenario"
-	"github.com/cclab/cclab/netsim/queue"
 )
 
 // Control changes a running emulation's bottleneck from outside (the
@@ -93,17 +93,13 @@ func (c *Control) Set(ch LinkChange) (LinkSettings, error) {
 			l.SetLoss(m)
 		}
 		if ch.QueueBytes != nil {
-			q, qerr := queue.NewDropTail(queue.Limit{Bytes: *ch.QueueBytes})
+			// A DropTail of the new size; the scenario's step marking, if
+			// any, stays.
+			q, qerr := network.NewQueue(scenario.Queue{Discipline: "droptail", Limit: scenario.Size{V: *ch.QueueBytes},
+				MarkThreshold: c.e.s.Bottleneck.Queue.MarkThreshold}, 0, nil, nil)
 			if qerr != nil {
 				err = qerr
 				return
-			}
-			// The scenario's step marking, if any, stays.
-			if mt := c.e.s.Bottleneck.Queue.MarkThreshold; mt.IsSet() {
-				if qerr := q.SetMarkThreshold(queue.Limit{Packets: mt.Packets, Bytes: mt.V}); qerr != nil {
-					err = qerr
-					return
-				}
 			}
 			l.SetQueue(now, q)
 			c.e.ctlQueue = *ch.QueueBytes

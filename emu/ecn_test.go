@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/emu/endpoint"
 	"github.com/cclab/cclab/emu/netns"
@@ -231,4 +233,42 @@ func scanECN(t *testing.T, b []byte) (ce, ect, ece, bad int64) {
 		}
 	}
 	return
+}
+
+// TestControlKeepsMarking: a queue resized while the run goes (Control,
+// as the network-generator RPC does) keeps the scenario's step marking:
+// ECN flows behind a queue grown to 1 MB still hold it near the 20-packet
+// threshold, where without marking they would fill it (400 ms at 20
+// Mbit/s).
+func TestControlKeepsMarking(t *testing.T) {
+	needEmulator(t)
+	s := parse(t, `
+name: ecn-control
+seed: 1
+duration: 4s
+bottleneck: {rate: 20Mbps, delay: 10ms, queue: {limit: 100, mark_threshold: 20}}
+transport: {ecn: true}
+flows:
+  - {name: bulk, cc: cubic, count: 2}
+`)
+	set := make(chan error, 1)
+	res, _, err := emu.Run(context.Background(), s, emu.Options{OnStart: func(ctl *emu.Control) {
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			q := units.Bytes(1 << 20)
+			_, err := ctl.Set(emu.LinkChange{QueueBytes: &q})
+			set <- err
+		}()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-set; err != nil {
+		t.Fatal(err)
+	}
+	a := res.Emulator
+	t.Logf("%d CE marks, %d queue drops, sojourn p95 %.1f ms", a.CEMarked, a.QueueDrops, a.SojournP95Ms)
+	if a.CEMarked == 0 || a.QueueDrops != 0 || a.SojournP95Ms > 30 {
+		t.Errorf("after the resize: %d CE marks, %d queue drops, sojourn p95 %.1f ms; want marks, no drops, the queue near 20 packets (12 ms)", a.CEMarked, a.QueueDrops, a.SojournP95Ms)
+	}
 }

@@ -24,14 +24,7 @@ func ecnBits(b []byte) packet.ECNBits {
 	if len(b) < 20 || b[0]>>4 != 4 {
 		return 0
 	}
-	switch b[1] & ecnMask {
-	case 0:
-		return 0
-	case ecnCE:
-		return packet.ECT | packet.CE
-	default:
-		return packet.ECT
-	}
+	return packet.ECNFromField(b[1])
 }
 
 // setCE rewrites a raw IPv4 header's ECN field to CE and updates its

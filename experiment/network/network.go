@@ -354,7 +354,7 @@ func (n *Network) buildQueue(q scenario.Queue, l *link.Link) (queue.Queue, error
 // RED drawing from red and CoDel handing the packets it drops at dequeue
 // to drop. The emulator builds its bottleneck's queue with it too.
 func NewQueue(q scenario.Queue, rate units.Bandwidth, red *rand.Rand, drop func(*packet.Packet, clock.Time)) (queue.Queue, error) {
-	lim := queue.Limit{Packets: q.Limit.Packets, Bytes: q.Limit.V}
+	lim := queueLimit(q.Limit)
 	switch q.Discipline {
 	case "red":
 		var pt time.Duration
@@ -367,10 +367,15 @@ func NewQueue(q scenario.Queue, rate units.Bandwidth, red *rand.Rand, drop func(
 	default:
 		d, err := queue.NewDropTail(lim)
 		if err == nil && q.MarkThreshold.IsSet() {
-			err = d.SetMarkThreshold(queue.Limit{Packets: q.MarkThreshold.Packets, Bytes: q.MarkThreshold.V})
+			err = d.SetMarkThreshold(queueLimit(q.MarkThreshold))
 		}
 		return d, err
 	}
+}
+
+// queueLimit is a scenario's packet count or size as a queue's limit.
+func queueLimit(s scenario.Size) queue.Limit {
+	return queue.Limit{Packets: s.Packets, Bytes: s.V}
 }
 
 // buildLoss returns the model for a loss spec, drawing from the named

@@ -45,6 +45,31 @@ const (
 	CWR
 )
 
+// ECNFromField returns the ECN bits of an IP header's ECN field, its two
+// low bits (RFC 3168 §5): ECT for ECT(0) or ECT(1), ECT and CE for CE,
+// none for Not-ECT.
+func ECNFromField(f uint8) ECNBits {
+	switch f & 3 {
+	case 0:
+		return 0
+	case 3:
+		return ECT | CE
+	}
+	return ECT
+}
+
+// Field returns the IP header's ECN field for the bits: CE (11), ECT(0)
+// (10) or Not-ECT (00).
+func (b ECNBits) Field() uint8 {
+	switch {
+	case b&CE != 0:
+		return 3
+	case b&ECT != 0:
+		return 2
+	}
+	return 0
+}
+
 // Mark sets CE on an ECT packet and reports whether it did; a queue
 // that marks drops the packet when Mark returns false (RFC 3168 §5).
 func (p *Packet) Mark() bool {

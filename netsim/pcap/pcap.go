@@ -121,16 +121,10 @@ func (w *Writer) Write(now clock.Time, p *packet.Packet) {
 	h := w.hdr[:]
 	clear(h)
 	ip, l4 := h[:20], h[20:]
-	ip[0] = 4<<4 | 5 // version, header length in words
+	ip[0] = 4<<4 | 5      // version, header length in words
+	ip[1] = p.ECN.Field() // the ECN field of the traffic class
 	binary.BigEndian.PutUint16(ip[4:], uint16(w.n))
 	ip[8] = 64 // TTL
-	// ECN field of the traffic class (RFC 3168 §5): ECT(0) 10, CE 11.
-	switch {
-	case p.ECN&packet.CE != 0:
-		ip[1] = 3
-	case p.ECN&packet.ECT != 0:
-		ip[1] = 2
-	}
 	payload := int(p.Len)
 	var l4len int
 	switch p.Kind {

@@ -123,7 +123,7 @@ func (s *Sender) renoAck(advanced bool, ackNo int64, acked units.Bytes) (dup, cr
 // tcp_try_undo_recovery). So a lost first segment after the recovery
 // point is repaired by the retransmission timer, as in Linux.
 func (s *Sender) renoHold() bool {
-	return s.cfg.NoSACK && (s.phase == recovery || s.phase == lossPhase) && s.una == s.recoveryPoint && s.n > 0
+	return s.cfg.NoSACK && !s.belowRecovery() && s.una == s.recoveryPoint && s.n > 0
 }
 
 // partialAck applies RFC 6582 §3.2 step 5 to an ACK that advanced SND.UNA

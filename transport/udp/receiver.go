@@ -267,13 +267,11 @@ func (c *rconn) ecnBits(codepoint ipecn.Codepoint, flags uint8) packet.ECNBits {
 	if !c.res.ECN {
 		return 0
 	}
-	var b packet.ECNBits
-	if codepoint.Capable() {
-		b = packet.ECT
+	b := packet.ECNFromField(uint8(codepoint))
+	if b&packet.ECT != 0 {
 		c.res.ECT++
 	}
-	if codepoint == ipecn.CE {
-		b |= packet.CE
+	if b&packet.CE != 0 {
 		c.res.CE++
 	}
 	if flags&FlagCWR != 0 {

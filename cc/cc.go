@@ -2,7 +2,8 @@
 // in cclab: the simulator's TCP-like transport, the Mockets-style transport,
 // learning agents, and the real-socket transport that transport/ also
 // holds. Controllers live in subpackages
-// (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/dctcp, cc/fixed, cc/external) and register
+// (cc/newreno, cc/cubic, cc/vegas, cc/bbr, cc/dctcp, cc/hybla, cc/westwood,
+// cc/fixed, cc/external) and register
 // themselves here; import cc/all to get all of them.
 //
 // The interface is event-named: the transport reports what happened (a
@@ -84,6 +85,13 @@ type Ack struct {
 	// window does not grow, as in fast recovery, but the rules of fast
 	// recovery itself (BBR's packet conservation) do not apply.
 	CWR bool
+	// InLoss reports whether the transport is in a retransmission
+	// timeout's loss state (Linux's TCP_CA_Loss) after processing this
+	// ACK: the window grows by slow start, as in the open state, but a
+	// controller that follows Linux's set_state hook may behave
+	// differently there (Hybla grows by Reno's rules outside the open
+	// state).
+	InLoss bool
 	// CwndLimited reports whether sending was limited by the congestion
 	// window (rather than by the application or the receiver) since the
 	// previous ACK. Window-growth rules apply only when it is true (Linux

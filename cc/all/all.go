@@ -8,6 +8,8 @@ import (
 	_ "github.com/cclab/cclab/cc/dctcp"
 	_ "github.com/cclab/cclab/cc/external"
 	_ "github.com/cclab/cclab/cc/fixed"
+	_ "github.com/cclab/cclab/cc/hybla"
 	_ "github.com/cclab/cclab/cc/newreno"
 	_ "github.com/cclab/cclab/cc/vegas"
+	_ "github.com/cclab/cclab/cc/westwood"
 )

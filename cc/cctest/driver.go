@@ -199,6 +199,7 @@ func (d *Driver) deliverAck(a *cc.Ack, rs *estimate.Sample) {
 		d.inRecovery, d.lossPhase, d.cwr = false, false, false
 	}
 	a.InRecovery = d.inRecovery || d.lossPhase
+	a.InLoss = d.lossPhase
 	a.CWR = d.cwr
 	d.acks++
 	d.lastAck = *a

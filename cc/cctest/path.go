@@ -453,6 +453,7 @@ func (p *Path) onAck(acked []int64) {
 			p.inRecovery, p.lossPhase = false, false
 		}
 		a.InRecovery = p.inRecovery || p.lossPhase
+		a.InLoss = p.lossPhase
 		p.alg.OnAck(p.now, &a)
 		if p.probe != nil {
 			p.probe(&Observation{Now: p.now, Ack: &a, QueueBytes: p.QueueBytes(), Cwnd: p.alg.CongestionWindow(), PacingRate: p.alg.PacingRate()})

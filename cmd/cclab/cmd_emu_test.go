@@ -30,7 +30,7 @@ func TestEmuRefusesLikeRun(t *testing.T) {
 		"bad-rate.yaml":     "name: x\nbottleneck: {rate: 10 furlongs, delay: 10ms}\nflows: [{name: a, cc: cubic}]\n",
 		"neg-delay.yaml":    "name: x\nbottleneck: {rate: 10Mbps, delay: -5ms}\nflows: [{name: a, cc: cubic}]\n",
 		"unknown.yaml":      "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, colour: red}\nflows: [{name: a, cc: cubic}]\n",
-		"bad-cc.yaml":       "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms}\nflows: [{name: a, cc: hybla}]\n",
+		"bad-cc.yaml":       "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms}\nflows: [{name: a, cc: nosuchcc}]\n",
 		"bad-schedule.yaml": "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, schedule: [{at: 2s, rate: fast}]}\nflows: [{name: a, cc: cubic}]\n",
 		"bad-loss.yaml":     "name: x\nbottleneck: {rate: 10Mbps, delay: 5ms, loss: {p: 1.5}}\nflows: [{name: a, cc: cubic}]\n",
 		"empty.yaml":        "",

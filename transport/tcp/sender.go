@@ -682,6 +682,7 @@ func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int6
 		// state).
 		InRecovery:     s.phase == recovery,
 		CWR:            s.phase == cwr,
+		InLoss:         s.phase == lossPhase,
 		CwndLimited:    s.cwndLimited,
 		TotalDelivered: s.rate.Delivered(),
 	}

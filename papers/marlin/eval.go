@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,6 +31,11 @@ const (
 	// NewReno and BBR are the other TCP baselines (not in the paper).
 	NewReno Scheme = "newreno"
 	BBR     Scheme = "bbr"
+	// Hybla and Westwood are TCPs designed for satellite and lossy
+	// wireless links (Linux's tcp_hybla.c and tcp_westwood.c; not in the
+	// paper): the baselines a tactical network's engineer would try first.
+	Hybla    Scheme = "hybla"
+	Westwood Scheme = "westwood"
 	// Marlin is the learned policy driving the Mockets-style protocol.
 	Marlin Scheme = "marlin"
 	// Mockets is the Mockets baseline: a window matched to each link's
@@ -46,6 +52,17 @@ const (
 	// does not displace the UDP background's packets from the queue.
 	Ideal Scheme = "ideal"
 )
+
+// tcpSchemes are the baselines that run cclab's TCP with the scheme's
+// controller.
+var tcpSchemes = []Scheme{CUBIC, NewReno, BBR, Hybla, Westwood}
+
+// Baselines are the schemes MARLIN is judged against (Goals.DominatedBy):
+// the TCP baselines and Mockets.
+var Baselines = append([]Scheme{Mockets}, tcpSchemes...)
+
+// IsBaseline reports whether s is one of Baselines.
+func IsBaseline(s Scheme) bool { return slices.Contains(Baselines, s) }
 
 // EvalConfig configures an evaluation.
 type EvalConfig struct {
@@ -139,7 +156,7 @@ func (c *EvalConfig) defaults() {
 		c.MaxTime = 120 * time.Second
 	}
 	if c.Schemes == nil {
-		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Random, Ideal}
+		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Hybla, Westwood, Random, Ideal}
 	}
 	if c.Policies == nil && c.Policy != nil {
 		c.Policies = []*policy.Policy{c.Policy}
@@ -359,10 +376,10 @@ func BaselineScenario(base *scenario.Scenario, scheme Scheme, bytes units.Bytes,
 	s.Seed = seed
 	f := &s.Flows[0]
 	f.Count, f.Bytes, f.Start = 1, scenario.SizeOf(bytes), scenario.Duration{}
-	switch scheme {
-	case CUBIC, NewReno, BBR:
+	switch {
+	case slices.Contains(tcpSchemes, scheme):
 		f.Protocol, f.CC = "tcp", scenario.CC{Name: string(scheme)}
-	case Mockets:
+	case scheme == Mockets:
 		w0, ws := bdpWindows(s)
 		f.Protocol, f.CC = "mockets", scenario.CC{Name: "fixed", Params: map[string]float64{"window": float64(w0)}}
 		for i := range s.Bottleneck.Schedule {
@@ -423,7 +440,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		cfg.Timeline.apply(base, rand.New(rand.NewPCG(j.seed, timelineStream)))
 	}
 	switch j.scheme {
-	case CUBIC, NewReno, BBR, Mockets:
+	case CUBIC, NewReno, BBR, Hybla, Westwood, Mockets:
 		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
 		if err != nil {
 			return o, err

@@ -104,10 +104,15 @@ type Goals struct {
 	// and baseline schemes (the ideal excluded) at every loss level.
 	LowestRTI bool `json:"lowest_rti"`
 	// DominatedBy lists "scheme at loss" for every baseline (CUBIC,
-	// Mockets, NewReno, BBR) both faster and with fewer retransmissions
+	// Mockets, NewReno, BBR, Hybla, Westwood) both faster and with fewer retransmissions
 	// than MARLIN at that loss level; the issue's goal is none.
 	DominatedBy []string `json:"dominated_by,omitempty"`
 }
+
+// conditionSchemes are the schemes of the unseen and held-out
+// conditions: every baseline, MARLIN and the ideal, at the highest loss
+// level only.
+var conditionSchemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Hybla, Westwood, Ideal}
 
 // Condition is an evaluation on a scenario variant.
 type Condition struct {
@@ -320,7 +325,7 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 			c := cfg
 			// Each condition fixes its own timeline.
 			c.Base, c.Losses, c.Timeline = s, []float64{maxLoss}, Timeline{}
-			c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
+			c.Schemes = conditionSchemes
 			tasks = append(tasks, task{v.Name, c})
 		}
 	}
@@ -432,11 +437,8 @@ func goals(rows []Row) *Goals {
 		if !(mr.RTI < r.RTI) {
 			g.LowestRTI = false
 		}
-		switch r.Scheme {
-		case CUBIC, Mockets, NewReno, BBR:
-			if r.TransferTime < mr.TransferTime && r.Retrans < mr.Retrans {
-				g.DominatedBy = append(g.DominatedBy, fmt.Sprintf("%s at %g%%", r.Scheme, 100*r.Loss))
-			}
+		if IsBaseline(r.Scheme) && r.TransferTime < mr.TransferTime && r.Retrans < mr.Retrans {
+			g.DominatedBy = append(g.DominatedBy, fmt.Sprintf("%s at %g%%", r.Scheme, 100*r.Loss))
 		}
 	}
 	return g

@@ -290,7 +290,7 @@ func TestHeldOutConditions(t *testing.T) {
 		byHand[u.Name](s)
 		c := cfg
 		c.Base, c.HeldOut = s, false
-		c.Schemes = []Scheme{CUBIC, Marlin, Mockets, NewReno, BBR, Ideal}
+		c.Schemes = conditionSchemes
 		rows, _, err := Evaluate(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@
 package hybla
 
 import (
+	"math"
 	"time"
 
 	"github.com/cclab/cclab/cc"
@@ -78,10 +79,14 @@ func New(mss units.Bytes, params map[string]float64) *Hybla {
 		reno:    newreno.New(mss, map[string]float64{"iw": params["iw"], "beta": 0.5, "linux": 1}),
 		mss:     mss,
 		rtt0:    time.Duration(params["rtt0"] * float64(time.Second)),
-		minSRTT: 1<<63 - 1, // the first ACK's SRTT sets rho when the handshake did not
+		minSRTT: noSRTT,
 	}
 	return h
 }
+
+// noSRTT is the smallest SRTT before any: the first ACK's sets rho when
+// the handshake gave no sample.
+const noSRTT = time.Duration(math.MaxInt64)
 
 // recalc sets rho from the smoothed RTT: Linux divides srtt_us (eight
 // times the SRTT in microseconds) by rtt0 in microseconds, so rho3ls is
@@ -234,7 +239,7 @@ func (h *Hybla) SetParam(name string, v float64) error {
 			}
 		case "rtt0":
 			h.rtt0 = time.Duration(v * float64(time.Second))
-			if h.rho3ls != 0 && h.minSRTT < 1<<63-1 {
+			if h.rho3ls != 0 && h.minSRTT < noSRTT {
 				h.recalc(h.minSRTT)
 			}
 		}

@@ -108,7 +108,7 @@ func TestMarlinTrainResumeEval(t *testing.T) {
 			t.Errorf("row %+v: want 1 run and a positive transfer time", r)
 		}
 	}
-	for s, n := range map[string]int{"cubic": 4, "newreno": 4, "bbr": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
+	for s, n := range map[string]int{"cubic": 4, "newreno": 4, "bbr": 4, "hybla": 4, "westwood": 4, "marlin": 4, "mockets": 1, "random": 1, "ideal": 4} {
 		if schemes[s] != n {
 			t.Errorf("%d %s rows, want %d (rows %v)", schemes[s], s, n, schemes)
 		}

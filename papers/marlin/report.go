@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -103,9 +104,10 @@ type Goals struct {
 	// LowestRTI reports whether MARLIN has the lowest RTI of the adaptive
 	// and baseline schemes (the ideal excluded) at every loss level.
 	LowestRTI bool `json:"lowest_rti"`
-	// DominatedBy lists "scheme at loss" for every baseline (CUBIC,
-	// Mockets, NewReno, BBR, Hybla, Westwood) both faster and with fewer retransmissions
-	// than MARLIN at that loss level; the issue's goal is none.
+	// DominatedBy lists "scheme at loss" for every baseline (Baselines:
+	// CUBIC, Mockets, NewReno, BBR, Hybla, Westwood) both faster and with
+	// fewer retransmissions than MARLIN at that loss level; the issue's
+	// goal is none.
 	DominatedBy []string `json:"dominated_by,omitempty"`
 }
 
@@ -325,7 +327,7 @@ func EvaluateAll(ctx context.Context, cfg EvalConfig, unseen bool) (*Report, err
 			c := cfg
 			// Each condition fixes its own timeline.
 			c.Base, c.Losses, c.Timeline = s, []float64{maxLoss}, Timeline{}
-			c.Schemes = conditionSchemes
+			c.Schemes = slices.Clone(conditionSchemes)
 			tasks = append(tasks, task{v.Name, c})
 		}
 	}

@@ -63,6 +63,20 @@ type PathStats struct {
 	CongestionEvents, Timeouts int
 }
 
+// RandomDrop returns a PathConfig.Drop that drops each transmission with
+// probability p, independently, decided by a hash of its index
+// (splitmix64), so that a run is repeatable and two controllers face the
+// same draw for their n-th transmissions.
+func RandomDrop(p float64) func(sendIdx int64, now clock.Time) bool {
+	return func(i int64, _ clock.Time) bool {
+		x := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+		x ^= x >> 31
+		x *= 0xBF58476D1CE4E5B9
+		x ^= x >> 29
+		return float64(x>>11)/float64(1<<53) < p
+	}
+}
+
 // Path is a minimal event-driven single-bottleneck path with a bulk sender:
 // the sender transmits whenever the window (and the pacing rate, if any)
 // allows; packets queue at a FIFO drop-tail bottleneck; the receiver ACKs

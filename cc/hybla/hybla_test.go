@@ -8,7 +8,6 @@ import (
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/cc/cctest"
 	"github.com/cclab/cclab/cc/newreno"
-	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
 
@@ -149,16 +148,6 @@ func TestRhoFollowsMinimumSRTT(t *testing.T) {
 	}
 }
 
-func randomDrop(p float64) func(int64, clock.Time) bool {
-	return func(i int64, _ clock.Time) bool {
-		x := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
-		x ^= x >> 31
-		x *= 0xBF58476D1CE4E5B9
-		x ^= x >> 29
-		return float64(x>>11)/float64(1<<53) < p
-	}
-}
-
 // TestPathRTTIndependence is Hybla's claim: under random loss its
 // throughput at an RTT of rho x rtt0 is that of Reno at rtt0, where Reno's
 // own falls as 1/RTT. At 0.5% loss on a 100 Mbit/s link (never the limit
@@ -167,7 +156,7 @@ func randomDrop(p float64) func(int64, clock.Time) bool {
 // NewReno at 200 ms gets a fraction of it.
 func TestPathRTTIndependence(t *testing.T) {
 	run := func(alg cc.Algorithm, base time.Duration) units.Bandwidth {
-		cfg := cctest.PathConfig{Rate: 100 * units.Mbps, BaseRTT: base, MSS: mss, AckEvery: 1, Drop: randomDrop(0.005)}
+		cfg := cctest.PathConfig{Rate: 100 * units.Mbps, BaseRTT: base, MSS: mss, AckEvery: 1, Drop: cctest.RandomDrop(0.005)}
 		p := cctest.NewPath(t, alg, cfg, nil)
 		if e, ok := alg.(cc.Establisher); ok {
 			e.OnEstablished(0, base, base)

@@ -129,18 +129,6 @@ func TestECNReduction(t *testing.T) {
 	}
 }
 
-// randomDrop drops transmissions with probability p, deterministically
-// by transmission index.
-func randomDrop(p float64) func(int64, clock.Time) bool {
-	return func(i int64, _ clock.Time) bool {
-		x := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
-		x ^= x >> 31
-		x *= 0xBF58476D1CE4E5B9
-		x ^= x >> 29
-		return float64(x>>11)/float64(1<<53) < p
-	}
-}
-
 // TestPathRandomLoss: on a 10 Mbit/s, 50 ms path with a one-BDP buffer,
 // the estimate converges to the link's rate when nothing is lost, and
 // under 1% random loss Westwood+ keeps its window near the measured
@@ -161,7 +149,7 @@ func TestPathRandomLoss(t *testing.T) {
 		t.Errorf("min RTT %v, want the path's 50 ms plus a packet time, to a 4 ms jiffy", rtt)
 	}
 
-	cfg.Drop = randomDrop(0.01)
+	cfg.Drop = cctest.RandomDrop(0.01)
 	goodput := map[string]units.Bandwidth{}
 	for name, alg := range map[string]cc.Algorithm{
 		"westwood": newWestwood(t, nil),

@@ -174,7 +174,7 @@ func TestEmuBBROutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	smp := func(at time.Duration, acked uint64, bw float64, bbr bool) endpoint.Sample {
-		return endpoint.Sample{At: clock.Time(at), RTT: 41 * time.Millisecond, BytesAcked: acked, HasBBR: bbr,
+		return endpoint.Sample{At: clock.Time(at), RTT: 41 * time.Millisecond, BytesAcked: acked, HasBBR: bbr, SndWnd: 65535,
 			BBR: endpoint.BBRModel{BtlBw: bw, RTprop: 40 * time.Millisecond, PacingGain: 1.25, CwndGain: 2}}
 	}
 	res := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "bbr"}, {Name: "cubic"}}}}
@@ -206,8 +206,8 @@ func TestEmuBBROutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(ti)), "\n")
-	if len(lines) != 4 || !strings.HasSuffix(lines[0], ",bbr_btlbw_mbps,bbr_rtprop_ms,bbr_pacing_gain,bbr_cwnd_gain") ||
-		!strings.HasSuffix(lines[1], ",19,40,1.25,2") || !strings.HasSuffix(lines[3], ",,,,") {
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], ",bbr_btlbw_mbps,bbr_rtprop_ms,bbr_pacing_gain,bbr_cwnd_gain,snd_wnd_bytes") ||
+		!strings.HasSuffix(lines[1], ",19,40,1.25,2,65535") || !strings.HasSuffix(lines[3], ",,,,65535") {
 		t.Errorf("tcp_info.csv:\n%s", ti)
 	}
 }

@@ -90,6 +90,10 @@ type Sample struct {
 	// application set it; 0 if unreadable), which bounds both, counted in
 	// the kernel's memory per buffer rather than in payload.
 	Unacked, NotSent, Sndbuf uint32
+	// SndWnd is the receive window the peer last advertised, in bytes
+	// (tcpi_snd_wnd, scaled): what holds a sender that its congestion
+	// window does not.
+	SndWnd uint32
 	// BBR is the kernel BBR's model when the flow runs BBR (HasBBR).
 	BBR    BBRModel
 	HasBBR bool
@@ -128,7 +132,7 @@ func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
 		Cwnd: ti.Snd_cwnd, DeliveryRate: float64(ti.Delivery_rate) * 8,
 		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
 		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
-		Ssthresh: ti.Snd_ssthresh, Unacked: ti.Unacked, NotSent: ti.Notsent_bytes,
+		Ssthresh: ti.Snd_ssthresh, Unacked: ti.Unacked, NotSent: ti.Notsent_bytes, SndWnd: ti.Snd_wnd,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,9 +48,17 @@ func KernelCC(name string) (string, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("the kernel has no congestion controller %q (for cc %s); this kernel offers: %s (from %s; a module may be loadable with modprobe tcp_%s)",
-		k, name, strings.Join(avail, ", "), availablePath, k)
+	hint := "a module may be loadable with modprobe tcp_" + k
+	if slices.Contains(bpfCCs, k) {
+		hint += ", or bench/kernelcc/load.sh registers it as a BPF program"
+	}
+	return "", fmt.Errorf("the kernel has no congestion controller %q (for cc %s); this kernel offers: %s (from %s; %s)",
+		k, name, strings.Join(avail, ", "), availablePath, hint)
 }
+
+// bpfCCs are the controllers bench/kernelcc can add to a kernel built
+// without them.
+var bpfCCs = []string{"hybla", "westwood"}
 
 // Available returns the kernel's loaded congestion controllers.
 func Available() ([]string, error) {

@@ -1,6 +1,8 @@
 package endpoint
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,5 +17,37 @@ func TestBBRModelOf(t *testing.T) {
 	want := BBRModel{BtlBw: 40e9, RTprop: 40256 * time.Microsecond, PacingGain: 739.0 / 256, CwndGain: 2}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestKernelCCRefusal: a controller the kernel lacks is refused with the
+// ones it offers, and for Hybla and Westwood+ with the script that adds
+// them as BPF programs (bench/kernelcc); newreno maps to reno.
+func TestKernelCCRefusal(t *testing.T) {
+	avail, err := Available()
+	if err != nil {
+		t.Skipf("no %s here: %v", availablePath, err)
+	}
+	if k, err := KernelCC("newreno"); err != nil || k != "reno" {
+		t.Errorf("KernelCC(newreno) = %q, %v; want reno", k, err)
+	}
+	for _, c := range []struct {
+		name string
+		hint bool
+	}{{"hybla", true}, {"westwood", true}, {"nosuchcc", false}} {
+		if slices.Contains(avail, c.name) {
+			continue // registered here (a module, or bench/kernelcc's program)
+		}
+		_, err := KernelCC(c.name)
+		if err == nil {
+			t.Fatalf("KernelCC(%s) accepted a controller the kernel does not list", c.name)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "this kernel offers: "+strings.Join(avail, ", ")) {
+			t.Errorf("KernelCC(%s): %q does not list the kernel's controllers", c.name, msg)
+		}
+		if got := strings.Contains(msg, "bench/kernelcc/load.sh"); got != c.hint {
+			t.Errorf("KernelCC(%s): %q mentions bench/kernelcc: %v, want %v", c.name, msg, got, c.hint)
+		}
 	}
 }

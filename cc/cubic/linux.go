@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
@@ -77,14 +78,9 @@ func (l *linuxCubic) setC(c float64) {
 	l.cubeFactor = (1 << 40) / l.cubeRTTScale
 }
 
-func (l *linuxCubic) jiffies(now clock.Time) int64 {
-	return int64(now) * l.hz / int64(time.Second)
-}
+func (l *linuxCubic) jiffies(now clock.Time) int64 { return cc.HZ(l.hz).Jiffies(now) }
 
-// usecsToJiffies rounds up, as the kernel's usecs_to_jiffies does.
-func (l *linuxCubic) usecsToJiffies(d time.Duration) int64 {
-	return (int64(d)*l.hz + int64(time.Second) - 1) / int64(time.Second)
-}
+func (l *linuxCubic) usecsToJiffies(d time.Duration) int64 { return cc.HZ(l.hz).FromDuration(d) }
 
 // segments converts acknowledged bytes to whole segments, carrying the
 // remainder, since Linux counts packets.
@@ -175,20 +171,9 @@ func (l *linuxCubic) update(now clock.Time, cwnd, acked uint32, delayMin time.Du
 	l.cnt = max(l.cnt, 2)
 }
 
-// congAvoidAI is tcp_cong_avoid_ai: one segment per w acknowledged, with
-// credit earned at a larger w applied first. It returns the new cwnd.
+// congAvoidAI is tcp_cong_avoid_ai on the epoch's snd_cwnd_cnt.
 func (l *linuxCubic) congAvoidAI(cwnd, w, acked uint32) uint32 {
-	if l.cwndCnt >= w {
-		l.cwndCnt = 0
-		cwnd++
-	}
-	l.cwndCnt += acked
-	if l.cwndCnt >= w {
-		delta := l.cwndCnt / w
-		l.cwndCnt -= delta * w
-		cwnd += delta
-	}
-	return cwnd
+	return cc.CongAvoidAI(cwnd, w, acked, &l.cwndCnt)
 }
 
 // cubicRoot is the integer cube root, rounded down. (Linux's cubic_root

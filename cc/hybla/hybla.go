@@ -75,13 +75,12 @@ type Hybla struct {
 
 // New returns a Hybla controller; params holds "rtt0" and "iw".
 func New(mss units.Bytes, params map[string]float64) *Hybla {
-	h := &Hybla{
+	return &Hybla{
 		reno:    newreno.New(mss, map[string]float64{"iw": params["iw"], "beta": 0.5, "linux": 1}),
 		mss:     mss,
 		rtt0:    time.Duration(params["rtt0"] * float64(time.Second)),
 		minSRTT: noSRTT,
 	}
-	return h
 }
 
 // noSRTT is the smallest SRTT before any: the first ACK's sets rho when
@@ -179,16 +178,7 @@ func (h *Hybla) renoCongAvoid(cwnd, ssthresh, acked int64) {
 			return
 		}
 	}
-	if h.cnt >= cwnd {
-		h.cnt = 0
-		cwnd++
-	}
-	h.cnt += acked
-	if h.cnt >= cwnd {
-		delta := h.cnt / cwnd
-		h.cnt -= delta * cwnd
-		cwnd += delta
-	}
+	cwnd = cc.CongAvoidAI(cwnd, cwnd, acked, &h.cnt)
 	h.reno.SetCwnd(units.Bytes(min(cwnd, clamp)) * h.mss)
 }
 

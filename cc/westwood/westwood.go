@@ -79,14 +79,9 @@ func New(mss units.Bytes, params map[string]float64) *Westwood {
 	return w
 }
 
-func (w *Westwood) jiffies(now clock.Time) int64 {
-	return int64(now) * w.hz / int64(time.Second)
-}
+func (w *Westwood) jiffies(now clock.Time) int64 { return cc.HZ(w.hz).Jiffies(now) }
 
-// usecsToJiffies rounds up, as the kernel's usecs_to_jiffies does.
-func (w *Westwood) usecsToJiffies(d time.Duration) int64 {
-	return (int64(d)*w.hz + int64(time.Second) - 1) / int64(time.Second)
-}
+func (w *Westwood) usecsToJiffies(d time.Duration) int64 { return cc.HZ(w.hz).FromDuration(d) }
 
 // OnEstablished implements cc.Establisher: Linux's tcp_westwood_init
 // starts the first window when the connection is established.

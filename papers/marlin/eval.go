@@ -439,8 +439,8 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		// the seed as they do without a drawn timeline.
 		cfg.Timeline.apply(base, rand.New(rand.NewPCG(j.seed, timelineStream)))
 	}
-	switch j.scheme {
-	case CUBIC, NewReno, BBR, Hybla, Westwood, Mockets:
+	switch {
+	case IsBaseline(j.scheme):
 		s, err := BaselineScenario(base, j.scheme, cfg.Bytes, j.seed, cfg.MaxTime)
 		if err != nil {
 			return o, err
@@ -451,7 +451,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		}
 		fillFromResult(&o, r, cfg.MaxTime)
 		return o, nil
-	case Marlin, Random:
+	case j.scheme == Marlin || j.scheme == Random:
 		ec, err := policyEnvConfig(pol)
 		if err != nil {
 			return o, err
@@ -493,7 +493,7 @@ func runOne(cfg EvalConfig, j job, pol *policy.Policy) (Outcome, error) {
 		r := experiment.Summarize(core.Network(), 0)
 		fillFromResult(&o, r, cfg.MaxTime)
 		return o, nil
-	case Ideal:
+	case j.scheme == Ideal:
 		return ideal(cfg, base, j)
 	}
 	return o, fmt.Errorf("marlin: unknown scheme %q", j.scheme)

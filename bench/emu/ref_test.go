@@ -84,8 +84,14 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// mm-link's order at an opportunity's instant (2026-12-06, later;
 		// 17, 16, 14 and 13, 17, 15 before) brings cellular's CUBIC and
 		// NewReno retransmissions in against the first host and CUBIC's
-		// against the second.
-		{[]string{"profile=linux"}, [3]int{17, 16, 16}, [3]int{13, 17, 16}, [3]int{11, 18, 16}},
+		// against the second. Short segments at the window's edge
+		// (2026-12-06, night; 17, 16, 16 and 13, 17, 16 before) bring cellular's
+		// BBR retransmissions in against the first host (4,028 against
+		// 3,494-3,783; 4,747 before) and take those of lossy's CUBIC flow
+		// racing BBR out against the second (1,054 against 757-801; 988
+		// before), a race whose seeds move either way (over ten seeds
+		// 1,051 against 1,050 before).
+		{[]string{"profile=linux"}, [3]int{17, 16, 17}, [3]int{13, 17, 15}, [3]int{11, 18, 16}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

@@ -41,7 +41,7 @@ func FuzzSenderAcks(f *testing.F) {
 	// retransmission but one: RACK's timer finds the one between lost and
 	// the loss state turns into recovery.
 	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
-	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, false) })
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, false, false) })
 }
 
 // FuzzSenderAcksECN is FuzzSenderAcks on an ECN-capable connection whose
@@ -53,14 +53,33 @@ func FuzzSenderAcksECN(f *testing.F) {
 	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
 	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
-	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, true) })
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, true, false) })
 }
 
-// fuzzSenderAcks is the fuzz targets' body, on an ECN connection if ecn.
-func fuzzSenderAcks(t *testing.T, b []byte, ecn bool) {
+// FuzzSenderAcksWindow is FuzzSenderAcks with Config.LinuxReceiveWindow
+// and ACKs that advertise windows in 700-byte steps, so the sender sends
+// short segments at the window's edge (runt.go) among whole ones of 1,000
+// bytes and SACK blocks fall across both. Besides FuzzSenderAcks' checks,
+// the scoreboard's segments tile [SND.UNA, SND.NXT) exactly and each
+// one's bytes map back to it.
+func FuzzSenderAcksWindow(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 9, 1, 3, 3, 0, 4, 1, 4, 0, 2, 8, 2, 0, 0, 2, 1})
+	// A SYN-ACK with no window, then windows of 3,500 and 6,300 bytes:
+	// three whole segments and a short one, a SACK across them, time.
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 0, 0, 2, 9, 1, 2, 0, 1, 0, 3, 50, 1, 0, 4, 20, 2, 1, 0, 0, 3, 1, 4, 2, 0})
+	f.Add([]byte{128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 250, 3, 0, 2, 0, 0, 3, 5, 0, 0, 1, 1, 1, 0, 0, 0, 3, 5, 0, 2, 3, 50, 1})
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzSenderAcks(t, b, false, true) })
+}
+
+// fuzzSenderAcks is the fuzz targets' body, on an ECN connection if ecn,
+// with the peer's window if window.
+func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 	c := fuzzbytes.New(b)
 	const mss = 1000
-	cfg := Config{MSS: mss}
+	cfg := Config{MSS: mss, LinuxReceiveWindow: window}
+	win := units.Bytes(0) // the window the next ACK advertises, with window
 	if ecn {
 		cfg.ECN = ECNRFC3168
 	}
@@ -91,6 +110,9 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn bool) {
 	ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
 		p := pool.Get()
 		p.Kind, p.AckNo, p.EchoAt = kind, ackNo, echo
+		if window {
+			p.SetWindow(win)
+		}
 		if ecn && (ackNo/mss)&1 != 0 {
 			p.ECN = packet.ECE
 		}
@@ -110,6 +132,9 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn bool) {
 		switch c.Byte() % 5 {
 		case 0: // an ACK near the window, with blocks near it
 			a := st.SndUna + int64(c.Byte()%16)*mss - mss
+			if window {
+				win = units.Bytes(c.Byte()%64) * 700
+			}
 			var bl []packet.Block
 			for range c.Byte() % 4 {
 				s0 := st.SndUna + int64(c.Byte()%32)*mss + int64(c.Byte()%3)*mss/2
@@ -140,5 +165,31 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn bool) {
 		if w := snd.CC().CongestionWindow(); w <= 0 {
 			t.Fatalf("window %d", w)
 		}
+		if window {
+			checkTiling(t, snd)
+		}
+	}
+}
+
+// checkTiling checks that the scoreboard's segments, short ones among
+// them, tile [SND.UNA, SND.NXT) and that segAt maps each one's first and
+// last bytes back to it.
+func checkTiling(t *testing.T, snd *Sender) {
+	t.Helper()
+	at := snd.una
+	var out units.Bytes
+	for k := snd.unaSeg; k < snd.nxtSeg(); k++ {
+		g := snd.seg(k)
+		if st := snd.segStart(k); st != at || g.len <= 0 || g.len > snd.cfg.MSS {
+			t.Fatalf("segment %d starts at %d with %d bytes, want a start at %d and 1-%d bytes", k, st, g.len, at, snd.cfg.MSS)
+		}
+		if a, b := snd.segAt(at), snd.segAt(at+int64(g.len)-1); a != k || b != k {
+			t.Fatalf("segment %d [%d, %d): its bytes map to %d and %d", k, at, at+int64(g.len), a, b)
+		}
+		at += int64(g.len)
+		out += g.len
+	}
+	if at != snd.nxt || out != snd.outBytes {
+		t.Fatalf("segments end at %d with %d bytes, SND.NXT %d, %d outstanding", at, out, snd.nxt, snd.outBytes)
 	}
 }

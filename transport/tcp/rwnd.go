@@ -34,16 +34,6 @@ func (s *Sender) updateWindow(kind packet.Kind, ackNo, w int64) {
 	}
 }
 
-// beyondWindow reports whether the next new segment would end past the
-// window's right edge (tcp_snd_wnd_test).
-func (s *Sender) beyondWindow() bool {
-	if !s.hasSndWnd {
-		return false
-	}
-	n := min(int64(s.cfg.MSS), s.total-s.nxt)
-	return s.nxt+n > s.una+s.sndWnd
-}
-
 // rwndStop records that sending stopped at the window's edge. The window,
 // not the congestion window, limited sending, so the controller's growth
 // rules see the window as used only where Linux's tcp_is_cwnd_limited

@@ -38,7 +38,23 @@ func (s *Sender) seg(k int64) *segment {
 
 func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
 
-func (s *Sender) segStart(k int64) int64 { return k * int64(s.cfg.MSS) }
+// segStart is the first byte of segment k: k MSSs, less the shortfall of
+// the short segments before it (runt.go).
+func (s *Sender) segStart(k int64) int64 {
+	st := k * int64(s.cfg.MSS)
+	if s.cfg.LinuxReceiveWindow && s.runts != nil {
+		st -= s.runts.before(k)
+	}
+	return st
+}
+
+// segAt is the segment that holds byte b, at or above SND.UNA.
+func (s *Sender) segAt(b int64) int64 {
+	if s.cfg.LinuxReceiveWindow && s.runts != nil {
+		return s.runts.segAt(b, int64(s.cfg.MSS))
+	}
+	return b / int64(s.cfg.MSS)
+}
 
 // minRing is the scoreboard's smallest length: an initial window of ten
 // segments fits.
@@ -60,15 +76,21 @@ func (s *Sender) newLen() units.Bytes {
 	return units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
 }
 
-// addSegment appends the next new segment to the scoreboard.
-func (s *Sender) addSegment() *segment {
+// addSegment appends the next new segment, of n bytes, to the scoreboard.
+func (s *Sender) addSegment(n units.Bytes) *segment {
 	if int(s.n) == len(s.ring) {
 		s.resize(2 * len(s.ring))
 	}
 	s.n++
 	s.ringPeak = max(s.ringPeak, s.n)
-	g := s.seg(s.nxtSeg() - 1)
-	n := s.newLen()
+	k := s.nxtSeg() - 1
+	g := s.seg(k)
+	if n < s.cfg.MSS && s.nxt+int64(n) < s.total {
+		if s.runts == nil {
+			s.runts = new(runtState)
+		}
+		s.runts.add(k, s.cfg.MSS-n)
+	}
 	*g = segment{len: n}
 	s.nxt += int64(n)
 	s.outBytes += n
@@ -116,6 +138,9 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			s.ringWrapped()
 		}
 	}
+	if s.runts != nil && s.cfg.LinuxReceiveWindow {
+		s.runts.acked(s.unaSeg)
+	}
 	s.una = s.segStart(s.unaSeg)
 	if s.n == 0 {
 		s.una = s.nxt // the last segment may be short
@@ -161,8 +186,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 			end = pb.Start
 		}
 	}
-	mss := int64(s.cfg.MSS)
-	for k := start / mss; k < s.nxtSeg() && s.segStart(k) < end; k++ {
+	for k := s.segAt(start); k < s.nxtSeg() && s.segStart(k) < end; k++ {
 		if k < s.unaSeg {
 			continue
 		}

@@ -163,6 +163,9 @@ type Sender struct {
 	pq *packetQueues
 	// rare counts events most flows never see, from the first.
 	rare *rareCounts
+	// runts lists the short segments sent at the peer's window edge
+	// (runt.go), allocated with the first.
+	runts *runtState
 }
 
 // rareCounts are a sender's counters of events most flows never see,
@@ -410,6 +413,7 @@ func (s *Sender) trySend(now clock.Time) {
 	}
 	mss := s.cfg.MSS
 	burst := 0 // Config.LinuxPacing: segments left of the current send
+	sentNew := false
 	for {
 		cwnd := max(s.cc.CongestionWindow(), mss)
 		pipe := s.InFlight()
@@ -436,9 +440,19 @@ func (s *Sender) trySend(now clock.Time) {
 			s.rate.SetAppLimited(pipe)
 			break
 		}
-		if s.cfg.LinuxReceiveWindow && !retx && s.beyondWindow() {
-			s.rwndStop(now, cwnd, pipe)
-			return
+		var n units.Bytes // a new segment's length
+		if !retx {
+			n = s.newLen()
+			if s.cfg.LinuxReceiveWindow {
+				runt, ok := s.windowEdge(sentNew)
+				if !ok {
+					s.rwndStop(now, cwnd, pipe)
+					return
+				}
+				if runt > 0 {
+					n = runt
+				}
+			}
 		}
 		if rate := s.cc.PacingRate(); rate > 0 {
 			if s.cfg.LinuxPacing {
@@ -450,7 +464,8 @@ func (s *Sender) trySend(now clock.Time) {
 				break
 			}
 		}
-		s.send(now, k, retx)
+		s.send(now, k, retx, n)
+		sentNew = sentNew || !retx
 	}
 	// Sending stopped for a reason other than the peer's window.
 	s.rwndEnd(now)
@@ -472,7 +487,8 @@ func (s *Sender) onPacer(now clock.Time) {
 	s.pacerLate = false
 }
 
-func (s *Sender) send(now clock.Time, k int64, retx bool) {
+// send sends segment k: a retransmission, or new data of n bytes.
+func (s *Sender) send(now clock.Time, k int64, retx bool, n units.Bytes) {
 	stamp := s.rate.OnSend(now, s.InFlight())
 	var g *segment
 	if retx {
@@ -482,7 +498,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool) {
 		s.stats.Retransmissions++
 		s.rack.push(k, now, s.nxtSeg())
 	} else {
-		g = s.addSegment()
+		g = s.addSegment(n)
 	}
 	g.sentAt = now
 	s.prrSent()

@@ -42,16 +42,16 @@ func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
 // the short segments before it (runt.go).
 func (s *Sender) segStart(k int64) int64 {
 	st := k * int64(s.cfg.MSS)
-	if s.cfg.LinuxReceiveWindow && s.runts != nil {
-		st -= s.runts.before(k)
+	if s.cfg.LinuxReceiveWindow && s.rare != nil {
+		st -= s.rare.runts.before(k)
 	}
 	return st
 }
 
 // segAt is the segment that holds byte b, at or above SND.UNA.
 func (s *Sender) segAt(b int64) int64 {
-	if s.cfg.LinuxReceiveWindow && s.runts != nil {
-		return s.runts.segAt(b, int64(s.cfg.MSS))
+	if s.cfg.LinuxReceiveWindow && s.rare != nil {
+		return s.rare.runts.segAt(b, int64(s.cfg.MSS))
 	}
 	return b / int64(s.cfg.MSS)
 }
@@ -86,10 +86,7 @@ func (s *Sender) addSegment(n units.Bytes) *segment {
 	k := s.nxtSeg() - 1
 	g := s.seg(k)
 	if n < s.cfg.MSS && s.nxt+int64(n) < s.total {
-		if s.runts == nil {
-			s.runts = new(runtState)
-		}
-		s.runts.add(k, s.cfg.MSS-n)
+		s.counts().runts.add(k, s.cfg.MSS-n)
 	}
 	*g = segment{len: n}
 	s.nxt += int64(n)
@@ -138,8 +135,8 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 			s.ringWrapped()
 		}
 	}
-	if s.runts != nil && s.cfg.LinuxReceiveWindow {
-		s.runts.acked(s.unaSeg)
+	if s.cfg.LinuxReceiveWindow && s.rare != nil {
+		s.rare.runts.acked(s.unaSeg)
 	}
 	s.una = s.segStart(s.unaSeg)
 	if s.n == 0 {

@@ -163,9 +163,6 @@ type Sender struct {
 	pq *packetQueues
 	// rare counts events most flows never see, from the first.
 	rare *rareCounts
-	// runts lists the short segments sent at the peer's window edge
-	// (runt.go), allocated with the first.
-	runts *runtState
 }
 
 // rareCounts are a sender's counters of events most flows never see,
@@ -178,6 +175,10 @@ type rareCounts struct {
 	ecnReductions uint32
 	// eceDelivered counts ECEDelivered.
 	eceDelivered int64
+	// runts lists the short segments sent at the peer's window edge
+	// (runt.go): here, allocated with the first, so that the Sender keeps
+	// its size (and the flow's block its cache lines).
+	runts runtState
 }
 
 // counts returns the sender's rare counters, allocating them on first use.

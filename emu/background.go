@@ -169,7 +169,7 @@ func (sp *spawner) fire(now clock.Time) {
 		}
 		next = sp.win.First(now.Add(time.Duration(sp.rng.ExpFloat64() * float64(sp.gap))))
 	}
-	snd := endpoint.StartTCP(e.pair.Snd, netip.AddrPortFrom(netns.RcvAddr, sp.path.Port), endpoint.TCPConfig{CC: sp.cc, Bytes: bytes}, e.f)
+	snd := endpoint.StartTCP(e.pair.Snd, netip.AddrPortFrom(netns.RcvAddr, sp.path.Port), endpoint.TCPConfig{CC: sp.cc, Bytes: bytes, Nagle: e.s.FlowNagle(nil)}, e.f)
 	sp.mu.Lock()
 	sp.senders = append(sp.senders, snd)
 	sp.mu.Unlock()

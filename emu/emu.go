@@ -430,7 +430,7 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		if len(e.flows) >= maxPerKind {
 			return fmt.Errorf("the emulator runs at most %d measured flows", maxPerKind)
 		}
-		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf, LinkRate: e.s.Bottleneck.Rate.V, ECN: e.s.FlowECN(sf)}
+		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf, LinkRate: e.s.Bottleneck.Rate.V, ECN: e.s.FlowECN(sf), Nagle: e.s.FlowNagle(sf)}
 		var ep Endpoints
 		if sf.Stack != "" && sf.Stack != "kernel" {
 			mk, err := lookupStack(sf.Stack)

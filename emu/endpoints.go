@@ -51,6 +51,9 @@ type FlowSpec struct {
 	// ECN is the flow's transport.ecn (its own, else the scenario's):
 	// for stacks other than kernel, whose ECN the emulator does not set.
 	ECN bool
+	// Nagle is the flow's transport.nagle: a kernel sender leaves Nagle's
+	// algorithm on (clears TCP_NODELAY).
+	Nagle bool
 }
 
 // FlowStats is what endpoints report when stopped.
@@ -129,7 +132,7 @@ func (k *kernelTCP) Listen(env Env) error {
 	}
 	s.OnDone = env.Done
 	k.sink = s
-	cfg := endpoint.TCPConfig{CC: k.spec.CC, Bytes: k.spec.Bytes, Sample: env.Sample}
+	cfg := endpoint.TCPConfig{CC: k.spec.CC, Bytes: k.spec.Bytes, Sample: env.Sample, Nagle: k.spec.Nagle}
 	if env.Sample > 0 {
 		k.ch = make(chan endpoint.Sample, 1<<16)
 		cfg.OnSample = func(s endpoint.Sample) {

@@ -253,6 +253,10 @@ type TCPConfig struct {
 	// OnSample, if set, receives every reading, from the sampling
 	// goroutine.
 	OnSample func(Sample)
+	// Nagle leaves Nagle's algorithm on: the connection clears the
+	// TCP_NODELAY that Go's net package sets on every TCP socket
+	// (scenario transport.nagle).
+	Nagle bool
 }
 
 // TCPSender is a kernel TCP connection from the sender namespace.
@@ -418,6 +422,13 @@ func (s *TCPSender) send(tc *net.TCPConn) {
 	// A stop aborts the connection (RST) instead of finishing it, as a
 	// simulated sender that stops simply goes quiet.
 	_ = tc.SetLinger(0)
+	if s.cfg.Nagle {
+		if err := tc.SetNoDelay(false); err != nil {
+			tc.Close()
+			s.fail(fmt.Errorf("clear TCP_NODELAY: %w", err))
+			return
+		}
+	}
 	if s.cfg.Sample > 0 {
 		s.wg.Add(1)
 		go s.sampler()

@@ -1,12 +1,16 @@
 package endpoint
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/emu/netns"
 )
 
 // TestBBRModelOf: the kernel reports the bandwidth in bytes per second
@@ -48,6 +52,55 @@ func TestKernelCCRefusal(t *testing.T) {
 		}
 		if got := strings.Contains(msg, "bench/kernelcc/load.sh"); got != c.hint {
 			t.Errorf("KernelCC(%s): %q mentions bench/kernelcc: %v, want %v", c.name, msg, got, c.hint)
+		}
+	}
+}
+
+// TestNagleClearsNoDelay: a kernel sender keeps the TCP_NODELAY that Go's
+// net package sets on every TCP socket unless TCPConfig.Nagle asks for
+// Nagle's algorithm (scenario transport.nagle), when it clears it before
+// its first write. Over loopback in a namespace of its own.
+func TestNagleClearsNoDelay(t *testing.T) {
+	if err := netns.Check(); err != nil {
+		t.Skipf("emulator unavailable: %v", err)
+	}
+	ns, err := netns.Create(netns.Name("nagle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Delete()
+	clk := clock.NewReal()
+	lo := netip.MustParseAddr("127.0.0.1")
+	for i, nagle := range []bool{false, true} {
+		port := uint16(5001 + i)
+		sink, err := ListenTCP(ns, lo, port, 0, clk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snd := StartTCP(ns, netip.AddrPortFrom(lo, port), TCPConfig{CC: "cubic", Nagle: nagle}, clk)
+		want := 1
+		if nagle {
+			want = 0
+		}
+		got := -1
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			snd.mu.Lock()
+			raw := snd.raw
+			snd.mu.Unlock()
+			if raw == nil {
+				continue
+			}
+			_ = raw.Control(func(fd uintptr) { got, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NODELAY) })
+			if got == want {
+				break
+			}
+		}
+		if _, err := snd.Stop(); err != nil {
+			t.Errorf("nagle %v: %v", nagle, err)
+		}
+		sink.Close()
+		if got != want {
+			t.Errorf("nagle %v: TCP_NODELAY is %d, want %d", nagle, got, want)
 		}
 	}
 }

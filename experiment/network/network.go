@@ -524,6 +524,11 @@ func sackCompression(def scenario.Transport, over *scenario.Transport) bool {
 	return flowSetting(def, over, func(t *scenario.Transport) *bool { return t.SACKCompression })
 }
 
+// nagle is a flow's transport.nagle (flowSetting).
+func nagle(def scenario.Transport, over *scenario.Transport) bool {
+	return flowSetting(def, over, func(t *scenario.Transport) *bool { return t.Nagle })
+}
+
 // kernelHZ is a flow's transport.kernel_hz (flowSetting; 0: exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
 	return flowSetting(def, over, func(t *scenario.Transport) *int { return t.KernelHZ })
@@ -646,7 +651,10 @@ type FlowSpec struct {
 	// SACKCompression makes the flow's receiver compress SACKs as Linux
 	// does (transport.sack_compression, tcp.Receiver.UseSACKCompression).
 	SACKCompression bool
-	Coding          *scenario.Coding
+	// Nagle leaves Nagle's algorithm on in the flow's sender
+	// (transport.nagle, tcp.Sender.UseNagle).
+	Nagle  bool
+	Coding *scenario.Coding
 }
 
 func (n *Network) addFlows(sf *scenario.Flow) error {
@@ -678,6 +686,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss, LossHops: sf.LossHops,
 			Transport: tc, KernelHZ: kernelHZ(n.scn.Transport, sf.Transport), Coding: sf.Coding,
 			SACKCompression: sackCompression(n.scn.Transport, sf.Transport),
+			Nagle:           nagle(n.scn.Transport, sf.Transport),
 		})
 		if err != nil {
 			return err
@@ -751,6 +760,9 @@ func (n *Network) NewFlow(spec FlowSpec) (*Flow, error) {
 	tcp.InitSender(f.Sender, tc, f.Index, &blockTimers{n.Sched, blk.sndT[:]}, n.Pool, out, alg)
 	f.Sender.UseKernelTimers(spec.KernelHZ, n.wheelPhase, n.Sched)
 	f.Receiver.UseKernelTimers(spec.KernelHZ, n.wheelPhase, n.Sched)
+	if spec.Nagle {
+		f.Sender.UseNagle()
+	}
 	if spec.SACKCompression {
 		f.Receiver.UseSACKCompression(n.Sched)
 	}

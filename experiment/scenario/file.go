@@ -326,6 +326,7 @@ func cloneTransport(t Transport) Transport {
 	t.ECN = clonePtr(t.ECN, same[bool])
 	t.KernelHZ = clonePtr(t.KernelHZ, same[int])
 	t.SACKCompression = clonePtr(t.SACKCompression, same[bool])
+	t.Nagle = clonePtr(t.Nagle, same[bool])
 	return t
 }
 

@@ -319,3 +319,12 @@ func (s *Scenario) FlowECN(f *Flow) bool {
 	}
 	return s.Transport.ECN != nil && *s.Transport.ECN
 }
+
+// FlowNagle is transport.nagle for flow f (nil: the scenario's background
+// flows): its own, else the scenario's, else false.
+func (s *Scenario) FlowNagle(f *Flow) bool {
+	if f != nil && f.Transport != nil && f.Transport.Nagle != nil {
+		return *f.Transport.Nagle
+	}
+	return s.Transport.Nagle != nil && *s.Transport.Nagle
+}

@@ -325,6 +325,15 @@ type Transport struct {
 	// grows it is acknowledged at once (tcp.Config.LinuxReceiveWindow)
 	// ["none": no receive-window model].
 	ReceiveWindow string `yaml:"receive_window"`
+	// Nagle true models a sending application that leaves Nagle's
+	// algorithm on (no TCP_NODELAY): with receive_window linux, a send
+	// that reaches the peer's window edge keeps its partial segment back
+	// while another short segment is unacknowledged (Linux's
+	// tcp_nagle_check with Minshall's rule; tcp.Config.Nagle); the
+	// emulator's kernel senders then clear TCP_NODELAY [false: the partial
+	// segment goes, as with TCP_NODELAY, which Go sets on every TCP socket
+	// and so on the emulator's kernel senders].
+	Nagle *bool `yaml:"nagle"`
 	// PacketTimers gives every unacknowledged packet its own retransmission
 	// timeout and turns off SACK-based loss detection, as Mockets does;
 	// flows with protocol mockets default to true, tcp flows to false.

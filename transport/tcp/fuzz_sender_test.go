@@ -61,7 +61,7 @@ func FuzzSenderAcksECN(f *testing.F) {
 // short segments at the window's edge (runt.go) among whole ones of 1,000
 // bytes and SACK blocks fall across both. Besides FuzzSenderAcks' checks,
 // the scoreboard's segments tile [SND.UNA, SND.NXT) exactly and each
-// one's bytes map back to it.
+// one's bytes map back to it, with Nagle on or off.
 func FuzzSenderAcksWindow(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5})
@@ -106,6 +106,9 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 		alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}
 	}
 	snd := NewSender(cfg, 0, s, pool, sink{pool}, alg)
+	if window && sel&64 != 0 {
+		snd.UseNagle() // with the peer's window, bit 6 leaves Nagle on (runt.go)
+	}
 	snd.Start(0)
 	ack := func(kind packet.Kind, ackNo int64, echo clock.Time, blocks ...packet.Block) {
 		p := pool.Get()

@@ -9,7 +9,8 @@ import "github.com/cclab/cclab/core/units"
 // (TCP_NODELAY, which Go's net package sets on every TCP socket and so on
 // the emulator's kernel senders), the split keeps the partial segment at
 // the edge rather than wait for a window that fits a whole one
-// (tcp_nagle_check). The window moves in multiples of its scale (1,024
+// (tcp_nagle_check; with Nagle on, Sender.UseNagle, only while no other short
+// segment is unacknowledged). The window moves in multiples of its scale (1,024
 // bytes), not of the MSS, so a sender that only the receiver's window
 // holds sends a short segment at the end of nearly every ACK's burst: on
 // satcom-uhf the kernel's Hybla sent 206 of its 774 data segments short
@@ -107,11 +108,19 @@ func (r *runtState) acked(una int64) {
 	}
 }
 
+// outstanding reports whether a short segment is unacknowledged: the
+// list holds one once acked has dropped those below SND.UNA (Linux's
+// tcp_minshall_check: snd_sml, the end of the last short segment sent,
+// above snd_una; the transfer's last segment, which Linux sends with the
+// FIN whatever Nagle says, is never listed).
+func (r *runtState) outstanding() bool { return len(r.marks) > r.head }
+
 // windowEdge decides the next new segment at the peer's window: ok and n
 // = 0 for a whole segment (or the rest of a finite transfer) when it fits;
 // ok and n > 0 for a short segment of n bytes, the room left, when a send
-// of new data in this same pass (sentNew) has reached the edge; not ok
-// when the window stops the sender here.
+// of new data in this same pass (sentNew) has reached the edge and Nagle
+// does not hold it back (UseNagle); not ok when the window stops the
+// sender here.
 func (s *Sender) windowEdge(sentNew bool) (n units.Bytes, ok bool) {
 	if !s.hasSndWnd {
 		return 0, true
@@ -120,8 +129,17 @@ func (s *Sender) windowEdge(sentNew bool) (n units.Bytes, ok bool) {
 	if room >= min(int64(s.cfg.MSS), s.total-s.nxt) {
 		return 0, true
 	}
-	if sentNew && room > 0 {
-		return units.Bytes(room), true
+	if !sentNew || room <= 0 || (s.nagle && s.rare != nil && s.rare.runts.outstanding()) {
+		return 0, false
 	}
-	return 0, false
+	return units.Bytes(room), true
 }
+
+// UseNagle leaves Nagle's algorithm on in the sending application (no
+// TCP_NODELAY) for Config.LinuxReceiveWindow's short segments: a send that
+// reaches the peer's window edge keeps its partial segment back while
+// another short segment is unacknowledged (Linux's tcp_nagle_check with
+// Minshall's rule, tcp_minshall_check). Without it the partial segment
+// goes, as with TCP_NODELAY, which Go sets on every TCP socket and so on
+// the emulator's kernel senders. Call it before Start.
+func (s *Sender) UseNagle() { s.nagle = true }

@@ -59,13 +59,19 @@ func TestRuntStateAgainstList(t *testing.T) {
 // last learnt, and only after a whole segment in the same instant; new
 // data is contiguous, retransmissions resend an original segment's exact
 // bytes, and the transfer is delivered whole through losses that fall on
-// short and whole segments alike. Without the option every segment but
-// the last is whole.
+// short and whole segments alike. With Nagle on (UseNagle) a short
+// segment goes only when no other is unacknowledged, so there are fewer.
+// Without the option every segment but the last is whole.
 func TestShortSegmentsAtWindowEdge(t *testing.T) {
 	const mss, delay = 1448, 100 * time.Millisecond
-	for _, on := range []bool{false, true} {
+	shorts := map[bool]int{} // by Nagle
+	for _, c := range []struct{ on, nagle bool }{{false, false}, {true, false}, {true, true}} {
+		on := c.on
 		cfg := Config{Bytes: 3000 * mss, LinuxReceiveWindow: on}
 		h := newHarness(t, cfg, fixedWindow(2000*mss), 20*units.Mbps, delay)
+		if c.nagle {
+			h.snd.UseNagle()
+		}
 		type edgeAt struct {
 			at    clock.Time
 			right int64
@@ -86,6 +92,7 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 		var next int64
 		var lastNew clock.Time = -1
 		short, shortLost, bad := 0, 0, 0
+		lastShortEnd := int64(0)
 		h.fwd.drop = func(p *packet.Packet) bool {
 			if p.Kind != packet.Data {
 				return false
@@ -118,6 +125,13 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 						t.Errorf("short segment [%d, %d) at %v: the edge is %d, the last new segment went at %v", sp.seq, sp.end, h.s.Now(), limit, lastNew)
 					}
 				}
+				if c.nagle && lastShortEnd > h.snd.una {
+					bad++
+					if bad <= 3 {
+						t.Errorf("Nagle: short segment [%d, %d) sent while the one ending at %d is unacknowledged (SND.UNA %d)", sp.seq, sp.end, lastShortEnd, h.snd.una)
+					}
+				}
+				lastShortEnd = sp.end
 			}
 			lastNew = h.s.Now()
 			// Lose every 61st segment's first transmission, short or not.
@@ -134,15 +148,26 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 			t.Fatalf("on=%v: delivered %d of %d", on, h.rcv.DeliveredBytes, cfg.Bytes)
 		}
 		st := h.snd.Stats()
-		t.Logf("on=%v: %d short segments (%d of them lost), %d retransmissions, %d recoveries", on, short, shortLost, st.Retransmissions, st.FastRecoveries)
+		t.Logf("on=%v nagle=%v: %d short segments (%d of them lost), %d retransmissions, %d recoveries", on, c.nagle, short, shortLost, st.Retransmissions, st.FastRecoveries)
 		if !on {
 			if short != 0 {
 				t.Errorf("off: %d short segments, want none", short)
 			}
 			continue
 		}
+		shorts[c.nagle] = short
+		if c.nagle {
+			// One short segment per round trip at most: a handful.
+			if short == 0 || bad != 0 {
+				t.Errorf("on, nagle: %d short segments, %d wrong: want some, none wrong", short, bad)
+			}
+			continue
+		}
 		if short < 100 || shortLost == 0 || st.Retransmissions == 0 || bad != 0 {
 			t.Errorf("on: %d short segments, %d lost, %d retransmissions, %d wrong: want 100 or more, some lost and resent, none wrong", short, shortLost, st.Retransmissions, bad)
 		}
+	}
+	if shorts[true] >= shorts[false] {
+		t.Errorf("%d short segments with Nagle, %d without: want fewer with", shorts[true], shorts[false])
 	}
 }

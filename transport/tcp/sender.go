@@ -107,7 +107,10 @@ type Sender struct {
 	reordSeen bool
 	// cwrPending puts CWR on the next new data segment (Config.ECN,
 	// ecn.go), in reordSeen's padding.
-	cwrPending    bool
+	cwrPending bool
+	// nagle keeps a short segment at the window's edge back while another
+	// is unacknowledged (UseNagle, runt.go), in the same padding.
+	nagle         bool
 	dupAcks       int32 // without SACK: duplicate ACKs in a row
 	prevSACK      [packet.MaxSACK]packet.Block
 	recoveryPoint int64

@@ -329,7 +329,7 @@ type Transport struct {
 	// algorithm on (no TCP_NODELAY): with receive_window linux, a send
 	// that reaches the peer's window edge keeps its partial segment back
 	// while another short segment is unacknowledged (Linux's
-	// tcp_nagle_check with Minshall's rule; tcp.Config.Nagle); the
+	// tcp_nagle_check with Minshall's rule; tcp.Sender.UseNagle); the
 	// emulator's kernel senders then clear TCP_NODELAY [false: the partial
 	// segment goes, as with TCP_NODELAY, which Go sets on every TCP socket
 	// and so on the emulator's kernel senders].

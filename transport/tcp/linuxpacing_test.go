@@ -175,7 +175,7 @@ func TestDeferSend(t *testing.T) {
 		s := sim.New()
 		var pool packet.Pool
 		snd := NewSender(Config{NoHandshake: true, LinuxPacing: true}, 0, s, &pool, discard{&pool}, pacedTSO{pacedWindow{12_000_000}, 2})
-		snd.addSegment(snd.newLen()).sentAt = b.sent
+		snd.addSegment(0).sentAt = b.sent
 		snd.rtt.Update(40 * time.Millisecond)
 		snd.nextSend, snd.phase = b.next, b.phase
 		if got := snd.deferSend(b.now, b.cwnd, b.pipe, b.q, b.left); got != c.want {

@@ -27,7 +27,10 @@ import "github.com/cclab/cclab/core/units"
 // LinuxReceiveWindow senders send them, and only those keep the list.
 
 // runtState lists the short segments outstanding, in segment order, and
-// the shortfall of those acknowledged.
+// the shortfall of those acknowledged. Acknowledged ones are dropped
+// lazily (acked, when the list is added to or asked whether one is
+// outstanding), so an ACK costs nothing here: a mark below SND.UNA leaves
+// before and segAt right for the segments at or above it.
 type runtState struct {
 	// base is the total shortfall (MSS less length) of the short
 	// segments below the first listed one.
@@ -108,12 +111,15 @@ func (r *runtState) acked(una int64) {
 	}
 }
 
-// outstanding reports whether a short segment is unacknowledged: the
-// list holds one once acked has dropped those below SND.UNA (Linux's
-// tcp_minshall_check: snd_sml, the end of the last short segment sent,
-// above snd_una; the transfer's last segment, which Linux sends with the
-// FIN whatever Nagle says, is never listed).
-func (r *runtState) outstanding() bool { return len(r.marks) > r.head }
+// outstandingAt reports whether a short segment is unacknowledged with
+// SND.UNA at segment una (Linux's tcp_minshall_check: snd_sml, the end of
+// the last short segment sent, above snd_una; the transfer's last
+// segment, which Linux sends with the FIN whatever Nagle says, is never
+// listed).
+func (r *runtState) outstandingAt(una int64) bool {
+	r.acked(una)
+	return len(r.marks) > r.head
+}
 
 // windowEdge decides the next new segment at the peer's window: ok and n
 // = 0 for a whole segment (or the rest of a finite transfer) when it fits;
@@ -129,7 +135,7 @@ func (s *Sender) windowEdge(sentNew bool) (n units.Bytes, ok bool) {
 	if room >= min(int64(s.cfg.MSS), s.total-s.nxt) {
 		return 0, true
 	}
-	if !sentNew || room <= 0 || (s.nagle && s.rare != nil && s.rare.runts.outstanding()) {
+	if !sentNew || room <= 0 || (s.nagle && s.rare != nil && s.rare.runts.outstandingAt(s.unaSeg)) {
 		return 0, false
 	}
 	return units.Bytes(room), true

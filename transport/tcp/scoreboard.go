@@ -38,22 +38,50 @@ func (s *Sender) seg(k int64) *segment {
 
 func (s *Sender) nxtSeg() int64 { return s.unaSeg + int64(s.n) }
 
+// noteRunt lists the segment being added, of n bytes, if it is short
+// and not the transfer's last (whose shortness shifts no later segment).
+func (s *Sender) noteRunt(n units.Bytes) {
+	if n < s.cfg.MSS && s.nxt+int64(n) < s.total {
+		r := &s.counts().runts
+		r.acked(s.unaSeg)
+		r.add(s.nxtSeg()-1, s.cfg.MSS-n)
+	}
+}
+
 // segStart is the first byte of segment k: k MSSs, less the shortfall of
-// the short segments before it (runt.go).
+// the short segments before it (runt.go). Kept small enough to inline:
+// only LinuxReceiveWindow senders have short segments.
 func (s *Sender) segStart(k int64) int64 {
+	if !s.cfg.LinuxReceiveWindow {
+		return k * int64(s.cfg.MSS)
+	}
+	return s.segStartShort(k)
+}
+
+//go:noinline
+func (s *Sender) segStartShort(k int64) int64 {
 	st := k * int64(s.cfg.MSS)
-	if s.cfg.LinuxReceiveWindow && s.rare != nil {
+	if s.rare != nil {
 		st -= s.rare.runts.before(k)
 	}
 	return st
 }
 
-// segAt is the segment that holds byte b, at or above SND.UNA.
+// segAt is the segment that holds byte b, at or above SND.UNA; inlined
+// like segStart.
 func (s *Sender) segAt(b int64) int64 {
-	if s.cfg.LinuxReceiveWindow && s.rare != nil {
-		return s.rare.runts.segAt(b, int64(s.cfg.MSS))
+	if !s.cfg.LinuxReceiveWindow {
+		return b / int64(s.cfg.MSS)
 	}
-	return b / int64(s.cfg.MSS)
+	return s.segAtShort(b)
+}
+
+//go:noinline
+func (s *Sender) segAtShort(b int64) int64 {
+	if s.rare == nil {
+		return b / int64(s.cfg.MSS)
+	}
+	return s.rare.runts.segAt(b, int64(s.cfg.MSS))
 }
 
 // minRing is the scoreboard's smallest length: an initial window of ten
@@ -76,17 +104,20 @@ func (s *Sender) newLen() units.Bytes {
 	return units.Bytes(min(int64(s.cfg.MSS), s.total-s.nxt))
 }
 
-// addSegment appends the next new segment, of n bytes, to the scoreboard.
-func (s *Sender) addSegment(n units.Bytes) *segment {
+// addSegment appends the next new segment to the scoreboard: a whole
+// one, or the rest of a finite transfer; runt bytes if runt > 0 (a short
+// segment at the peer's window edge, runt.go).
+func (s *Sender) addSegment(runt units.Bytes) *segment {
 	if int(s.n) == len(s.ring) {
 		s.resize(2 * len(s.ring))
 	}
 	s.n++
 	s.ringPeak = max(s.ringPeak, s.n)
-	k := s.nxtSeg() - 1
-	g := s.seg(k)
-	if n < s.cfg.MSS && s.nxt+int64(n) < s.total {
-		s.counts().runts.add(k, s.cfg.MSS-n)
+	g := s.seg(s.nxtSeg() - 1)
+	n := s.newLen()
+	if runt > 0 {
+		n = runt
+		s.noteRunt(n)
 	}
 	*g = segment{len: n}
 	s.nxt += int64(n)
@@ -134,9 +165,6 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		if s.head == 0 {
 			s.ringWrapped()
 		}
-	}
-	if s.cfg.LinuxReceiveWindow && s.rare != nil {
-		s.rare.runts.acked(s.unaSeg)
 	}
 	s.una = s.segStart(s.unaSeg)
 	if s.n == 0 {

@@ -444,18 +444,12 @@ func (s *Sender) trySend(now clock.Time) {
 			s.rate.SetAppLimited(pipe)
 			break
 		}
-		var n units.Bytes // a new segment's length
-		if !retx {
-			n = s.newLen()
-			if s.cfg.LinuxReceiveWindow {
-				runt, ok := s.windowEdge(sentNew)
-				if !ok {
-					s.rwndStop(now, cwnd, pipe)
-					return
-				}
-				if runt > 0 {
-					n = runt
-				}
+		var runt units.Bytes // a short new segment's length, else 0
+		if s.cfg.LinuxReceiveWindow && !retx {
+			var ok bool
+			if runt, ok = s.windowEdge(sentNew); !ok {
+				s.rwndStop(now, cwnd, pipe)
+				return
 			}
 		}
 		if rate := s.cc.PacingRate(); rate > 0 {
@@ -468,7 +462,7 @@ func (s *Sender) trySend(now clock.Time) {
 				break
 			}
 		}
-		s.send(now, k, retx, n)
+		s.send(now, k, retx, runt)
 		sentNew = sentNew || !retx
 	}
 	// Sending stopped for a reason other than the peer's window.
@@ -491,8 +485,9 @@ func (s *Sender) onPacer(now clock.Time) {
 	s.pacerLate = false
 }
 
-// send sends segment k: a retransmission, or new data of n bytes.
-func (s *Sender) send(now clock.Time, k int64, retx bool, n units.Bytes) {
+// send sends segment k: a retransmission, or new data (a whole segment, or
+// the rest of a finite transfer; runt bytes if runt > 0, runt.go).
+func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes) {
 	stamp := s.rate.OnSend(now, s.InFlight())
 	var g *segment
 	if retx {
@@ -502,7 +497,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool, n units.Bytes) {
 		s.stats.Retransmissions++
 		s.rack.push(k, now, s.nxtSeg())
 	} else {
-		g = s.addSegment(n)
+		g = s.addSegment(runt)
 	}
 	g.sentAt = now
 	s.prrSent()

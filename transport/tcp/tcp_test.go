@@ -617,7 +617,7 @@ func TestNextSegmentAgainstModel(t *testing.T) {
 		s := h.snd
 		const n = 300
 		for range n {
-			s.addSegment(s.newLen())
+			s.addSegment(0)
 		}
 		s.lostFront = s.nxtSeg()
 		waiting := func(k int64) bool { g := s.seg(k); return g.lost && !g.retrans && !g.sacked }

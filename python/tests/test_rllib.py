@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -44,12 +45,17 @@ def run_ppo(cclab_binary: str, ray_tmp: str) -> None:
                 _temp_dir=ray_tmp,
             )
             break
-        except RuntimeError as e:
+        except Exception as e:
             # Ray's GCS server now and then exits as it starts ("epoll_wait
             # error: Bad file descriptor" in its log; once in a CI run on
-            # this machine, 2026-12-04, passing on every rerun): start it
-            # once more before failing.
-            if attempt == 1 or "Failed to start GCS" not in str(e):
+            # this machine, 2026-12-04, passing on every rerun), and once
+            # (CI, 2026-12-06) its node never registered within 180 s,
+            # passing at once on a rerun: print its logs' tails, and start
+            # it once more before failing.
+            msg = str(e)
+            retriable = "Failed to start GCS" in msg or "timed out during startup" in msg
+            print_ray_logs(ray_tmp)
+            if attempt == 1 or not retriable:
                 raise
             ray.shutdown()
     try:
@@ -75,3 +81,15 @@ def run_ppo(cclab_binary: str, ray_tmp: str) -> None:
             algo.stop()
     finally:
         ray.shutdown()
+
+
+def print_ray_logs(ray_tmp: str, lines: int = 20) -> None:
+    """Prints the last lines of each of Ray's process logs (pytest shows them
+    with a failure), which the test's temporary directory takes away."""
+    for path in sorted(Path(ray_tmp).glob("session_*/logs/*")):
+        if path.suffix not in (".err", ".out", ".log") or not path.is_file():
+            continue
+        tail = path.read_text(errors="replace").splitlines()[-lines:]
+        if tail:
+            print(f"--- {path.name}")
+            print("\n".join(tail))

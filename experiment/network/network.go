@@ -519,35 +519,19 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 }
 
-// sackCompression is a flow's transport.sack_compression (flowSetting).
+// sackCompression is a flow's transport.sack_compression (scenario.TransportSetting).
 func sackCompression(def scenario.Transport, over *scenario.Transport) bool {
-	return flowSetting(def, over, func(t *scenario.Transport) *bool { return t.SACKCompression })
+	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *bool { return t.SACKCompression })
 }
 
-// nagle is a flow's transport.nagle (flowSetting).
+// nagle is a flow's transport.nagle (scenario.TransportSetting).
 func nagle(def scenario.Transport, over *scenario.Transport) bool {
-	return flowSetting(def, over, func(t *scenario.Transport) *bool { return t.Nagle })
+	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *bool { return t.Nagle })
 }
 
-// kernelHZ is a flow's transport.kernel_hz (flowSetting; 0: exact timers).
+// kernelHZ is a flow's transport.kernel_hz (scenario.TransportSetting; 0: exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
-	return flowSetting(def, over, func(t *scenario.Transport) *int { return t.KernelHZ })
-}
-
-// flowSetting is a setting of the receiving or sending host that a
-// transport section may set, which field picks: the flow's own (over) if
-// it sets one, else the scenario's (def), else T's zero value.
-func flowSetting[T any](def scenario.Transport, over *scenario.Transport, field func(*scenario.Transport) *T) T {
-	if over != nil {
-		if v := field(over); v != nil {
-			return *v
-		}
-	}
-	if v := field(&def); v != nil {
-		return *v
-	}
-	var zero T
-	return zero
+	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *int { return t.KernelHZ })
 }
 
 func transportConfig(def scenario.Transport, over *scenario.Transport) tcp.Config {

@@ -314,17 +314,31 @@ func setLeaf(v reflect.Value, value, path string) error {
 // answers ECN but does not ask for it). A controller that needs ECN turns
 // it on besides (cc.NeedsECN).
 func (s *Scenario) FlowECN(f *Flow) bool {
-	if f.Transport != nil && f.Transport.ECN != nil {
-		return *f.Transport.ECN
-	}
-	return s.Transport.ECN != nil && *s.Transport.ECN
+	return TransportSetting(s.Transport, f.Transport, func(t *Transport) *bool { return t.ECN })
 }
 
 // FlowNagle is transport.nagle for flow f (nil: the scenario's background
 // flows): its own, else the scenario's, else false.
 func (s *Scenario) FlowNagle(f *Flow) bool {
-	if f != nil && f.Transport != nil && f.Transport.Nagle != nil {
-		return *f.Transport.Nagle
+	var over *Transport
+	if f != nil {
+		over = f.Transport
 	}
-	return s.Transport.Nagle != nil && *s.Transport.Nagle
+	return TransportSetting(s.Transport, over, func(t *Transport) *bool { return t.Nagle })
+}
+
+// TransportSetting is a transport setting that a flow may set and the
+// scenario may default, which field picks: the flow's own (over) if it
+// sets one, else the scenario's (def), else T's zero value.
+func TransportSetting[T any](def Transport, over *Transport, field func(*Transport) *T) T {
+	if over != nil {
+		if v := field(over); v != nil {
+			return *v
+		}
+	}
+	if v := field(&def); v != nil {
+		return *v
+	}
+	var zero T
+	return zero
 }

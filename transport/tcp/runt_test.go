@@ -72,21 +72,7 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 		if c.nagle {
 			h.snd.UseNagle()
 		}
-		type edgeAt struct {
-			at    clock.Time
-			right int64
-		}
-		var edges []edgeAt
-		h.rev.drop = func(p *packet.Packet) bool {
-			if w, ok := p.Window(); ok {
-				right := p.AckNo + int64(w)
-				if p.Kind == packet.SynAck {
-					right = int64(w)
-				}
-				edges = append(edges, edgeAt{h.s.Now().Add(delay), right})
-			}
-			return false
-		}
+		edge, _ := windowEdges(h, delay)
 		type span struct{ seq, end int64 }
 		orig := map[span]bool{}
 		var next int64
@@ -113,12 +99,7 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 			isShort := int64(p.Len) < mss && sp.end < int64(cfg.Bytes)
 			if isShort {
 				short++
-				limit := int64(-1)
-				for _, e := range edges {
-					if e.at <= h.s.Now() {
-						limit = max(limit, e.right)
-					}
-				}
+				limit := edge()
 				if sp.end != limit || lastNew != h.s.Now() {
 					bad++
 					if bad <= 3 {

@@ -79,23 +79,7 @@ func TestSenderStaysWithinAdvertisedWindow(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		cfg := Config{Bytes: 6000 * 1448, LinuxReceiveWindow: on}
 		h := newHarness(t, cfg, fixedWindow(600*1448), 20*units.Mbps, delay)
-		type edgeAt struct {
-			at    clock.Time
-			right int64
-		}
-		var edges []edgeAt // in arrival order at the sender
-		windows := 0
-		h.rev.drop = func(p *packet.Packet) bool {
-			if w, ok := p.Window(); ok {
-				windows++
-				right := p.AckNo + int64(w)
-				if p.Kind == packet.SynAck {
-					right = int64(w)
-				}
-				edges = append(edges, edgeAt{h.s.Now().Add(delay), right})
-			}
-			return false
-		}
+		edge, windows := windowEdges(h, delay)
 		sent, beyond := 0, 0
 		h.fwd.drop = func(p *packet.Packet) bool {
 			if p.Kind != packet.Data {
@@ -103,12 +87,7 @@ func TestSenderStaysWithinAdvertisedWindow(t *testing.T) {
 			}
 			if !p.Retransmission {
 				sent++
-				limit := int64(-1)
-				for _, e := range edges {
-					if e.at <= h.s.Now() {
-						limit = max(limit, e.right)
-					}
-				}
+				limit := edge()
 				if on && p.Seq+int64(p.Len) > limit {
 					beyond++
 					if beyond == 1 {
@@ -123,10 +102,10 @@ func TestSenderStaysWithinAdvertisedWindow(t *testing.T) {
 			t.Fatalf("on=%v: delivered %d of %d", on, h.rcv.DeliveredBytes, cfg.Bytes)
 		}
 		lim, _ := h.snd.RwndLimited(h.s.Now())
-		t.Logf("on=%v: %d new segments, %d beyond the window, window-limited for %v, %d windows advertised", on, sent, beyond, lim, windows)
+		t.Logf("on=%v: %d new segments, %d beyond the window, window-limited for %v, %d windows advertised", on, sent, beyond, lim, *windows)
 		if !on {
-			if windows != 0 || lim != 0 {
-				t.Errorf("off: %d windows advertised, window-limited %v; want none", windows, lim)
+			if *windows != 0 || lim != 0 {
+				t.Errorf("off: %d windows advertised, window-limited %v; want none", *windows, lim)
 			}
 			continue
 		}
@@ -163,4 +142,37 @@ func TestWindowUpdateRule(t *testing.T) {
 			t.Errorf("step %d: ACK %d offering %d: window %d, want %d", i, st.ackNo, st.w, s.sndWnd, st.want)
 		}
 	}
+}
+
+// windowEdges records the windows the harness's receiver advertises, each
+// as the right edge it offers (the SYN-ACK's from 0) and the time it
+// reaches the sender (delay later). It returns the highest edge the
+// sender has received by now (-1 before any) and the count of windows.
+func windowEdges(h *harness, delay time.Duration) (edge func() int64, windows *int) {
+	type edgeAt struct {
+		at    clock.Time
+		right int64
+	}
+	var edges []edgeAt // in arrival order at the sender
+	windows = new(int)
+	h.rev.drop = func(p *packet.Packet) bool {
+		if w, ok := p.Window(); ok {
+			*windows++
+			right := p.AckNo + int64(w)
+			if p.Kind == packet.SynAck {
+				right = int64(w)
+			}
+			edges = append(edges, edgeAt{h.s.Now().Add(delay), right})
+		}
+		return false
+	}
+	return func() int64 {
+		limit := int64(-1)
+		for _, e := range edges {
+			if e.at <= h.s.Now() {
+				limit = max(limit, e.right)
+			}
+		}
+		return limit
+	}, windows
 }

@@ -131,7 +131,7 @@ var hostTiming100 = []string{"flows.0.extra_delay=26us", "bottleneck.ack_read_de
 func TestHostTimingAgainstKernel(t *testing.T) {
 	const file = "bench/scale/newreno-1000flows.yaml"
 	k := kernelRunsOf(t, manyFlowsKernel, file, "cubic", 5)
-	sets := []string{"profile=linux", "transport.srtt_sample=oldest", "transport.prr=linux", "transport.timeout_min=8ms"}
+	sets := []string{"profile=linux", "transport.srtt_sample=oldest", "transport.timeout_min=8ms"}
 	sim := simManyFlows(t, file, "cubic", append(sets, hostTiming100...))
 	checkAgainstKernel(t, "cubic", sim, k, kernelBounds{goodput: 0.05, retx: 0.02, rtos: 0.10, jain: 0.05})
 }

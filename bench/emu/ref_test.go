@@ -90,8 +90,15 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// 3,494-3,783; 4,747 before) and take those of lossy's CUBIC flow
 		// racing BBR out against the second (1,054 against 757-801; 988
 		// before), a race whose seeds move either way (over ten seeds
-		// 1,051 against 1,050 before).
-		{[]string{"profile=linux"}, [3]int{17, 16, 17}, [3]int{13, 17, 15}, [3]int{11, 18, 16}},
+		// 1,051 against 1,050 before). Linux's PRR joining the profile
+		// (2026-12-07; 17, 16, 17 and 13, 17, 15 unchanged, 11, 18, 16
+		// before) takes three of dc-paper's four CUBIC flows' resends of
+		// this one seed under the kernel's range (144 a run against 174
+		// before and the kernel's 194-247); over ten seeds the four flows
+		// resend 171 a run against 176 before and the kernel's 205, at
+		// 7.47 Mbit/s against 7.70 and the kernel's 7.58
+		// (TestLinuxPRRInProfileAgainstKernel).
+		{[]string{"profile=linux"}, [3]int{17, 16, 17}, [3]int{13, 17, 15}, [3]int{11, 18, 14}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

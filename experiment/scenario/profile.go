@@ -5,8 +5,8 @@ import "github.com/cclab/cclab/cc"
 // ProfileLinux is the profile that selects the Linux 6.18 behaviours the
 // simulator offers as options and that bring it closer to the kernel
 // together (docs/fidelity.md, "Linux's behaviours that are options";
-// transport.srtt_sample, transport.prr, transport.timeout_min,
-// transport.rack_timer and transport.kernel_hz are options outside it).
+// transport.srtt_sample, transport.timeout_min, transport.rack_timer and
+// transport.kernel_hz are options outside it).
 const ProfileLinux = "linux"
 
 // ProfileLinuxHost is ProfileLinux and three more of Linux's own rules:
@@ -40,8 +40,8 @@ const linuxHostHZ = 250
 // WithProfile returns the scenario its profile describes. With profile
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
-// linux, transport.pacing linux, transport.recovery_start linux, and the
-// linux parameter 1 for CUBIC, BBR and NewReno, measured and background
+// linux, transport.pacing linux, transport.recovery_start linux,
+// transport.prr linux (since 2026-12-07), and the linux parameter 1 for CUBIC, BBR and NewReno, measured and background
 // flows alike; profile linux-host adds transport.srtt_sample oldest,
 // transport.kernel_hz 250 and transport.sack_compression true. What the
 // scenario sets (scenario-wide or per flow) is kept, so a flow can still
@@ -65,6 +65,9 @@ func (s *Scenario) WithProfile() *Scenario {
 	}
 	if c.Transport.RecoveryStart == "" {
 		c.Transport.RecoveryStart = "linux"
+	}
+	if c.Transport.PRR == "" {
+		c.Transport.PRR = "linux"
 	}
 	if s.Profile == ProfileLinuxHost {
 		if c.Transport.SRTTSample == "" {

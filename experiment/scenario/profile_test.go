@@ -10,7 +10,7 @@ import (
 
 // TestLinuxProfile: profile linux fills in Linux's choices where the
 // scenario leaves them unset (the scenario-wide transport, its pacing
-// among them, CUBIC's and BBR's linux parameter on measured and
+// and PRR among them, CUBIC's and BBR's linux parameter on measured and
 // background flows), keeps what it sets, leaves controllers without the
 // parameter (Vegas) and the original scenario alone, and the default
 // profile changes nothing.
@@ -20,7 +20,7 @@ name: p
 bottleneck: {rate: 10Mbps, delay: 10ms}
 transport: {receive_window: none}
 flows:
-  - {name: a, cc: cubic}
+  - {name: a, cc: cubic, transport: {prr: rfc6937}}
   - {name: b, cc: {name: bbr, linux: 0}}
   - {name: c, cc: vegas}
   - {name: d, cc: newreno}
@@ -37,6 +37,12 @@ background:
 	}
 	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" || p.Transport.Pacing != "linux" || p.Transport.RecoveryStart != "linux" {
 		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none), pacing %q, recovery_start %q (want linux)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow, p.Transport.Pacing, p.Transport.RecoveryStart)
+	}
+	if p.Transport.PRR != "linux" {
+		t.Errorf("transport.prr %q, want linux", p.Transport.PRR)
+	}
+	if got := p.Flows[0].Transport.PRR; got != "rfc6937" {
+		t.Errorf("flow a's own prr: %q, want the scenario's rfc6937", got)
 	}
 	if got := p.Flows[0].CC.Params["linux"]; got != 1 {
 		t.Errorf("cubic: linux = %v, want 1", got)

@@ -96,21 +96,31 @@ flows: [{name: a, cc: external, stack: cclab, agent: marlin, bytes: 100KB}]
 // and tcp.Receiver, their ECN carried in the IP header and the wire
 // format's flags instead of the simulator's packet fields. DCTCP (its
 // exact echo) and CUBIC with RFC 3168 ECN (transport.ecn of the scenario,
-// which the cclab stack takes) lose nothing in either, and the senders'
-// window reductions and the queueing delay agree within 15%, DCTCP's marks
-// too. CUBIC's marks vary from run to run on the emulator (707-990 in
-// eight runs against the simulator's 973, with 57-60 reductions against
-// 60; docs/emulator.md): they are held within 35%.
+// which the cclab stack takes) lose nothing in either, and the queueing
+// delay agrees within 15%. The marks and the window reductions depend on
+// the host's timing: on the host this test was written on (2026-12-06)
+// DCTCP's agreed within 15% and CUBIC's reductions too (its marks 707-990
+// in eight runs against the simulator's 973, with 57-60 reductions
+// against 60; docs/emulator.md), while on 2026-12-07's host, a guest
+// whose vCPUs stall for milliseconds (the forwarder's lateness up to 3.5
+// ms), DCTCP took 2,217-2,795 marks and 195-231 reductions in six runs
+// against the simulator's 3,290 and 168, every other figure (goodput,
+// RTT, queueing delay) within 4%, and CUBIC 668-896 marks and 58-65
+// reductions. So marks are held within 50% and DCTCP's reductions within
+// 50%, CUBIC's within 15%: enough to fail a path that loses the marks,
+// the echo or the reduction (none, or twice as many), not one host's
+// timing; TestECNAgainstCclabOnUDP (bench/emu) holds the simulator to
+// recorded runs of this transport within 20%, deterministically.
 func TestECNAgainstSimulator(t *testing.T) {
 	if err := netns.Check(); err != nil {
 		t.Skipf("emulator unavailable: %v", err)
 	}
 	for _, c := range []struct {
-		name, flows string
-		marksTol    float64
+		name, flows      string
+		marksTol, redTol float64
 	}{
-		{"dctcp", "flows: [{name: bulk, cc: dctcp, count: 2, stack: cclab}]", 0.15},
-		{"cubic", "transport: {ecn: true}\nflows: [{name: bulk, cc: cubic, count: 2, stack: cclab}]", 0.35},
+		{"dctcp", "flows: [{name: bulk, cc: dctcp, count: 2, stack: cclab}]", 0.5, 0.5},
+		{"cubic", "transport: {ecn: true}\nflows: [{name: bulk, cc: cubic, count: 2, stack: cclab}]", 0.5, 0.15},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _, err := scenario.Decode([]byte(`
@@ -148,7 +158,7 @@ bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 100
 			near("CE marks", marks(&em.Result), marks(sim), c.marksTol)
 			emRed, _ := em.ECNReductions()
 			simRed, _ := sim.ECNReductions()
-			near("ECN window reductions", float64(emRed), float64(simRed), 0.15)
+			near("ECN window reductions", float64(emRed), float64(simRed), c.redTol)
 			for i, f := range em.Flows {
 				near(f.Name+" queueing delay mean ms", f.QdelayMeanMs, sim.Flows[i].QdelayMeanMs, 0.15)
 				if f.Retransmissions != 0 || f.Drops != 0 || f.ECNReductions == nil {

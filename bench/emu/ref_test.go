@@ -97,8 +97,17 @@ func TestSimulatorAgainstIdleKernel(t *testing.T) {
 		// before and the kernel's 194-247); over ten seeds the four flows
 		// resend 171 a run against 176 before and the kernel's 205, at
 		// 7.47 Mbit/s against 7.70 and the kernel's 7.58
-		// (TestLinuxPRRInProfileAgainstKernel).
-		{[]string{"profile=linux"}, [3]int{17, 16, 17}, [3]int{13, 17, 15}, [3]int{11, 18, 14}},
+		// (TestLinuxPRRInProfileAgainstKernel). Short segments counted as
+		// whole packets under the window (2026-12-07; 17, 16, 17 and 13,
+		// 17, 15 before) bring cellular's NewReno goodput and queueing
+		// delay into target against the first host (10.39 Mbit/s and 72
+		// ms against 10.43-10.51 and 76; 9.52 and 53 before) and take
+		// cellular's CUBIC goodput (11.87 Mbit/s against 10.92-11.17;
+		// 11.70 before) and satcom-uhf's BBR goodput of this one seed out
+		// against both (0.28 against 0.30-0.31; over 40 seeds the
+		// transfer's median comes to 16.96 s from 16.84, the kernel's
+		// 16.98).
+		{[]string{"profile=linux"}, [3]int{16, 17, 17}, [3]int{12, 17, 15}, [3]int{11, 18, 14}},
 	} {
 		flows, _, err := simFlows(append(slices.Clone(five), three...), "cubic,bbr,newreno", 20*time.Second, sides{sets: c.set})
 		if err != nil {

@@ -75,6 +75,7 @@ func (s *Sender) frtoAck() {
 		if g := s.seg(k); g.lost && !g.retrans {
 			g.lost = false
 			s.lost -= g.len
+			s.shortPipe(g, 1)
 		}
 	}
 	s.lostFront, s.rackFront, s.rackScan = s.unaSeg, s.unaSeg, s.unaSeg

@@ -175,14 +175,26 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 }
 
 // checkTiling checks that the scoreboard's segments, short ones among
-// them, tile [SND.UNA, SND.NXT) and that segAt maps each one's first and
-// last bytes back to it.
+// them, tile [SND.UNA, SND.NXT), that segAt maps each one's first and
+// last bytes back to it, and that the pipe's count of what they lack of
+// an MSS (shortPipe) is theirs, each counted as the byte counters count
+// it (outstanding, less SACKed and marked lost, plus retransmitted).
 func checkTiling(t *testing.T, snd *Sender) {
 	t.Helper()
 	at := snd.una
-	var out units.Bytes
+	var out, short units.Bytes
 	for k := snd.unaSeg; k < snd.nxtSeg(); k++ {
 		g := snd.seg(k)
+		in := units.Bytes(1)
+		for _, b := range []bool{g.sacked, g.lost} {
+			if b {
+				in--
+			}
+		}
+		if g.retrans {
+			in++
+		}
+		short += in * (snd.cfg.MSS - g.len)
 		if st := snd.segStart(k); st != at || g.len <= 0 || g.len > snd.cfg.MSS {
 			t.Fatalf("segment %d starts at %d with %d bytes, want a start at %d and 1-%d bytes", k, st, g.len, at, snd.cfg.MSS)
 		}
@@ -194,5 +206,12 @@ func checkTiling(t *testing.T, snd *Sender) {
 	}
 	if at != snd.nxt || out != snd.outBytes {
 		t.Fatalf("segments end at %d with %d bytes, SND.NXT %d, %d outstanding", at, out, snd.nxt, snd.outBytes)
+	}
+	var got units.Bytes
+	if snd.rare != nil {
+		got = snd.rare.pipeShort
+	}
+	if got != short {
+		t.Fatalf("the pipe counts %d bytes of short segments' shortfall, its segments %d", got, short)
 	}
 }

@@ -138,7 +138,7 @@ func (s *Sender) sendOutside(now clock.Time, k int64, retx bool) {
 			s.charge(now, rate, payload, 1)
 		}
 	}
-	s.send(now, k, retx, 0)
+	s.send(now, k, retx, 0, s.InFlight())
 }
 
 // deferSend is tcp_tso_should_defer for a send of new data that could

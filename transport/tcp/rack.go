@@ -109,6 +109,7 @@ func (s *Sender) detectLostRetransmissions(now clock.Time) clock.Time {
 		s.rack.pop()
 		g.retrans = false
 		s.retransOut -= g.len
+		s.shortPipe(g, -1)
 		s.lostRetx++
 		s.stats.MarkedLost++
 		s.pendingRetx(e.k)

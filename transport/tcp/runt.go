@@ -15,10 +15,11 @@ import "github.com/cclab/cclab/core/units"
 // holds sends a short segment at the end of nearly every ACK's burst: on
 // satcom-uhf the kernel's Hybla sent 206 of its 774 data segments short
 // (139 of them 176 bytes, 3 x 1,024 - 2 x 1,448). Each counts as a
-// packet in a queue that counts packets and in the receiver's window
+// packet in a queue that counts packets, in the receiver's window
 // growth (tcp_grow_window opens two segments per segment, whatever its
-// size), so the window opens faster and the queue overflows sooner than
-// with whole segments only.
+// size) and in the sender's own congestion window, which Linux counts in
+// packets (shortPipe), so the window opens faster and the queue
+// overflows sooner than with whole segments only.
 //
 // Segment boundaries stay fixed once sent (a retransmission resends the
 // same bytes; Linux's tcp_retrans_try_collapse, which may merge short
@@ -149,3 +150,17 @@ func (s *Sender) windowEdge(sentNew bool) (n units.Bytes, ok bool) {
 // goes, as with TCP_NODELAY, which Go sets on every TCP socket and so on
 // the emulator's kernel senders. Call it before Start.
 func (s *Sender) UseNagle() { s.nagle = true }
+
+// shortPipe moves what segment g lacks of an MSS into the pipe (sign 1)
+// or out of it (-1), beside each change of the byte counters that
+// InFlight sums. Linux counts its congestion window and the data in
+// flight in packets (tcp_cwnd_test, tcp_packets_in_flight), so with
+// Config.LinuxReceiveWindow, whose short segments are Linux's, a short
+// segment (at the window's edge, or a finite transfer's last) takes a
+// whole segment's room under the window, in PRR's pipe and in the rate
+// sample's data in flight, as in Linux.
+func (s *Sender) shortPipe(g *segment, sign units.Bytes) {
+	if g.len < s.cfg.MSS && s.cfg.LinuxReceiveWindow {
+		s.counts().pipeShort += sign * (s.cfg.MSS - g.len)
+	}
+}

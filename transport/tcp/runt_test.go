@@ -152,3 +152,55 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 		t.Errorf("%d short segments with Nagle, %d without: want fewer with", shorts[true], shorts[false])
 	}
 }
+
+// TestShortSegmentsCountAsPackets: Linux counts its congestion window
+// and the data in flight in packets (tcp_cwnd_test), so a short segment
+// at the window's edge takes a whole segment's room under the window. A
+// sender that the receiver's window alone held for 3 s, with short
+// segments still in flight when its congestion window falls to 12
+// segments, never has more than 12 segments in flight after that (the
+// byte count it had before let 13-15 out while short ones were in
+// flight), and the transfer completes whole.
+func TestShortSegmentsCountAsPackets(t *testing.T) {
+	const mss, delay, cut = 1448, 100 * time.Millisecond, time.Second
+	cfg := Config{Bytes: 4000 * mss, LinuxReceiveWindow: true}
+	var h *harness
+	w := &stepWindow{window: func(now clock.Time) units.Bytes {
+		if now < clock.Time(cut) {
+			return 2000 * mss
+		}
+		return 12 * mss
+	}}
+	h = newHarness(t, cfg, w, 20*units.Mbps, delay)
+	w.s = h.s
+	shortInFlight, most := 0, 0
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if p.Kind != packet.Data || h.s.Now() < clock.Time(cut) {
+			return false
+		}
+		// The segment being sent is on the scoreboard already.
+		n, short := 0, false
+		for k := h.snd.unaSeg; k < h.snd.nxtSeg(); k++ {
+			if g := h.snd.seg(k); !g.sacked && (!g.lost || g.retrans) {
+				n++
+				short = short || g.len < mss
+			}
+		}
+		most = max(most, n)
+		if short {
+			shortInFlight++
+		}
+		if n > 12 {
+			t.Errorf("at %v: %d segments in flight under a window of 12", h.s.Now(), n)
+		}
+		return false
+	}
+	h.run(t, 60*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d of %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	t.Logf("after the cut: at most %d segments in flight; %d sends with a short segment in flight", most, shortInFlight)
+	if shortInFlight == 0 || most != 12 {
+		t.Errorf("%d sends with a short segment in flight, at most %d in flight: want some, and 12", shortInFlight, most)
+	}
+}

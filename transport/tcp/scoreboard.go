@@ -122,6 +122,7 @@ func (s *Sender) addSegment(runt units.Bytes) *segment {
 	*g = segment{len: n}
 	s.nxt += int64(n)
 	s.outBytes += n
+	s.shortPipe(g, 1)
 	return g
 }
 
@@ -142,10 +143,13 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		} else {
 			if g.lost {
 				s.lost -= g.len
+				s.shortPipe(g, 1)
 			}
 			if g.retrans {
 				s.retransOut -= g.len
+				s.shortPipe(g, -1)
 			}
+			s.shortPipe(g, -1) // outBytes, below
 			if s.unaSeg < s.highSacked && !g.everRetrans {
 				s.reordSeen = true // Linux tcp_clean_rtx_queue's reord
 			}
@@ -223,6 +227,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		}
 		g.sacked = true
 		s.sacked += g.len
+		s.shortPipe(g, -1)
 		if !g.everRetrans {
 			*oldest = min(*oldest, g.sentAt)
 			if k < s.highSacked {
@@ -231,10 +236,12 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		}
 		if g.lost {
 			s.lost -= g.len
+			s.shortPipe(g, 1)
 			g.lost = false
 		}
 		if g.retrans {
 			s.retransOut -= g.len
+			s.shortPipe(g, -1)
 			g.retrans = false
 		}
 		s.deliver(now, k, g, rs)
@@ -249,6 +256,7 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 func (s *Sender) markLost(k int64, g *segment) {
 	g.lost = true
 	s.lost += g.len
+	s.shortPipe(g, -1)
 	s.stats.MarkedLost++
 	s.pendingRetx(k)
 }
@@ -260,6 +268,7 @@ func (s *Sender) markLostAgain(g *segment) bool {
 	if g.retrans {
 		g.retrans = false
 		s.retransOut -= g.len
+		s.shortPipe(g, -1)
 		if g.lost {
 			// A retransmission of a segment marked lost, lost in turn
 			// (Linux's tcp_timeout_mark_lost counts it in
@@ -272,6 +281,7 @@ func (s *Sender) markLostAgain(g *segment) bool {
 	}
 	g.lost = true
 	s.lost += g.len
+	s.shortPipe(g, -1)
 	return true
 }
 

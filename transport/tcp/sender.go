@@ -182,6 +182,9 @@ type rareCounts struct {
 	// (runt.go): here, allocated with the first, so that the Sender keeps
 	// its size (and the flow's block its cache lines).
 	runts runtState
+	// pipeShort is what the short segments in the pipe lack of an MSS
+	// (shortPipe).
+	pipeShort units.Bytes
 }
 
 // counts returns the sender's rare counters, allocating them on first use.
@@ -330,9 +333,14 @@ func (s *Sender) RTT() *RTTEstimator { return &s.rtt }
 func (s *Sender) Done() bool { return s.done }
 
 // InFlight returns the RFC 6675 pipe: outstanding bytes not SACKed and not
-// lost, plus retransmissions still outstanding.
+// lost, plus retransmissions still outstanding; with
+// Config.LinuxReceiveWindow a short segment counts as a whole one, as
+// Linux counts the data in flight in packets (shortPipe).
 func (s *Sender) InFlight() units.Bytes {
 	pipe := s.outBytes - s.sacked - s.lost + s.retransOut
+	if s.cfg.LinuxReceiveWindow && s.rare != nil {
+		pipe += s.rare.pipeShort
+	}
 	if s.renoSacked > 0 {
 		// Without SACK, duplicate ACKs stand for segments that left.
 		pipe = max(pipe-s.renoSacked, 0)
@@ -462,7 +470,7 @@ func (s *Sender) trySend(now clock.Time) {
 				break
 			}
 		}
-		s.send(now, k, retx, runt)
+		s.send(now, k, retx, runt, pipe)
 		sentNew = sentNew || !retx
 	}
 	// Sending stopped for a reason other than the peer's window.
@@ -486,14 +494,16 @@ func (s *Sender) onPacer(now clock.Time) {
 }
 
 // send sends segment k: a retransmission, or new data (a whole segment, or
-// the rest of a finite transfer; runt bytes if runt > 0, runt.go).
-func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes) {
-	stamp := s.rate.OnSend(now, s.InFlight())
+// the rest of a finite transfer; runt bytes if runt > 0, runt.go); pipe is
+// InFlight before it, which trySend has at hand.
+func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes, pipe units.Bytes) {
+	stamp := s.rate.OnSend(now, pipe)
 	var g *segment
 	if retx {
 		g = s.seg(k)
 		g.retrans, g.everRetrans = true, true
 		s.retransOut += g.len
+		s.shortPipe(g, 1)
 		s.stats.Retransmissions++
 		s.rack.push(k, now, s.nxtSeg())
 	} else {

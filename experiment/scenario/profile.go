@@ -41,12 +41,13 @@ const linuxHostHZ = 250
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
 // linux, transport.pacing linux, transport.recovery_start linux,
-// transport.prr linux (since 2026-12-07), and the linux parameter 1 for CUBIC, BBR and NewReno, measured and background
-// flows alike; profile linux-host adds transport.srtt_sample oldest,
-// transport.kernel_hz 250 and transport.sack_compression true. What the
-// scenario sets (scenario-wide or per flow) is kept, so a flow can still
-// opt out (kernel_hz: 0 for exact timers, sack_compression: false). Any
-// other profile returns s itself. The simulator applies it when it
+// transport.prr linux (since 2026-12-07), and the linux parameter 1 for
+// CUBIC, BBR and NewReno, measured and background flows alike; profile
+// linux-host adds transport.srtt_sample oldest, transport.kernel_hz 250
+// and transport.sack_compression true. What the scenario sets
+// (scenario-wide or per flow) is kept, so a flow can still opt out
+// (kernel_hz: 0 for exact timers, sack_compression: false). Any other
+// profile returns s itself. The simulator applies it when it
 // builds a network; the emulator's kernel flows are Linux's own and take
 // no parameters.
 func (s *Scenario) WithProfile() *Scenario {

@@ -186,10 +186,11 @@ func checkTiling(t *testing.T, snd *Sender) {
 	for k := snd.unaSeg; k < snd.nxtSeg(); k++ {
 		g := snd.seg(k)
 		in := units.Bytes(1)
-		for _, b := range []bool{g.sacked, g.lost} {
-			if b {
-				in--
-			}
+		if g.sacked {
+			in--
+		}
+		if g.lost {
+			in--
 		}
 		if g.retrans {
 			in++

@@ -156,7 +156,7 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 // TestShortSegmentsCountAsPackets: Linux counts its congestion window
 // and the data in flight in packets (tcp_cwnd_test), so a short segment
 // at the window's edge takes a whole segment's room under the window. A
-// sender that the receiver's window alone held for 3 s, with short
+// sender that the receiver's window alone held for 1 s, with short
 // segments still in flight when its congestion window falls to 12
 // segments, never has more than 12 segments in flight after that (the
 // byte count it had before let 13-15 out while short ones were in

@@ -1,9 +1,6 @@
 package main
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
 // dcPaperCubicKernel holds Linux's CUBIC on dc-paper (four flows and the
 // scenario's background), seeds 1-10 twice (docs/fidelity.md, "Linux's
@@ -35,6 +32,6 @@ func TestLinuxPRRInProfileAgainstKernel(t *testing.T) {
 
 	const dc = "scenarios/dc-paper.yaml"
 	k := kernelRunsOf(t, dcPaperCubicKernel, dc, "cubic", 20)
-	dcSim := simRuns(t, dc, "cubic", 10, append([]string{"duration=20s"}, slices.Clone(profile)...))
+	dcSim := simRuns(t, dc, "cubic", 10, append([]string{"duration=20s"}, profile...))
 	checkNearKernelMean(t, "dc-paper, seeds 1-10", dcSim, k, 0.03, 0.2)
 }

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // satcomKernel is Linux's CUBIC, NewReno and BBR on satcom-uhf over
 // seeds 1-40 through cclab's emulator, taken again on 2026-12-06 (idle)
@@ -25,45 +28,59 @@ const satcomKernel = "testdata/kernel-satcom-2026-12-06.tsv"
 // the SYN just before its SYN-ACK in nearly every run (about one a
 // transfer, the kernel's 0.05-0.35).
 func TestSatcomAgainstKernel(t *testing.T) {
-	const seeds = 40
 	ref, err := readReference(satcomKernel, 8, 3, 4, 6, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, cc := range []string{"cubic", "newreno", "bbr"} {
-		runs := ref[[2]string{"satcom-uhf", cc}]
-		if len(runs) != seeds {
-			t.Fatalf("%s: %d kernel runs in %s, want %d", cc, len(runs), satcomKernel, seeds)
-		}
-		var k, sim [4]float64 // completion time, retransmissions, queueing delay mean and p95
-		for _, r := range runs {
-			for i := range k {
-				k[i] += r[i] / seeds
-			}
-		}
-		for i, res := range simResults(t, "scenarios/satcom-uhf.yaml", cc, seeds, []string{"profile=linux"}) {
-			f := res.Flows[0]
-			if f.FCT == nil {
-				t.Fatalf("%s, seed %d: the transfer did not finish", cc, i+1)
-			}
-			for j, v := range []float64{*f.FCT, float64(f.Retransmissions), f.QdelayMeanMs, f.QdelayP95Ms} {
-				sim[j] += v / seeds
-			}
-		}
+		k, sim := satcomMeans(t, ref, satcomKernel, cc, 40, []string{"profile=linux"})
 		t.Logf("%s: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f), queueing delay mean %.0f ms (%.0f), p95 %.0f ms (%.0f)",
 			cc, sim[0], k[0], sim[1], k[1], sim[2], k[2], sim[3], k[3])
-		for i, c := range []struct {
-			what string
-			tol  float64
-		}{
-			{"mean completion time", 0.03},
-			{"retransmissions per transfer", 0.1},
-			{"mean queueing delay", 0.1},
-			{"queueing delay p95", 0.1},
-		} {
-			if d, ok := nearMean(sim[i], k[i], c.tol); !ok {
-				t.Errorf("%s: %s %.2f over seeds 1-%d, %+.1f%% from the kernel's %.2f (want within %g%%)", cc, c.what, sim[i], seeds, 100*d, k[i], 100*c.tol)
-			}
+		checkSatcomMeans(t, cc, k, sim, 0.03, 0.1, 0.1, 0.1)
+	}
+}
+
+// satcomMetrics name satcomMeans' columns.
+var satcomMetrics = [...]string{"mean completion time", "retransmissions per transfer", "mean queueing delay", "queueing delay p95"}
+
+// satcomMeans returns the kernel's means over its runs of cc in ref (read
+// from file, which must hold seeds of them) and the simulator's over seeds
+// 1..seeds of satcom-uhf with sets: the transfer's completion time, its
+// retransmissions and, where ref has those columns, its queueing delay's
+// mean and p95.
+func satcomMeans(t *testing.T, ref map[[2]string][][]float64, file, cc string, seeds int, sets []string) (k, sim []float64) {
+	t.Helper()
+	runs := ref[[2]string{"satcom-uhf", cc}]
+	if len(runs) != seeds {
+		t.Fatalf("%s: %d kernel runs in %s, want %d", cc, len(runs), file, seeds)
+	}
+	n := len(runs[0])
+	k, sim = make([]float64, n), make([]float64, n)
+	for _, r := range runs {
+		for i := range k {
+			k[i] += r[i] / float64(seeds)
+		}
+	}
+	for i, res := range simResults(t, "scenarios/satcom-uhf.yaml", cc, seeds, sets) {
+		f := res.Flows[0]
+		if f.FCT == nil {
+			t.Fatalf("%s %v, seed %d: the transfer did not finish", cc, sets, i+1)
+		}
+		for j, v := range []float64{*f.FCT, float64(f.Retransmissions), f.QdelayMeanMs, f.QdelayP95Ms}[:n] {
+			sim[j] += v / float64(seeds)
+		}
+	}
+	return k, sim
+}
+
+// checkSatcomMeans fails the test for each of satcomMeans' columns whose
+// simulated mean is not within its tolerance (a fraction) of the
+// kernel's.
+func checkSatcomMeans(t *testing.T, what string, k, sim []float64, tol ...float64) {
+	t.Helper()
+	for i := range k {
+		if d, ok := nearMean(sim[i], k[i], tol[i]); !ok {
+			t.Errorf("%s: %s %.2f over the seeds, %+.1f%% from the kernel's %.2f (want within %g%%)", what, satcomMetrics[i], sim[i], 100*d, k[i], 100*tol[i])
 		}
 	}
 }
@@ -81,9 +98,9 @@ const (
 // holds on this 1 s path, and Westwood+ finish the transfer where the
 // kernel's do, with the short segments Linux sends at the window's edge
 // and Linux's PRR (both in profile linux, PRR since 2026-12-07;
-// docs/fidelity.md, "Short segments at the window's edge"): over seeds 1-16 the means of
-// the completion time and of the retransmissions within 10% of the
-// kernel's 16 runs (one run's time ranges over 13-18 s on either side).
+// docs/fidelity.md, "Short segments at the window's edge"): over seeds
+// 1-16 the means of the completion time and of the retransmissions
+// within 10% of the kernel's 16 runs (one run's time ranges over 13-18 s on either side).
 // With Nagle's algorithm on (transport.nagle) a short segment waits while
 // another is unacknowledged, and Hybla finishes in 9.5 s instead of 15.5
 // on both sides, within 5% over seeds 1-8 (one run's time ranges over
@@ -106,30 +123,9 @@ func TestHyblaSatcomAgainstKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cc := range c.ccs {
-			runs := ref[[2]string{"satcom-uhf", cc}]
-			if len(runs) != c.seeds {
-				t.Fatalf("%s: %d kernel runs in %s, want %d", cc, len(runs), c.file, c.seeds)
-			}
-			var k, sim [2]float64 // completion time, retransmissions
-			for _, r := range runs {
-				for i := range k {
-					k[i] += r[i] / float64(c.seeds)
-				}
-			}
-			for i, res := range simResults(t, "scenarios/satcom-uhf.yaml", cc, c.seeds, c.sets) {
-				f := res.Flows[0]
-				if f.FCT == nil {
-					t.Fatalf("%s %v, seed %d: the transfer did not finish", cc, c.sets, i+1)
-				}
-				sim[0] += *f.FCT / float64(c.seeds)
-				sim[1] += float64(f.Retransmissions) / float64(c.seeds)
-			}
+			k, sim := satcomMeans(t, ref, c.file, cc, c.seeds, c.sets)
 			t.Logf("%s %v: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f)", cc, c.sets, sim[0], k[0], sim[1], k[1])
-			for i, what := range []string{"mean completion time", "retransmissions per transfer"} {
-				if d, ok := nearMean(sim[i], k[i], c.tol); !ok {
-					t.Errorf("%s %v: %s %.2f over seeds 1-%d, %+.1f%% from the kernel's %.2f (want within %g%%)", cc, c.sets, what, sim[i], c.seeds, 100*d, k[i], 100*c.tol)
-				}
-			}
+			checkSatcomMeans(t, fmt.Sprintf("%s %v", cc, c.sets), k, sim, c.tol, c.tol)
 		}
 	}
 }

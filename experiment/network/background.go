@@ -148,7 +148,7 @@ func (sp *spawner) fire(now clock.Time) {
 		Transport:       transportConfig(n.scn.Transport, nil),
 		KernelHZ:        kernelHZ(n.scn.Transport, nil),
 		SACKCompression: sackCompression(n.scn.Transport, nil),
-		Nagle:           nagle(n.scn.Transport, nil),
+		Nagle:           n.scn.FlowNagle(nil),
 	}
 	var next clock.Time
 	switch b.Type {

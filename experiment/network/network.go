@@ -524,11 +524,6 @@ func sackCompression(def scenario.Transport, over *scenario.Transport) bool {
 	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *bool { return t.SACKCompression })
 }
 
-// nagle is a flow's transport.nagle (scenario.TransportSetting).
-func nagle(def scenario.Transport, over *scenario.Transport) bool {
-	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *bool { return t.Nagle })
-}
-
 // kernelHZ is a flow's transport.kernel_hz (scenario.TransportSetting; 0: exact timers).
 func kernelHZ(def scenario.Transport, over *scenario.Transport) int {
 	return scenario.TransportSetting(def, over, func(t *scenario.Transport) *int { return t.KernelHZ })
@@ -670,7 +665,7 @@ func (n *Network) addFlows(sf *scenario.Flow) error {
 			Start: start, Stop: stop, ExtraDelay: sf.ExtraDelay.V, Loss: sf.Loss, LossHops: sf.LossHops,
 			Transport: tc, KernelHZ: kernelHZ(n.scn.Transport, sf.Transport), Coding: sf.Coding,
 			SACKCompression: sackCompression(n.scn.Transport, sf.Transport),
-			Nagle:           nagle(n.scn.Transport, sf.Transport),
+			Nagle:           n.scn.FlowNagle(sf),
 		})
 		if err != nil {
 			return err

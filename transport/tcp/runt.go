@@ -11,8 +11,9 @@ import "github.com/cclab/cclab/core/units"
 // the edge rather than wait for a window that fits a whole one
 // (tcp_nagle_check; with Nagle on, Sender.UseNagle, only while no other
 // short segment is unacknowledged). The window moves in multiples of its
-// scale (1,024 bytes), not of the MSS, so a sender that only the receiver's window
-// holds sends a short segment at the end of nearly every ACK's burst: on
+// scale (1,024 bytes), not of the MSS, so a sender that only the
+// receiver's window holds sends a short segment at the end of nearly
+// every ACK's burst: on
 // satcom-uhf the kernel's Hybla sent 206 of its 774 data segments short
 // (139 of them 176 bytes, 3 x 1,024 - 2 x 1,448). Each counts as a
 // packet in a queue that counts packets, in the receiver's window

@@ -164,14 +164,13 @@ func TestShortSegmentsAtWindowEdge(t *testing.T) {
 func TestShortSegmentsCountAsPackets(t *testing.T) {
 	const mss, delay, cut = 1448, 100 * time.Millisecond, time.Second
 	cfg := Config{Bytes: 4000 * mss, LinuxReceiveWindow: true}
-	var h *harness
 	w := &stepWindow{window: func(now clock.Time) units.Bytes {
 		if now < clock.Time(cut) {
 			return 2000 * mss
 		}
 		return 12 * mss
 	}}
-	h = newHarness(t, cfg, w, 20*units.Mbps, delay)
+	h := newHarness(t, cfg, w, 20*units.Mbps, delay)
 	w.s = h.s
 	shortInFlight, most := 0, 0
 	h.fwd.drop = func(p *packet.Packet) bool {

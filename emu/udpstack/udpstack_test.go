@@ -97,7 +97,7 @@ flows: [{name: a, cc: external, stack: cclab, agent: marlin, bytes: 100KB}]
 // format's flags instead of the simulator's packet fields. DCTCP (its
 // exact echo) and CUBIC with RFC 3168 ECN (transport.ecn of the scenario,
 // which the cclab stack takes) lose nothing in either, and the queueing
-// delay agrees within 15%. The marks and the window reductions depend on
+// delay agrees (below). The marks and the window reductions depend on
 // the host's timing: on the host this test was written on (2026-12-06)
 // DCTCP's agreed within 15% and CUBIC's reductions too (its marks 707-990
 // in eight runs against the simulator's 973, with 57-60 reductions
@@ -110,7 +110,11 @@ flows: [{name: a, cc: external, stack: cclab, agent: marlin, bytes: 100KB}]
 // 50%, CUBIC's within 15%: enough to fail a path that loses the marks,
 // the echo or the reduction (none, or twice as many), not one host's
 // timing; TestECNAgainstCclabOnUDP (bench/emu) holds the simulator to
-// recorded runs of this transport within 20%, deterministically.
+// recorded runs of this transport within 20%, deterministically. The
+// queueing delay is held within 15% or 1 ms, the emulator's precision
+// (emu/link's delay test): on that host one CI run's CUBIC queued 6.4 ms
+// on average against the simulator's 5.5 (5.8 in the runs before it),
+// the endpoints' stalls counting as queueing.
 func TestECNAgainstSimulator(t *testing.T) {
 	if err := netns.Check(); err != nil {
 		t.Skipf("emulator unavailable: %v", err)
@@ -143,10 +147,12 @@ bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 100
 			if err != nil {
 				t.Fatal(err)
 			}
-			near := func(what string, got, want, tol float64) {
+			// near holds got within tol of want, or within slack of it
+			// in absolute terms.
+			near := func(what string, got, want, tol, slack float64) {
 				t.Logf("%s: emulator %.2f, simulator %.2f", what, got, want)
-				if want <= 0 || math.Abs(got-want) > tol*want {
-					t.Errorf("%s: emulator %.2f, simulator %.2f; want within %.0f%%", what, got, want, 100*tol)
+				if d := math.Abs(got - want); want <= 0 || d > tol*want && d > slack {
+					t.Errorf("%s: emulator %.2f, simulator %.2f; want within %.0f%% or %g", what, got, want, 100*tol, slack)
 				}
 			}
 			marks := func(r *experiment.Result) float64 {
@@ -155,12 +161,12 @@ bottleneck: {rate: 20Mbps, delay: 10ms, queue: {discipline: droptail, limit: 100
 				}
 				return 0
 			}
-			near("CE marks", marks(&em.Result), marks(sim), c.marksTol)
+			near("CE marks", marks(&em.Result), marks(sim), c.marksTol, 0)
 			emRed, _ := em.ECNReductions()
 			simRed, _ := sim.ECNReductions()
-			near("ECN window reductions", float64(emRed), float64(simRed), c.redTol)
+			near("ECN window reductions", float64(emRed), float64(simRed), c.redTol, 0)
 			for i, f := range em.Flows {
-				near(f.Name+" queueing delay mean ms", f.QdelayMeanMs, sim.Flows[i].QdelayMeanMs, 0.15)
+				near(f.Name+" queueing delay mean ms", f.QdelayMeanMs, sim.Flows[i].QdelayMeanMs, 0.15, 1)
 				if f.Retransmissions != 0 || f.Drops != 0 || f.ECNReductions == nil {
 					t.Errorf("emulated flow %s: %d retransmissions, %d drops, ECN reductions %v; want none, none, a count", f.Name, f.Retransmissions, f.Drops, f.ECNReductions)
 				}

@@ -92,6 +92,21 @@ type Ack struct {
 	// differently there (Hybla grows by Reno's rules outside the open
 	// state).
 	InLoss bool
+	// Disorder reports Linux's TCP_CA_Disorder after processing this ACK:
+	// the open state with SACKed, lost or retransmitted data outstanding
+	// (tcp_try_keep_open). Only a transport that models it reports it
+	// (tcp.Config.LinuxWindowGrowth); a controller that follows Linux's
+	// set_state hook may behave differently there (Hybla grows by Reno's
+	// rules outside the open state, Vegas pauses).
+	Disorder bool
+	// HoldWindow reports an ACK on which Linux would not call the
+	// controller's cong_avoid: it acknowledged no new data cumulatively,
+	// only SACKed it (tcp_may_raise_cwnd's FLAG_DATA_ACKED). The
+	// controller's per-ACK bookkeeping (RTT samples, HyStart's delay
+	// samples, bandwidth estimates: Linux's pkts_acked and ACK events)
+	// still runs; its window does not grow. Only a transport that models it
+	// reports it (tcp.Config.LinuxWindowGrowth).
+	HoldWindow bool
 	// CwndLimited reports whether sending was limited by the congestion
 	// window (rather than by the application or the receiver) since the
 	// previous ACK. Window-growth rules apply only when it is true (Linux

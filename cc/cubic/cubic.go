@@ -155,7 +155,7 @@ func (cu *Cubic) OnAck(now clock.Time, a *cc.Ack) {
 	// transport also reports InRecovery while it recovers from a timeout;
 	// Linux keeps calling cong_avoid in TCP_CA_Loss, so slow start runs
 	// then, from the one-segment window.
-	if cu.inRecovery || !a.CwndLimited {
+	if cu.inRecovery || !a.CwndLimited || a.HoldWindow {
 		return
 	}
 	if cu.linux {

@@ -14,10 +14,11 @@
 // remainders carried; the window starts at rho segments once the handshake
 // has measured the RTT (hybla_init) and is clamped at 65,535 segments.
 // Outside the open state Linux's Hybla grows by Reno's rules; here that is
-// a retransmission timeout's loss state (cc.Ack.InLoss), as fast recovery
-// and ECN reductions do not grow the window at all. Linux's Disorder state
-// (SACKed data before any loss is marked, usually a few ACKs) is not
-// reported by the transport, so Hybla's own rule runs there.
+// a retransmission timeout's loss state (cc.Ack.InLoss) and, where the
+// transport reports it (tcp.Config.LinuxWindowGrowth), Linux's Disorder
+// state (cc.Ack.Disorder: SACKed, lost or retransmitted data outstanding
+// in the open state), as fast recovery and ECN reductions do not grow the
+// window at all. Without that report Hybla's own rule runs in Disorder.
 package hybla
 
 import (
@@ -118,7 +119,7 @@ func (h *Hybla) segs(b units.Bytes) int64 { return int64(b / h.mss) }
 // call in fast recovery or an ECN reduction).
 func (h *Hybla) OnAck(now clock.Time, a *cc.Ack) {
 	h.started = true
-	if a.InRecovery || a.CWR {
+	if a.InRecovery || a.CWR || a.HoldWindow {
 		return
 	}
 	if a.SRTT > 0 && a.SRTT < h.minSRTT {
@@ -130,7 +131,7 @@ func (h *Hybla) OnAck(now clock.Time, a *cc.Ack) {
 	}
 	cwnd := h.segs(h.reno.CongestionWindow())
 	ssthresh := h.segs(h.reno.Ssthresh())
-	if a.InLoss {
+	if a.InLoss || a.Disorder {
 		h.renoCongAvoid(cwnd, ssthresh, (int64(a.AckedBytes)+int64(h.mss)-1)/int64(h.mss))
 		return
 	}

@@ -130,6 +130,33 @@ func TestLossState(t *testing.T) {
 	}
 }
 
+// TestDisorderAndHeldACKs: where the transport reports Linux's Disorder
+// state, Hybla grows by Reno's rule there (hybla_state clears hybla_en
+// outside TCP_CA_Open): in congestion avoidance with rho 24, an ACK adds
+// rho^2/cwnd = 11 segments in the open state and Reno's fraction of one
+// in Disorder; and an ACK the transport says holds the window
+// (cc.Ack.HoldWindow: Linux does not call cong_avoid) changes nothing,
+// not even rho.
+func TestDisorderAndHeldACKs(t *testing.T) {
+	h := newHybla(t, nil)
+	srtt := 600 * time.Millisecond
+	h.OnEstablished(0, srtt, srtt)
+	h.reno.SetCwnd(50 * mss)
+	h.reno.SetSsthresh(20 * mss)
+	h.OnAck(0, &cc.Ack{AckedBytes: mss, SRTT: srtt, CwndLimited: true, Disorder: true})
+	if got := segs(h.CongestionWindow()); got != 50 {
+		t.Fatalf("a Disorder ACK took cwnd 50 -> %d, want Reno's 50 (one segment per window of ACKs)", got)
+	}
+	h.OnAck(0, &cc.Ack{AckedBytes: mss, SRTT: 100 * time.Millisecond, CwndLimited: true, HoldWindow: true})
+	if got := segs(h.CongestionWindow()); got != 50 || h.Rho() != 192 {
+		t.Fatalf("a held ACK: cwnd %d segments, rho_3ls %d; want 50 and 192 kept", got, h.Rho())
+	}
+	h.OnAck(0, &cc.Ack{AckedBytes: mss, SRTT: srtt, CwndLimited: true})
+	if got := segs(h.CongestionWindow()); got != 61 {
+		t.Fatalf("an open-state ACK took cwnd 50 -> %d, want 61 (rho^2/cwnd = 576/50)", got)
+	}
+}
+
 // TestRhoFollowsMinimumSRTT: rho is recomputed only when the SRTT falls
 // below the smallest seen (a queue that fills does not raise it).
 func TestRhoFollowsMinimumSRTT(t *testing.T) {

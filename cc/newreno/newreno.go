@@ -66,7 +66,7 @@ func (r *Reno) OnPacketSent(clock.Time, units.Bytes, units.Bytes, bool) {}
 // OnAck implements cc.Algorithm.
 func (r *Reno) OnAck(_ clock.Time, a *cc.Ack) {
 	r.sawAck = true
-	if a.InRecovery || a.CWR || !a.CwndLimited {
+	if a.InRecovery || a.CWR || !a.CwndLimited || a.HoldWindow {
 		return
 	}
 	acked := r.SlowStart(a.AckedBytes)

@@ -62,6 +62,7 @@ type Vegas struct {
 	// Linux struct vegas.
 	doingVegas         bool
 	enablePending      bool          // re-enable on the next ACK (recovery ended)
+	disorder           bool          // the last ACK reported Linux's Disorder state
 	baseRTT            time.Duration // min RTT since the last (re)start; 0 = none
 	minRTT             time.Duration // min RTT of the current round; 0 = none
 	cntRTT             int           // RTT samples in the current round
@@ -141,9 +142,22 @@ func (v *Vegas) OnAck(_ clock.Time, a *cc.Ack) {
 		// after pkts_acked on the same ACK).
 		v.enable(a.TotalDelivered)
 	}
+	// Where the transport reports Linux's Disorder state (cc.Ack.Disorder),
+	// tcp_vegas_state disables Vegas there and enables it, with a new
+	// round, when the open state returns (after pkts_acked, as above).
+	if a.Disorder {
+		v.doingVegas, v.disorder = false, true
+	} else if v.disorder {
+		v.disorder = false
+		if !v.inRecovery && !a.InLoss && !a.CWR {
+			v.enable(a.TotalDelivered)
+		}
+	}
 	// Linux calls cong_avoid outside fast recovery (in TCP_CA_Loss too,
-	// where the transport also reports InRecovery).
-	if v.inRecovery {
+	// where the transport also reports InRecovery), and only on an ACK
+	// that acknowledges new data cumulatively where the transport says so
+	// (cc.Ack.HoldWindow).
+	if v.inRecovery || a.HoldWindow {
 		return
 	}
 	if !v.doingVegas {

@@ -291,6 +291,34 @@ func TestLossHalvesAndDisables(t *testing.T) {
 	}
 }
 
+// TestDisorderPausesVegas: where the transport reports Linux's Disorder
+// state, tcp_vegas_state disables Vegas there (Reno's rule grows the
+// window) and enables it with a fresh round when the open state returns;
+// an ACK that holds the window (cc.Ack.HoldWindow) grows nothing but
+// still gives Vegas its RTT sample (pkts_acked).
+func TestDisorderPausesVegas(t *testing.T) {
+	v := newVegas(t, map[string]float64{"iw": 40})
+	enterCA(t, v, 20, 100*time.Millisecond)
+	if !v.Snapshot().Enabled {
+		t.Fatal("Vegas not enabled in congestion avoidance")
+	}
+	delivered := v.lastDelivered
+	v.OnAck(0, &cc.Ack{AckedBytes: mss, RTT: 90 * time.Millisecond, TotalDelivered: delivered + mss, CwndLimited: true, Disorder: true})
+	if v.Snapshot().Enabled {
+		t.Error("Vegas enabled in Disorder")
+	}
+	cwnd := v.CongestionWindow()
+	samples := v.Snapshot().Samples
+	v.OnAck(0, &cc.Ack{AckedBytes: 3 * mss, RTT: 95 * time.Millisecond, TotalDelivered: delivered + 4*mss, CwndLimited: true, Disorder: true, HoldWindow: true})
+	if v.CongestionWindow() != cwnd || v.Snapshot().Samples != samples+1 {
+		t.Errorf("a held ACK: cwnd %d -> %d, samples %d -> %d; want the window kept and one sample more", cwnd, v.CongestionWindow(), samples, v.Snapshot().Samples)
+	}
+	v.OnAck(0, &cc.Ack{AckedBytes: mss, RTT: 95 * time.Millisecond, TotalDelivered: delivered + 5*mss, CwndLimited: true})
+	if sn := v.Snapshot(); !sn.Enabled || sn.Samples != 0 || v.nextRoundDelivered != delivered+5*mss {
+		t.Errorf("back in the open state: enabled %v, %d samples, round from %d; want true, 0, %d", sn.Enabled, sn.Samples, v.nextRoundDelivered, delivered+5*mss)
+	}
+}
+
 func TestTimeoutRestarts(t *testing.T) {
 	v := newVegas(t, map[string]float64{"iw": 40})
 	d := enterCA(t, v, 20, 100*time.Millisecond)

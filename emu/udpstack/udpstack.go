@@ -107,8 +107,9 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 // applyTransport sets the sender's configuration from a flow's transport
 // section: the acknowledgement and timer settings, the loss-recovery
 // choices the sender makes alone (rack, tlp, frto, rto,
-// lost_retransmissions, srtt_sample, prr, rack_timer, recovery_start)
-// and its pacing (pacing), which the same tcp.Sender honours on UDP as
+// lost_retransmissions, srtt_sample, prr, rack_timer, recovery_start),
+// which ACKs grow the window (window_growth) and its pacing (pacing),
+// which the same tcp.Sender honours on UDP as
 // in the simulator. sack is not carried: both ends would have to agree
 // on it. Nor is receive_window, a model of the receiver: the UDP
 // receiver takes its settings from the handshake, which does not carry

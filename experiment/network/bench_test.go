@@ -17,16 +17,21 @@ func BenchmarkSteadyState(b *testing.B) {
 	const marking = "{limit: 1000, mark_threshold: 65}"
 	for _, c := range []struct {
 		name, cc, profile, queue string
-		ecn                      bool
+		ecn, growth              bool
 	}{
-		{"cubic", "cubic", "", "", false}, {"bbr", "bbr", "", "", false}, {"newreno", "newreno", "", "", false},
+		{"cubic", "cubic", "", "", false, false}, {"bbr", "bbr", "", "", false, false}, {"newreno", "newreno", "", "", false, false},
 		// Linux's pacing and the rest of the profile.
-		{"bbr-linux", "bbr", "linux", "", false},
-		{"cubic-ecn", "cubic", "", marking, true},
-		{"dctcp", "dctcp", "", marking, false}, // dctcp turns ECN on itself
+		{"bbr-linux", "bbr", "linux", "", false, false},
+		// The profile with Linux's window growth and Disorder state.
+		{"cubic-linux-growth", "cubic", "linux", "", false, true},
+		{"cubic-ecn", "cubic", "", marking, true, false},
+		{"dctcp", "dctcp", "", marking, false, false}, // dctcp turns ECN on itself
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := benchScenarioWith(b, c.cc, c.profile, c.queue, c.ecn)
+			if c.growth {
+				s.Transport.WindowGrowth = "linux"
+			}
 			n, err := Build(s)
 			if err != nil {
 				b.Fatal(err)

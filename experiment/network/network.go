@@ -482,7 +482,8 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
 // (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
-// rack_timer, recovery_start), and how it paces (pacing), that t sets on
+// rack_timer, recovery_start), which ACKs grow its window
+// (window_growth), and how it paces (pacing), that t sets on
 // c; what t leaves unset keeps c's value. The simulator's flows and the
 // emulator's cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
@@ -516,6 +517,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.RecoveryStart != "" {
 		c.LinuxRecoveryStart = t.RecoveryStart == "linux"
+	}
+	if t.WindowGrowth != "" {
+		c.LinuxWindowGrowth = t.WindowGrowth == "linux"
 	}
 }
 

@@ -319,6 +319,14 @@ type Transport struct {
 	// retransmission lost or its reordering timer marks a segment
 	// (tcp.Config.LinuxRecoveryStart) ["new_loss"].
 	RecoveryStart string `yaml:"recovery_start"`
+	// WindowGrowth is which ACKs may grow the congestion window:
+	// "delivered", any ACK that delivers data, cumulatively or by SACK, or
+	// "linux", as Linux 6.18's tcp_cong_control, only one that newly
+	// acknowledges data cumulatively (an ACK that only SACKs leaves the
+	// window), with the open state's Disorder reported to the controllers
+	// that follow Linux's set_state hook (Hybla grows by Reno's rule
+	// there, Vegas pauses) (tcp.Config.LinuxWindowGrowth) ["delivered"].
+	WindowGrowth string `yaml:"window_growth"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

@@ -439,6 +439,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.RecoveryStart != "" && t.RecoveryStart != "new_loss" && t.RecoveryStart != "linux" {
 		return errf(p+".recovery_start", "must be new_loss or linux, got %q", t.RecoveryStart)
 	}
+	if t.WindowGrowth != "" && t.WindowGrowth != "delivered" && t.WindowGrowth != "linux" {
+		return errf(p+".window_growth", "must be delivered or linux, got %q", t.WindowGrowth)
+	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}

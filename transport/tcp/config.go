@@ -180,6 +180,20 @@ type Config struct {
 	// segments due by then and re-arms for the next. Read only when a
 	// segment waits or the timer fires, so not among the hot fields.
 	LinuxRACKTimer bool
+	// LinuxWindowGrowth lets the controller grow its window only as
+	// Linux 6.18's tcp_cong_control calls cong_avoid: on an ACK that newly
+	// acknowledges data cumulatively (tcp_may_raise_cwnd's
+	// FLAG_DATA_ACKED), not on one that only SACKs it (cc.Ack.HoldWindow),
+	// and it reports Linux's Disorder state, the open state with SACKed,
+	// lost or retransmitted data outstanding, entered and left as
+	// tcp_fastretrans_alert's tcp_try_keep_open does (cc.Ack.Disorder;
+	// disorder.go). Linux also grows on SACKs once it has measured
+	// reordering beyond three segments (tp->reordering); the sender does
+	// not measure its degree and holds the window then too. By default
+	// every ACK that delivers data, cumulatively or by SACK, may grow the
+	// window, and the open state has no Disorder. Read once, by
+	// InitSender.
+	LinuxWindowGrowth bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

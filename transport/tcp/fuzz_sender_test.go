@@ -101,6 +101,8 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 	// them, so that a loss state can turn into recovery on an ACK.
 	cfg.LinuxRecoveryStart = sel&128 != 0
 	cfg.RACKRetransmissions = cfg.LinuxRecoveryStart
+	// And with Linux's window growth and Disorder state (disorder.go).
+	cfg.LinuxWindowGrowth = cfg.LinuxRecoveryStart
 	if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 		cfg.LinuxPacing = true
 		alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}
@@ -214,5 +216,10 @@ func checkTiling(t *testing.T, snd *Sender) {
 	}
 	if got != short {
 		t.Fatalf("the pipe counts %d bytes of short segments' shortfall, its segments %d", got, short)
+	}
+	// Disorder is looked at per ACK; a timeout between ACKs leaves the
+	// open state, and the next ACK sees it.
+	if snd.caState == caDisorder && snd.phase == open && snd.sacked == 0 && snd.renoSacked == 0 && snd.lost == 0 && snd.retransOut == 0 && (snd.n == 0 || !snd.seg(snd.unaSeg).everRetrans) {
+		t.Fatal("Disorder with nothing SACKed, lost or retransmitted outstanding")
 	}
 }

@@ -123,8 +123,9 @@ func (s *Sender) onPacketTimers(now clock.Time) {
 // none) and whether any expired.
 func (s *Sender) packetDeadline(now clock.Time, expire bool) (next clock.Time, fired bool) {
 	next = clock.Never
-	for c := range s.pq {
-		q := &s.pq[c]
+	pq := s.rare.pq
+	for c := range pq {
+		q := &pq[c]
 		for i := q.head; i < len(q.e); i++ {
 			if g := s.waiting(q.e[i], c); g != nil {
 				d := g.sentAt.Add(s.packetRTO(g.timeouts))
@@ -161,7 +162,7 @@ func (s *Sender) expirePacket(k int64, g *segment) {
 // packetSent keeps the timer at the earliest deadline when packet g goes
 // out.
 func (s *Sender) packetSent(now clock.Time, k int64, g *segment) {
-	s.pq[min(int(g.timeouts), packetQueueCounts-1)].push(packetEntry{k, now})
+	s.rare.pq[min(int(g.timeouts), packetQueueCounts-1)].push(packetEntry{k, now})
 	if d := now.Add(s.packetRTO(g.timeouts)); d < s.rtoT.Deadline() {
 		s.rtoT.Reset(d)
 	}

@@ -110,7 +110,10 @@ type Sender struct {
 	cwrPending bool
 	// nagle keeps a short segment at the window's edge back while another
 	// is unacknowledged (UseNagle, runt.go), in the same padding.
-	nagle         bool
+	nagle bool
+	// caState is Linux's open or Disorder state with
+	// Config.LinuxWindowGrowth (disorder.go), in the same padding.
+	caState       caState
 	dupAcks       int32 // without SACK: duplicate ACKs in a row
 	prevSACK      [packet.MaxSACK]packet.Block
 	recoveryPoint int64
@@ -161,10 +164,8 @@ type Sender struct {
 	// retxHint (scoreboard.go, pendingRetx); allocated with the first
 	// (most flows never lose a retransmission).
 	retxLow *retxHeap
-	// pq holds the sends waiting on their own timers with
-	// Config.PacketTimers (mockets.go), else nil.
-	pq *packetQueues
-	// rare counts events most flows never see, from the first.
+	// rare counts events most flows never see, from the first, and holds
+	// state only some flows need.
 	rare *rareCounts
 }
 
@@ -185,6 +186,9 @@ type rareCounts struct {
 	// pipeShort is what the short segments in the pipe lack of an MSS
 	// (shortPipe).
 	pipeShort units.Bytes
+	// pq holds the sends waiting on their own timers with
+	// Config.PacketTimers (mockets.go), else nil.
+	pq *packetQueues
 }
 
 // counts returns the sender's rare counters, allocating them on first use.
@@ -275,10 +279,13 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		s.cfg.ECN = ECNDCTCP
 	}
 	if cfg.PacketTimers {
-		s.pq = new(packetQueues)
+		s.counts().pq = new(packetQueues)
 		// Mockets' per-packet timers are not Linux's loss detection, so
 		// not its rule for starting recovery either.
 		s.cfg.LinuxRecoveryStart = false
+	}
+	if s.cfg.LinuxWindowGrowth && !cfg.PacketTimers {
+		s.caState = caOpen
 	}
 }
 
@@ -586,6 +593,7 @@ func (s *Sender) Receive(now clock.Time, p *packet.Packet) {
 func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay time.Duration, blocks []packet.Block, ece bool) {
 	priorInFlight := s.InFlight()
 	priorLost, priorLostRetx := s.stats.MarkedLost, s.lostRetx
+	priorPhase := s.phase
 	var rs estimate.Sample
 	var acked units.Bytes
 
@@ -607,6 +615,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		acked -= credited
 		delivered = dup
 	}
+	cumAcked := acked
 	sackOldest := clock.Never
 	for _, b := range blocks {
 		s.sackRange(now, b, &rs, &acked, &sackOldest)
@@ -654,8 +663,14 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 	// state into fast recovery (Config.LinuxRecoveryStart).
 	s.updateRecovery(now, priorInFlight, newlyLost, acked+delivered, advanced, s.lostRetx != priorLostRetx, ece)
 	s.tlpAck(now, ackNo, advanced, acked > 0)
+	if s.caState != caUntracked {
+		// Linux's tcp_ack_is_dubious: a duplicate ACK, or one with new
+		// SACK information or an ECN echo, or any ACK outside the open
+		// state.
+		s.trackDisorder(priorPhase, !advanced || acked > cumAcked || ece)
+	}
 	if acked > 0 {
-		s.ackController(now, acked, newlyLost, priorInFlight, &rs)
+		s.ackController(now, acked, newlyLost, priorInFlight, &rs, advanced)
 	}
 
 	if s.una >= s.total {
@@ -692,7 +707,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 
 // ackController tells the controller about an ACK that delivered acked
 // bytes.
-func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int64, priorInFlight units.Bytes, rs *estimate.Sample) {
+func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int64, priorInFlight units.Bytes, rs *estimate.Sample, advanced bool) {
 	a := &s.scr().ack
 	*a = cc.Ack{
 		AckedBytes:    acked,
@@ -708,6 +723,8 @@ func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int6
 		InRecovery:     s.phase == recovery,
 		CWR:            s.phase == cwr,
 		InLoss:         s.phase == lossPhase,
+		Disorder:       s.caState == caDisorder,
+		HoldWindow:     s.caState != caUntracked && !advanced,
 		CwndLimited:    s.cwndLimited,
 		TotalDelivered: s.rate.Delivered(),
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +35,7 @@ func TestSatcomAgainstKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cc := range []string{"cubic", "newreno", "bbr"} {
-		k, sim := satcomMeans(t, ref, satcomKernel, cc, 40, []string{"profile=linux"})
+		k, sim := satcomMeans(t, ref, satcomKernel, "satcom-uhf", cc, 40, []string{"profile=linux"})
 		t.Logf("%s: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f), queueing delay mean %.0f ms (%.0f), p95 %.0f ms (%.0f)",
 			cc, sim[0], k[0], sim[1], k[1], sim[2], k[2], sim[3], k[3])
 		checkSatcomMeans(t, cc, k, sim, 0.03, 0.1, 0.1, 0.1)
@@ -43,16 +45,16 @@ func TestSatcomAgainstKernel(t *testing.T) {
 // satcomMetrics name satcomMeans' columns.
 var satcomMetrics = [...]string{"mean completion time", "retransmissions per transfer", "mean queueing delay", "queueing delay p95"}
 
-// satcomMeans returns the kernel's means over its runs of cc in ref (read
-// from file, which must hold seeds of them) and the simulator's over seeds
-// 1..seeds of satcom-uhf with sets: the transfer's completion time, its
-// retransmissions and, where ref has those columns, its queueing delay's
-// mean and p95.
-func satcomMeans(t *testing.T, ref map[[2]string][][]float64, file, cc string, seeds int, sets []string) (k, sim []float64) {
+// satcomMeans returns the kernel's means over its runs of cc in ref
+// under the scenario column key (read from file, which must hold seeds of
+// them) and the simulator's over seeds 1..seeds of satcom-uhf with sets:
+// the transfer's completion time, its retransmissions and, where ref has
+// those columns, its queueing delay's mean and p95.
+func satcomMeans(t *testing.T, ref map[[2]string][][]float64, file, key, cc string, seeds int, sets []string) (k, sim []float64) {
 	t.Helper()
-	runs := ref[[2]string{"satcom-uhf", cc}]
+	runs := ref[[2]string{key, cc}]
 	if len(runs) != seeds {
-		t.Fatalf("%s: %d kernel runs in %s, want %d", cc, len(runs), file, seeds)
+		t.Fatalf("%s %s: %d kernel runs in %s, want %d", key, cc, len(runs), file, seeds)
 	}
 	n := len(runs[0])
 	k, sim = make([]float64, n), make([]float64, n)
@@ -123,9 +125,50 @@ func TestHyblaSatcomAgainstKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cc := range c.ccs {
-			k, sim := satcomMeans(t, ref, c.file, cc, c.seeds, c.sets)
+			k, sim := satcomMeans(t, ref, c.file, "satcom-uhf", cc, c.seeds, c.sets)
 			t.Logf("%s %v: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f)", cc, c.sets, sim[0], k[0], sim[1], k[1])
 			checkSatcomMeans(t, fmt.Sprintf("%s %v", cc, c.sets), k, sim, c.tol, c.tol)
 		}
+	}
+}
+
+// satcomKernelConditions is Linux's Hybla (bench/kernelcc) on four of
+// MARLIN's held-out conditions of satcom-uhf (a switch at 5 s, a 50-packet
+// queue, a 128 kbit/s UHF link after a switch at 5 s, a 1.6 s SATCOM RTT),
+// each with Nagle off and on, over seeds 1-8 through cclab's emulator,
+// 2026-12-07, in satcomKernel's columns; the scenario column is
+// "satcom-uhf:" and the condition's overrides.
+const satcomKernelConditions = "testdata/kernel-satcom-hybla-conditions-2026-12-07.tsv"
+
+// TestHyblaConditionsAgainstKernel: on the held-out conditions where
+// docs/marlin.md sets Hybla against the learned policies, the simulator's
+// Hybla with profile linux finishes the transfer within 10% of the
+// kernel's mean over the same eight seeds (measured: -4% to +7%) and
+// resends within 30% of it (measured: -1% to +26%: after a switch to the
+// lossy UHF link it resends 9-26% more, which is not explained; see
+// docs/marlin.md, "Hybla on four conditions, in the kernel and the
+// simulator").
+func TestHyblaConditionsAgainstKernel(t *testing.T) {
+	ref, err := readReference(satcomKernelConditions, 8, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range ref {
+		keys = append(keys, k[0])
+	}
+	slices.Sort(keys)
+	if len(keys) != 8 {
+		t.Fatalf("%d conditions in %s, want 8", len(keys), satcomKernelConditions)
+	}
+	for _, key := range keys {
+		scen, over, ok := strings.Cut(key, ":")
+		if !ok || scen != "satcom-uhf" {
+			t.Fatalf("%s: scenario column %q, want satcom-uhf:SETS", satcomKernelConditions, key)
+		}
+		sets := append([]string{"profile=linux"}, strings.Split(over, ",")...)
+		k, sim := satcomMeans(t, ref, satcomKernelConditions, key, "hybla", 8, sets)
+		t.Logf("%s: FCT %.2f s (kernel %.2f), retransmissions %.1f (%.1f)", over, sim[0], k[0], sim[1], k[1])
+		checkSatcomMeans(t, over, k, sim, 0.1, 0.3)
 	}
 }

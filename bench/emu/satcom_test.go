@@ -145,7 +145,9 @@ const satcomKernelConditions = "testdata/kernel-satcom-hybla-conditions-2026-12-
 // Hybla with profile linux finishes the transfer within 10% of the
 // kernel's mean over the same eight seeds (measured: -4% to +7%) and
 // resends within 30% of it (measured: -1% to +26%: after a switch to the
-// lossy UHF link it resends 9-26% more, which is not explained; see
+// lossy UHF link it resends 9-26% more, most of it retransmissions sent
+// in bursts at the expiries of RACK's reordering timer, which Linux's
+// timer, transport.rack_timer linux, not in the profile, does not send;
 // docs/marlin.md, "Hybla on four conditions, in the kernel and the
 // simulator").
 func TestHyblaConditionsAgainstKernel(t *testing.T) {

@@ -706,7 +706,8 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 }
 
 // ackController tells the controller about an ACK that delivered acked
-// bytes.
+// bytes; advanced says it moved SND.UNA (which alone lets the window grow
+// with Config.LinuxWindowGrowth).
 func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int64, priorInFlight units.Bytes, rs *estimate.Sample, advanced bool) {
 	a := &s.scr().ack
 	*a = cc.Ack{

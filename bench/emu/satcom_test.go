@@ -143,7 +143,7 @@ const satcomKernelConditions = "testdata/kernel-satcom-hybla-conditions-2026-12-
 // TestHyblaConditionsAgainstKernel: on the held-out conditions where
 // docs/marlin.md sets Hybla against the learned policies, the simulator's
 // Hybla with profile linux finishes the transfer within 10% of the
-// kernel's mean over the same eight seeds (measured: -4% to +7%) and
+// kernel's mean over the same eight seeds (measured: -4% to +7.3%) and
 // resends within 30% of it (measured: -1% to +26%: after a switch to the
 // lossy UHF link it resends 9-26% more, most of it retransmissions sent
 // in bursts at the expiries of RACK's reordering timer, which Linux's

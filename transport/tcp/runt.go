@@ -165,3 +165,20 @@ func (s *Sender) shortPipe(g *segment, sign units.Bytes) {
 		s.counts().pipeShort += sign * (s.cfg.MSS - g.len)
 	}
 }
+
+// leavePipe is shortPipe for a segment being SACKed or cumulatively
+// acknowledged, which takes it out of the pipe as many times as it counts
+// there: once outstanding, none while marked lost, once more for a
+// retransmission out (RFC 6675's pipe; g not yet SACKed).
+func (s *Sender) leavePipe(g *segment) {
+	if g.len < s.cfg.MSS && s.cfg.LinuxReceiveWindow {
+		n := units.Bytes(1)
+		if g.lost {
+			n--
+		}
+		if g.retrans {
+			n++
+		}
+		s.counts().pipeShort -= n * (s.cfg.MSS - g.len)
+	}
+}

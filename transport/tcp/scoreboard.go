@@ -141,15 +141,13 @@ func (s *Sender) ackCumulative(now clock.Time, ackNo int64, rs *estimate.Sample,
 		if g.sacked {
 			s.sacked -= g.len
 		} else {
+			s.leavePipe(g) // lost, retransOut and outBytes, below
 			if g.lost {
 				s.lost -= g.len
-				s.shortPipe(g, 1)
 			}
 			if g.retrans {
 				s.retransOut -= g.len
-				s.shortPipe(g, -1)
 			}
-			s.shortPipe(g, -1) // outBytes, below
 			if s.unaSeg < s.highSacked && !g.everRetrans {
 				s.reordSeen = true // Linux tcp_clean_rtx_queue's reord
 			}
@@ -225,9 +223,9 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		if g.sacked {
 			continue
 		}
+		s.leavePipe(g) // sacked, lost and retransOut, below
 		g.sacked = true
 		s.sacked += g.len
-		s.shortPipe(g, -1)
 		if !g.everRetrans {
 			*oldest = min(*oldest, g.sentAt)
 			if k < s.highSacked {
@@ -236,12 +234,10 @@ func (s *Sender) sackRange(now clock.Time, b packet.Block, rs *estimate.Sample, 
 		}
 		if g.lost {
 			s.lost -= g.len
-			s.shortPipe(g, 1)
 			g.lost = false
 		}
 		if g.retrans {
 			s.retransOut -= g.len
-			s.shortPipe(g, -1)
 			g.retrans = false
 		}
 		s.deliver(now, k, g, rs)

@@ -108,7 +108,8 @@ func New(spec emu.FlowSpec, hook AgentHook) (*Endpoints, error) {
 // section: the acknowledgement and timer settings, the loss-recovery
 // choices the sender makes alone (rack, tlp, frto, rto,
 // lost_retransmissions, srtt_sample, prr, rack_timer, recovery_start),
-// which ACKs grow the window (window_growth) and its pacing (pacing),
+// which ACKs grow the window and when it counts as used (window_growth,
+// cwnd_limited) and its pacing (pacing),
 // which the same tcp.Sender honours on UDP as
 // in the simulator. sack is not carried: both ends would have to agree
 // on it. Nor is receive_window, a model of the receiver: the UDP

@@ -22,7 +22,8 @@ func BenchmarkSteadyState(b *testing.B) {
 		{"cubic", "cubic", "", "", false, false}, {"bbr", "bbr", "", "", false, false}, {"newreno", "newreno", "", "", false, false},
 		// Linux's pacing and the rest of the profile.
 		{"bbr-linux", "bbr", "linux", "", false, false},
-		// The profile with Linux's window growth and Disorder state.
+		// The profile with Linux's window growth and Disorder state, and
+		// its verdict on the window's use.
 		{"cubic-linux-growth", "cubic", "linux", "", false, true},
 		{"cubic-ecn", "cubic", "", marking, true, false},
 		{"dctcp", "dctcp", "", marking, false, false}, // dctcp turns ECN on itself
@@ -31,6 +32,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			s := benchScenarioWith(b, c.cc, c.profile, c.queue, c.ecn)
 			if c.growth {
 				s.Transport.WindowGrowth = "linux"
+				s.Transport.CwndLimited = "linux"
 			}
 			n, err := Build(s)
 			if err != nil {

@@ -482,8 +482,9 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
 // (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
-// rack_timer, recovery_start), which ACKs grow its window
-// (window_growth), and how it paces (pacing), that t sets on
+// rack_timer, recovery_start), which ACKs grow its window and when it
+// counts as used (window_growth, cwnd_limited), and how it paces
+// (pacing), that t sets on
 // c; what t leaves unset keeps c's value. The simulator's flows and the
 // emulator's cclab-stack flows (emu/udpstack) read them through it.
 func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
@@ -520,6 +521,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.WindowGrowth != "" {
 		c.LinuxWindowGrowth = t.WindowGrowth == "linux"
+	}
+	if t.CwndLimited != "" {
+		c.LinuxCwndLimited = t.CwndLimited == "linux"
 	}
 }
 

@@ -186,6 +186,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {timeout_min: 8ms}\nflows: [{cc: cubic, transport: {timeout_min: 2ms}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {prr: linux}\nflows: [{cc: cubic, transport: {prr: rfc6937}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {window_growth: linux}\nflows: [{cc: hybla, transport: {window_growth: delivered}}]\n"))
+	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {cwnd_limited: linux}\nflows: [{cc: cubic, transport: {cwnd_limited: last_send}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {rack_timer: linux}\nflows: [{cc: cubic, transport: {rack_timer: earliest}}]\n"))
 	f.Add([]byte("name: x\nbottleneck: {rate: 1Mbps}\ntransport: {kernel_hz: 250}\nflows: [{cc: cubic, transport: {kernel_hz: 1000}}]\n"))
 	f.Add([]byte("name: x\nprofile: linux-host\nbottleneck: {rate: 1Mbps}\ntransport: {sack_compression: true}\nflows: [{cc: cubic, transport: {sack_compression: false, kernel_hz: 0}}]\n"))

@@ -327,6 +327,16 @@ type Transport struct {
 	// that follow Linux's set_state hook (Hybla grows by Reno's rule
 	// there, Vegas pauses) (tcp.Config.LinuxWindowGrowth) ["delivered"].
 	WindowGrowth string `yaml:"window_growth"`
+	// CwndLimited is how the sender decides that the window was used,
+	// which the controllers' growth rules require: "last_send", by why
+	// its latest send stopped (the congestion window, or the peer's
+	// window in slow start while the window was below twice the data in
+	// flight), or "linux", as Linux 6.18's tcp_cwnd_validate and
+	// tcp_is_cwnd_limited, a send that filled the window counting for
+	// the window of data sent by then whatever stops the sends after it,
+	// and slow start's window counting as used while below twice the
+	// packets out (tcp.Config.LinuxCwndLimited) ["last_send"].
+	CwndLimited string `yaml:"cwnd_limited"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

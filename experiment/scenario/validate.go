@@ -442,6 +442,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.WindowGrowth != "" && t.WindowGrowth != "delivered" && t.WindowGrowth != "linux" {
 		return errf(p+".window_growth", "must be delivered or linux, got %q", t.WindowGrowth)
 	}
+	if t.CwndLimited != "" && t.CwndLimited != "last_send" && t.CwndLimited != "linux" {
+		return errf(p+".cwnd_limited", "must be last_send or linux, got %q", t.CwndLimited)
+	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}

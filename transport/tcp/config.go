@@ -194,6 +194,15 @@ type Config struct {
 	// window, and the open state has no Disorder. Read once, by
 	// InitSender.
 	LinuxWindowGrowth bool
+	// LinuxCwndLimited decides whether the window was used, which the
+	// controller's growth rules read (cc.Ack.CwndLimited), as Linux 6.18's
+	// tcp_cwnd_validate and tcp_is_cwnd_limited do (cwndlimited.go): a
+	// send that fills the window keeps it "used" for the window of data
+	// sent by then, whatever stops the sends after it (the peer's window,
+	// Nagle's rule, the pacer), and in slow start the window counts as
+	// used while it is below twice the packets out. By default the sender
+	// reports why its latest send stopped. Read once, by InitSender.
+	LinuxCwndLimited bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

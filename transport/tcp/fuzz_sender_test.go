@@ -103,6 +103,8 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 	cfg.RACKRetransmissions = cfg.LinuxRecoveryStart
 	// And with Linux's window growth and Disorder state (disorder.go).
 	cfg.LinuxWindowGrowth = cfg.LinuxRecoveryStart
+	// And with Linux's verdict on the window's use (cwndlimited.go).
+	cfg.LinuxCwndLimited = cfg.LinuxRecoveryStart
 	if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 		cfg.LinuxPacing = true
 		alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}

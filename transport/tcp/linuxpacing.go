@@ -73,7 +73,7 @@ func (s *Sender) linuxPace(now clock.Time, rate units.Bandwidth, cwnd, pipe unit
 			return false
 		}
 		if *burst = s.linuxSend(now, rate, cwnd, pipe, k, retx); *burst == 0 {
-			s.cwndLimited = true // deferred to the next ACK
+			s.cwndUse |= cwndFull // deferred to the next ACK
 			return false
 		}
 	}

@@ -3,7 +3,6 @@ package tcp
 import (
 	"time"
 
-	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/packet"
@@ -38,12 +37,13 @@ func (s *Sender) updateWindow(kind packet.Kind, ackNo, w int64) {
 // not the congestion window, limited sending, so the controller's growth
 // rules see the window as used only where Linux's tcp_is_cwnd_limited
 // would: in slow start, while cwnd is below twice what is in flight.
+//
+// With Config.LinuxCwndLimited the pass only records that the congestion
+// window did not stop it; trySendLinux applies Linux's rule.
 func (s *Sender) rwndStop(now clock.Time, cwnd, pipe units.Bytes) {
-	s.cwndLimited = false
-	if in, ok := s.cc.(cc.Inspector); ok {
-		st := in.State()
-		slowStart := st.Ssthresh == 0 || st.Cwnd < st.Ssthresh
-		s.cwndLimited = slowStart && cwnd < 2*pipe
+	s.cwndUse &^= cwndFull
+	if s.cwndUse&cwndLinux == 0 && cwnd < 2*pipe && s.slowStart() {
+		s.cwndUse |= cwndFull
 	}
 	if !s.rwndLimited {
 		s.rwndLimited, s.rwndLimSince = true, now

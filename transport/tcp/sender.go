@@ -37,9 +37,11 @@ type Sender struct {
 	done        bool
 	established bool
 	phase       phase
-	cwndLimited bool
-	pacerLate   bool // trySend runs from a pacer timer that may have fired late
-	tlpRetx     bool // the outstanding tail loss probe was a retransmission (tlp.go)
+	// cwndUse says whether the controller's next ACK sees the window used
+	// (cc.Ack.CwndLimited) and how the sender decides it (cwndlimited.go).
+	cwndUse   cwndUse
+	pacerLate bool // trySend runs from a pacer timer that may have fired late
+	tlpRetx   bool // the outstanding tail loss probe was a retransmission (tlp.go)
 	// backoff counts RTO doublings; it grows only while the RTO is below
 	// MaxRTO, and the RTO before back-off is at least 1 ns (MinRTO > 0,
 	// InitialRTO > 0 after defaults; Config.Validate), so it stays below 64.
@@ -189,6 +191,9 @@ type rareCounts struct {
 	// pq holds the sends waiting on their own timers with
 	// Config.PacketTimers (mockets.go), else nil.
 	pq *packetQueues
+	// cwnd is Linux's record of the window's use with
+	// Config.LinuxCwndLimited (cwndlimited.go).
+	cwnd cwndLatch
 }
 
 // counts returns the sender's rare counters, allocating them on first use.
@@ -286,6 +291,10 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	}
 	if s.cfg.LinuxWindowGrowth && !cfg.PacketTimers {
 		s.caState = caOpen
+	}
+	if s.cfg.LinuxCwndLimited {
+		s.cwndUse = cwndLinux
+		s.counts() // trySendLinux keeps its record there
 	}
 }
 
@@ -427,6 +436,17 @@ func (s *Sender) Stop() {
 
 // trySend sends as much as the window, the pacing rate and the data allow.
 func (s *Sender) trySend(now clock.Time) {
+	if s.cwndUse&cwndLinux != 0 {
+		s.trySendLinux(now)
+		return
+	}
+	s.sendPass(now)
+}
+
+// sendPass is one pass of trySend: it sends until the window, the pacer,
+// the peer's window or the data stop it, and records in cwndUse's
+// cwndFull whether the congestion window (or PRR) stopped it.
+func (s *Sender) sendPass(now clock.Time) {
 	if !s.established || s.done {
 		return
 	}
@@ -441,21 +461,21 @@ func (s *Sender) trySend(now clock.Time) {
 		}
 		if s.reducing() && s.prr != nil {
 			if s.prrAllow <= 0 {
-				s.cwndLimited = true
+				s.cwndUse |= cwndFull
 				break
 			}
 		} else if pipe+mss > cwnd {
 			// Send a segment only if a whole one fits (RFC 6675 "cwnd -
 			// pipe >= 1 SMSS"; Linux counts in packets, the same for full
 			// segments).
-			s.cwndLimited = true
+			s.cwndUse |= cwndFull
 			break
 		}
 		k, retx := s.nextSegment()
 		if k < 0 {
 			// Nothing to send with window available: application-limited
 			// (draft-cheng §3.4).
-			s.cwndLimited = false
+			s.cwndUse &^= cwndFull
 			s.rate.SetAppLimited(pipe)
 			break
 		}
@@ -726,7 +746,7 @@ func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int6
 		InLoss:         s.phase == lossPhase,
 		Disorder:       s.caState == caDisorder,
 		HoldWindow:     s.caState != caUntracked && !advanced,
-		CwndLimited:    s.cwndLimited,
+		CwndLimited:    s.cwndUse&cwndFull != 0,
 		TotalDelivered: s.rate.Delivered(),
 	}
 	s.rate.Fill(rs, s.rtt.Min(), &a.Rate)

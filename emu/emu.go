@@ -111,6 +111,12 @@ type Accounting struct {
 	LatenessMaxUs float64 `json:"lateness_max_us"`
 	// Realtime says whether the forwarder ran at SCHED_FIFO priority.
 	Realtime bool `json:"realtime"`
+	// DeviceDrops counts the packets the namespaces' TUN devices dropped
+	// before the forwarder read them (a sender's data, a receiver's
+	// ACKs): losses outside the emulated path, which the endpoints repair
+	// as any other. Zero unless a burst outran the devices' queues
+	// (netns.TxQueueLen); -1 if the counters could not be read.
+	DeviceDrops int64 `json:"device_drops"`
 }
 
 // backgroundTCP calls fn for each background entry that opens kernel TCP
@@ -362,6 +368,10 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, *Deta
 	inFlight := f.Drain()
 	res := e.summarize(now, time.Since(wallStart), int64(inFlight))
 	res.KernelCounters = kc
+	res.Emulator.DeviceDrops = -1
+	if d, err := readDeviceDrops(pair); err == nil {
+		res.Emulator.DeviceDrops = d
+	}
 	run := &Details{Records: f.Records, Samples: map[string][]endpoint.Sample{}, Paths: f.Paths, Received: make([]int64, len(f.Paths))}
 	for _, fl := range e.flows {
 		run.Received[fl.path.Index] = fl.stats.Received

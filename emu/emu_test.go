@@ -96,6 +96,10 @@ background:
 	if a.Packets != a.Delivered+a.QueueDrops+a.Lost+a.InFlight {
 		t.Errorf("packets %d != delivered %d + queue drops %d + lost %d + in flight %d", a.Packets, a.Delivered, a.QueueDrops, a.Lost, a.InFlight)
 	}
+	// Everything the endpoints sent reached the forwarder.
+	if a.DeviceDrops != 0 {
+		t.Errorf("the TUN devices dropped %d packets", a.DeviceDrops)
+	}
 	var inflight int64
 	var recs [3]int64
 	for _, r := range det.Records {

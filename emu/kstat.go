@@ -247,3 +247,50 @@ func counterDelta(before, after map[string]int64) map[string]int64 {
 	}
 	return d
 }
+
+// parseTxDrops returns the transmit drops of device dev in name's
+// contents, the /proc/net/dev format: two header lines, then one line per
+// device, "dev: " and eight receive then eight transmit counters, the
+// transmit drops the twelfth.
+func parseTxDrops(name string, data []byte, dev string) (int64, error) {
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i, l := range lines {
+		d, rest, ok := strings.Cut(l, ":")
+		if !ok || strings.TrimSpace(d) != dev || i < 2 {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 16 {
+			return 0, fmt.Errorf("%s:%d: device %s has %d counters, want 16 (8 receive, 8 transmit)", name, i+1, dev, len(f))
+		}
+		v, err := strconv.ParseInt(f[11], 10, 64)
+		if err != nil || v < 0 {
+			return 0, fmt.Errorf("%s:%d: %s's transmit drops: %q is not a count", name, i+1, dev, trim(f[11]))
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("%s: no line for device %s", name, dev)
+}
+
+// readDeviceDrops returns the transmit drops of the TUN devices of both of
+// pair's namespaces together (Accounting.DeviceDrops), read as
+// readTCPCounters reads its files.
+func readDeviceDrops(pair *netns.Pair) (int64, error) {
+	var sum int64
+	for _, ns := range []*netns.NS{pair.Snd, pair.Rcv} {
+		err := ns.Do(func() error {
+			const f = "/proc/thread-self/net/dev"
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			n, err := parseTxDrops(ns.Name+":"+f, b, netns.Device)
+			sum += n
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return sum, nil
+}

@@ -154,3 +154,41 @@ func TestBackgroundOpensTCP(t *testing.T) {
 		}
 	}
 }
+
+const sampleNetDev = `Inter-|   Receive                                                |  Transmit
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0
+cclab0: 1609652    1445    0    0    0     0          0         0 35019552   24302    0 1515    0     0       0          0
+`
+
+// TestParseTxDrops: the device's transmit drops, not another device's nor
+// its receive drops; malformed lines named.
+func TestParseTxDrops(t *testing.T) {
+	if n, err := parseTxDrops("x", []byte(sampleNetDev), "cclab0"); err != nil || n != 1515 {
+		t.Errorf("cclab0: %d, %v; want 1515", n, err)
+	}
+	if n, err := parseTxDrops("x", []byte(sampleNetDev), "lo"); err != nil || n != 0 {
+		t.Errorf("lo: %d, %v; want 0", n, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{sampleNetDev, "x: no line for device eth0"},
+		{"h\nh\neth0: 1 2 3\n", "x:3: device eth0 has 3 counters, want 16"},
+		{"h\nh\neth0: 0 0 0 0 0 0 0 0 0 0 0 -4 0 0 0 0\n", "x:3: eth0's transmit drops: \"-4\" is not a count"},
+	} {
+		if _, err := parseTxDrops("x", []byte(c.in), "eth0"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzParseTxDrops: any input gives a count that is not negative or an
+// error, never a panic.
+func FuzzParseTxDrops(f *testing.F) {
+	f.Add([]byte(sampleNetDev))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if n, err := parseTxDrops("fuzz", data, "cclab0"); err == nil && n < 0 {
+			t.Fatalf("negative drops %d", n)
+		}
+	})
+}

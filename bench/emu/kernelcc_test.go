@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,6 +26,13 @@ import (
 // (transport.prr: linux, in the profile since 2026-12-07: 20,987 with the
 // short segments alone, 18,254 with PRR alone, 7,134 with both; 7,255
 // since short segments count as packets under the window, 2026-12-07).
+// The kernel's Hybla run of 2026-12-06 lost 2,123 segments at its
+// sender's TUN device, whose 500-packet queue its bursts overflowed
+// (netns.TxQueueLen), and resent them: retransmissions that matched the
+// simulator's for fewer drops at the bottleneck (5,590 against 7,235).
+// Hybla's reference is the run of 2026-12-07, with the longer queue and
+// no such loss (7,309 retransmissions for 7,317 drops and 20 losses);
+// the other three lost nothing there (TestReferencesLostNothingAtTheirDevices).
 func TestKernelCCAgainstKernel(t *testing.T) {
 	for _, c := range []struct {
 		ref  string
@@ -32,7 +43,9 @@ func TestKernelCCAgainstKernel(t *testing.T) {
 		{"testdata/kernel-kernelcc-lossy-2026-12-06.jsonl",
 			[]string{"bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.01"}, 30 * time.Second, "westwood,hybla,newreno"},
 		{"testdata/kernel-kernelcc-satellite-2026-12-06.jsonl",
-			[]string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500", "bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001"}, 30 * time.Second, "westwood,newreno,cubic,hybla"},
+			[]string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500", "bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001"}, 30 * time.Second, "westwood,newreno,cubic"},
+		{"testdata/kernel-kernelcc-satellite-2026-12-07.jsonl",
+			[]string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500", "bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001"}, 30 * time.Second, "hybla"},
 	} {
 		ref, err := loadRef([]string{c.ref})
 		if err != nil {
@@ -60,5 +73,67 @@ func TestKernelCCAgainstKernel(t *testing.T) {
 				t.Errorf("%s %s: %.0f retransmissions, the kernel's %.0f (%.0f%% apart, want within 10%%)", c.ref, f.cc, sim[2], k[2], 100*d)
 			}
 		}
+	}
+}
+
+// deviceLossExempt lists the reference runs that lost packets at their own
+// TUN devices and are kept on purpose, by file and controller, with why.
+var deviceLossExempt = map[[2]string]string{
+	{"testdata/kernel-kernelcc-satellite-2026-12-06.jsonl", "hybla"}: "kept as the record of the loss; TestKernelCCAgainstKernel reads Hybla from the 2026-12-07 file",
+}
+
+// TestReferencesLostNothingAtTheirDevices: every kernel run in testdata
+// that carries the kernels' counters put on the emulated path all it sent:
+// its device drops are zero, or, in files older than that count, the
+// segments the senders' namespace sent (Tcp.OutSegs and RetransSegs)
+// exceed the packets the forwarder read by at most a handful (segments
+// still between socket and device when the counters were read). A run
+// whose sender lost packets at its own device is no reference for the
+// simulator, whose only losses are the path's.
+func TestReferencesLostNothingAtTheirDevices(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reference files: %v", err)
+	}
+	checked := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var row struct {
+				CC  string `json:"cc"`
+				Emu *struct {
+					Emulator *struct {
+						Packets     int64  `json:"packets"`
+						DeviceDrops *int64 `json:"device_drops"`
+					} `json:"emulator"`
+					KernelCounters *struct {
+						Sender map[string]int64 `json:"sender"`
+					} `json:"kernel_counters"`
+				} `json:"emu"`
+			}
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatalf("%s:%d: %v", path, i+1, err)
+			}
+			if row.Emu == nil || row.Emu.Emulator == nil || row.Emu.KernelCounters == nil {
+				continue
+			}
+			checked++
+			a, s := row.Emu.Emulator, row.Emu.KernelCounters.Sender
+			unseen := s["Tcp.OutSegs"] + s["Tcp.RetransSegs"] - a.Packets
+			lost := unseen > 5 || a.DeviceDrops != nil && *a.DeviceDrops > 0
+			why, exempt := deviceLossExempt[[2]string{path, row.CC}]
+			switch {
+			case lost && !exempt:
+				t.Errorf("%s:%d (%s): %d segments sent that the forwarder never read (device drops %v)", path, i+1, row.CC, unseen, a.DeviceDrops)
+			case !lost && exempt:
+				t.Errorf("%s:%d (%s): exempt (%s) but lost nothing at its devices", path, i+1, row.CC, why)
+			}
+		}
+	}
+	if checked < 40 {
+		t.Errorf("checked %d runs with the kernels' counters, want the 40 or more in testdata", checked)
 	}
 }

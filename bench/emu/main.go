@@ -250,6 +250,7 @@ func fidelity(ctx context.Context, args []string) error {
 			if err != nil {
 				return fmt.Errorf("%s/%s emu: %w", name, cc, err)
 			}
+			warnDeviceDrops(name+"/"+cc, em)
 			if jl != nil {
 				b, _ := json.Marshal(map[string]any{"scenario": name, "cc": cc, "sim": sim, "emu": em})
 				jl.Write(append(b, '\n'))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cclab/cclab/emu"
 	"github.com/cclab/cclab/experiment"
 )
 
@@ -191,4 +192,14 @@ func refLine(scenarioPath, cc string, seed int, res *experiment.Result) string {
 		jain = strconv.FormatFloat(*res.Jain, 'f', 4, 64)
 	}
 	return fmt.Sprintf("%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s", scenarioPath, cc, seed, strconv.FormatFloat(t.goodput, 'f', 3, 64), t.retx, t.discarded, t.rtos, jain)
+}
+
+// warnDeviceDrops says on stderr when a kernel run lost packets at its
+// namespaces' TUN devices (emu.Accounting.DeviceDrops): losses outside the
+// emulated path, which the simulator does not have, so the run is not a
+// clean reference for it.
+func warnDeviceDrops(label string, em *emu.Result) {
+	if n := em.Emulator.DeviceDrops; n > 0 {
+		fmt.Fprintf(os.Stderr, "warning: %s: the TUN devices dropped %d packets before the forwarder read them (losses outside the emulated path): not a clean reference\n", label, n)
+	}
 }

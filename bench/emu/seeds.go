@@ -399,6 +399,7 @@ func seeds(ctx context.Context, args []string) error {
 				var em *emu.Result
 				if em, _, err = emu.Run(ctx, s, emu.Options{}); err == nil {
 					res, full, kc = &em.Result, em, em.KernelCounters
+					warnDeviceDrops(fmt.Sprintf("%s seed %d (%s)", cc, seed, label), em)
 				}
 			} else {
 				res, _, err = experiment.Run(ctx, s)

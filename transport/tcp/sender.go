@@ -269,8 +269,10 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 	}
 	s.tlpSlack = uint32(s.cfg.TimeoutMin)
 	if cfg.SendBufferLinux {
-		// tcp_init_buffer_space sizes the buffer for TCP_INIT_CWND.
-		s.cfg.PendingQueue = linuxSndbuf(cfg.MSS, 0, cfg.DupThresh, sndbufWindows(alg))
+		// tcp_init_buffer_space sizes the buffer for the initial window
+		// (TCP_INIT_CWND, or the controller's own; sndbufInit).
+		s.cfg.PendingQueue = 0
+		s.sndbufInit()
 	}
 	if _, ok := alg.(cc.InternallyPaced); !ok {
 		// Linux paces only its own paced modules inside TCP; another
@@ -410,6 +412,9 @@ func (s *Sender) onSynAck(now, echo clock.Time) {
 	s.rate.Start(now)
 	if e, ok := s.cc.(cc.Establisher); ok {
 		e.OnEstablished(now, s.rtt.SRTT(), s.rtt.Min())
+	}
+	if s.cfg.SendBufferLinux {
+		s.sndbufInit()
 	}
 	if s.cfg.HandshakeAck {
 		p := s.pool.Get()

@@ -70,6 +70,19 @@ func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) un
 	return units.Bytes(segs) * mss
 }
 
+// sndbufInit is tcp_init_buffer_space's sizing, when the connection is
+// established: tcp_init_transfer initialises the controller first, so the
+// buffer is sized for the controller's initial window where that exceeds
+// TCP_INIT_CWND (Hybla's hybla_init sets it to rho, its RTT over 25 ms:
+// 40 segments on a 1 s path, which a buffer sized for 10 would cut to 20).
+// It never shrinks the buffer.
+func (s *Sender) sndbufInit() {
+	cwnd := int64(s.cc.CongestionWindow() / s.cfg.MSS)
+	if q := linuxSndbuf(s.cfg.MSS, cwnd, s.cfg.DupThresh, sndbufWindows(s.cc)); q > s.cfg.PendingQueue {
+		s.cfg.PendingQueue = q
+	}
+}
+
 // sndbufWindows is how many windows the controller's send buffer holds:
 // tcp_sndbuf_expand's sndmem factor, the controller's sndbuf_expand or 2
 // ("Cubic needs 1.7 factor, rounded to 2").

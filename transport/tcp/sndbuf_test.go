@@ -59,10 +59,52 @@ func TestLinuxSndbufSizes(t *testing.T) {
 	}
 }
 
+// openingWindow holds TCP_INIT_CWND's 10 segments until the first ACK,
+// then fixedWindow's: the buffer is sized at the handshake for the first
+// and has to grow for the second.
+type openingWindow struct {
+	fixedWindow
+	acked bool
+}
+
+func (o *openingWindow) OnAck(clock.Time, *cc.Ack) { o.acked = true }
+
+func (o *openingWindow) CongestionWindow() units.Bytes {
+	if o.acked {
+		return units.Bytes(o.fixedWindow)
+	}
+	return 10 * 1448
+}
+
+// TestSendBufferLinuxSizedForTheInitialWindow: tcp_init_transfer
+// initialises the controller before tcp_init_buffer_space sizes the
+// buffer, so a controller that starts above TCP_INIT_CWND (Hybla: rho
+// segments, 40 on a 1 s path) sends its whole first window; a buffer sized
+// for 10 segments cut it to 20.
+func TestSendBufferLinuxSizedForTheInitialWindow(t *testing.T) {
+	const mss = 1448
+	cfg := Config{Bytes: 400 * mss, SendBufferLinux: true}
+	h := newHarness(t, cfg, fixedWindow(40*mss), 10*units.Mbps, 50*time.Millisecond)
+	var firstRound int64
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if p.Kind == packet.Data && h.snd.stats.BytesAcked == 0 {
+			firstRound = max(firstRound, p.Seq+int64(p.Len))
+		}
+		return false
+	}
+	h.run(t, 10*time.Second)
+	if h.rcv.DeliveredBytes != cfg.Bytes {
+		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
+	}
+	if firstRound != 40*mss || h.snd.cfg.PendingQueue != 80*mss {
+		t.Errorf("first round sent %d bytes with a buffer of %d; want the window's 40 segments, the buffer 80", firstRound, h.snd.cfg.PendingQueue)
+	}
+}
+
 // TestSendBufferLinuxGrowsWithWindow: with Config.SendBufferLinux a bulk
-// sender whose window (100 segments) is far above the initial buffer
-// starts buffer-limited (no new segment ends more than 20 segments above
-// snd.una), grows the buffer from ACKs that find the window with room
+// sender whose window opens from 10 segments to 100 at the first ACK,
+// far above the initial buffer (20 segments, sized for the 10), grows the
+// buffer from ACKs that find the window with room
 // (to 2 * 100 segments, then never again), and ends
 // window-limited (100 segments in flight); new data never goes past the
 // buffer's size at the time, losses and NewReno recovery included, and
@@ -72,7 +114,7 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 	for _, noSACK := range []bool{false, true} {
 		for _, loss := range []float64{0, 0.01} {
 			cfg := Config{Bytes: 6000 * mss, SendBufferLinux: true, NoSACK: noSACK}
-			h := newHarness(t, cfg, fixedWindow(100*mss), 100*units.Mbps, 20*time.Millisecond)
+			h := newHarness(t, cfg, &openingWindow{fixedWindow: 100 * mss}, 100*units.Mbps, 20*time.Millisecond)
 			rnd := rand.New(rand.NewPCG(5, 5))
 			var firstRTT, maxSpan int64
 			grew, shrank := 0, false
@@ -106,8 +148,8 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 			if h.rcv.DeliveredBytes != cfg.Bytes {
 				t.Fatalf("%s, loss %v: delivered %d, want %d", name, loss, h.rcv.DeliveredBytes, cfg.Bytes)
 			}
-			if firstRTT > 20*mss || firstRTT < 19*mss {
-				t.Errorf("%s, loss %v: first round's span %d bytes, want the initial buffer's 20 segments", name, loss, firstRTT)
+			if firstRTT != 10*mss {
+				t.Errorf("%s, loss %v: first round's span %d bytes, want the initial window's 10 segments", name, loss, firstRTT)
 			}
 			if shrank || grew == 0 || last != 200*mss {
 				t.Errorf("%s, loss %v: buffer grew %d times, shrank %v, ended at %d bytes; want grown to 200 segments, never shrunk", name, loss, grew, shrank, last)

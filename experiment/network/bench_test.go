@@ -17,22 +17,27 @@ func BenchmarkSteadyState(b *testing.B) {
 	const marking = "{limit: 1000, mark_threshold: 65}"
 	for _, c := range []struct {
 		name, cc, profile, queue string
-		ecn, growth              bool
+		ecn, growth, sndbuf      bool
 	}{
-		{"cubic", "cubic", "", "", false, false}, {"bbr", "bbr", "", "", false, false}, {"newreno", "newreno", "", "", false, false},
+		{"cubic", "cubic", "", "", false, false, false}, {"bbr", "bbr", "", "", false, false, false}, {"newreno", "newreno", "", "", false, false, false},
 		// Linux's pacing and the rest of the profile.
-		{"bbr-linux", "bbr", "linux", "", false, false},
+		{"bbr-linux", "bbr", "linux", "", false, false, false},
 		// The profile with Linux's window growth and Disorder state, and
 		// its verdict on the window's use.
-		{"cubic-linux-growth", "cubic", "linux", "", false, true},
-		{"cubic-ecn", "cubic", "", marking, true, false},
-		{"dctcp", "dctcp", "", marking, false, false}, // dctcp turns ECN on itself
+		{"cubic-linux-growth", "cubic", "linux", "", false, true, false},
+		// Linux's send buffer, its skbs accounted (sndbuf.go).
+		{"cubic-sndbuf", "cubic", "linux", "", false, false, true},
+		{"cubic-ecn", "cubic", "", marking, true, false, false},
+		{"dctcp", "dctcp", "", marking, false, false, false}, // dctcp turns ECN on itself
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := benchScenarioWith(b, c.cc, c.profile, c.queue, c.ecn)
 			if c.growth {
 				s.Transport.WindowGrowth = "linux"
 				s.Transport.CwndLimited = "linux"
+			}
+			if c.sndbuf {
+				s.Transport.SendBuffer = "linux"
 			}
 			n, err := Build(s)
 			if err != nil {

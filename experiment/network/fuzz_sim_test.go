@@ -101,8 +101,8 @@ func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 			c.Pick(3) != 0, c.Pick(2) == 0, c.Pick(2) == 0, c.Of("rfc6937", "linux"), c.Of("gap", "rack"))
 	}
 	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s", c.Of("none", "linux"), c.Of("linux", "rfc6298"), c.Of("0", "250", "1000"))
-	fmt.Fprintf(&b, ", quick_ack: %v, srtt_sample: %s, rack_timer: %s, sack_compression: %v, handshake_ack: %v",
-		c.Pick(2) == 0, c.Of("newest", "oldest"), c.Of("earliest", "linux"), c.Pick(3) == 0, c.Pick(2) == 0)
+	fmt.Fprintf(&b, ", quick_ack: %v, srtt_sample: %s, rack_timer: %s, sack_compression: %v, handshake_ack: %v, cwnd_limited: %s",
+		c.Pick(2) == 0, c.Of("newest", "oldest"), c.Of("earliest", "linux"), c.Pick(3) == 0, c.Pick(2) == 0, c.Of("last_send", "linux"))
 	if c.Pick(3) == 0 {
 		fmt.Fprintf(&b, ", mss: %s, header: %s, min_rto: %s, initial_rto: %s, dupthresh: %d, delack_timeout: %s",
 			c.Of("100B", "536B", "1448B", "8948B"), c.Of("1B", "52B"), c.Of("1ms", "200ms"), c.Of("10ms", "1s", "3s"), c.Pick(5)+1, c.Of("1ms", "40ms", "200ms"))

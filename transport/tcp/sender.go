@@ -194,6 +194,9 @@ type rareCounts struct {
 	// cwnd is Linux's record of the window's use with
 	// Config.LinuxCwndLimited (cwndlimited.go).
 	cwnd cwndLatch
+	// sndbuf is the send buffer's account with Config.SendBufferLinux
+	// (sndbuf.go).
+	sndbuf sndbufState
 }
 
 // counts returns the sender's rare counters, allocating them on first use.
@@ -540,6 +543,10 @@ func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes, pipe
 		s.rack.push(k, now, s.nxtSeg())
 	} else {
 		g = s.addSegment(runt)
+		// PendingQueue first: it is among the hot fields, SendBufferLinux not.
+		if s.cfg.PendingQueue != 0 && s.cfg.SendBufferLinux {
+			s.sndbufSent(now, k)
+		}
 	}
 	g.sentAt = now
 	s.prrSent()

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/cclab/cclab/cc"
+	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 )
 
@@ -29,14 +30,16 @@ import (
 // per_mss is the worst case of one segment per buffer: the MSS with the
 // kernel's headers and skb_shared_info, rounded up to a power of two, plus
 // the sk_buff. The buffer counts that memory, so it holds sk_sndbuf /
-// per_mss segments at the least; this model holds exactly that many, 2 *
-// nr_segs. On this machine's kernel (Linux 6.18.44, x86-64) per_mss is
-// 2304 bytes for a 1448-byte MSS: a new connection's SO_SNDBUF is 46,080 =
-// 2 * 10 * 2304, and every value sampled later is a multiple of 2304 (`cclab
-// emu --out`, tcp_info.csv). There, GSO buffers holding several segments
-// let a full buffer hold 0.55-0.78 of sk_sndbuf in payload (1.29-1.82 bytes
-// of buffer per byte, median 1.43, on 100 flows without SACK), against the
-// model's 1448/2304 = 0.63.
+// per_mss segments at the least. On this machine's kernel (Linux 6.18.44,
+// x86-64) per_mss is 2304 bytes for a 1448-byte MSS: a new connection's
+// SO_SNDBUF is 46,080 = 2 * 10 * 2304, and every value sampled later is a
+// multiple of 2304 (`cclab emu --out`, tcp_info.csv). What a full buffer
+// holds depends on its skbs (sndbufState): one segment per skb, 1448/2304
+// = 0.63 of sk_sndbuf in payload; on 100 flows without SACK the kernel's
+// held 0.55-0.78 (1.29-1.82 bytes of buffer per byte, median 1.43), and
+// Hybla with thousands of segments out on a 600 ms path about 1.0 (2,946
+// segments in 4 MiB). The model charges each skb of new data its payload
+// and per_mss less the MSS.
 
 const (
 	// linuxWmemMax is net.ipv4.tcp_wmem[2], the largest buffer autotuning
@@ -58,6 +61,101 @@ func linuxPerMSS(mss units.Bytes) int64 {
 	return int64(1)<<bits.Len64(n-1) + linuxSkbStruct
 }
 
+// linuxSndbufBytes is sk_sndbuf once tcp_sndbuf_expand has sized it for a
+// window of cwnd segments, windows times over: the kernel's bytes.
+func linuxSndbufBytes(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) int64 {
+	per := linuxPerMSS(mss)
+	return int64(linuxSndbuf(mss, cwnd, dupThresh, windows)/mss) * per
+}
+
+// linuxSndSkbOverhead is what one skb costs the send buffer beyond its
+// payload: per_mss less the MSS, so that a buffer of one-segment skbs holds
+// sk_sndbuf / per_mss segments, tcp_sndbuf_expand's worst case.
+func linuxSndSkbOverhead(mss units.Bytes) int64 { return linuxPerMSS(mss) - int64(mss) }
+
+// sndbufState is the send buffer's account with Config.SendBufferLinux, in
+// the sender's rare record. The kernel charges each skb its payload and
+// its own overhead (sk_wmem_queued adds skb->truesize), so what a buffer
+// holds depends on how many segments its skbs carry: a send that left
+// several segments at once left them in one skb (tcp_sendmsg fills skbs
+// of tcp_tso_autosize's size goal, a millisecond at the pacing rate, and
+// tcp_write_xmit splits one only where the send stops, tso_fragment),
+// while the one or two segments an ACK lets out each cost an skb. A flow
+// that opens its window by thousands of segments at once holds about a
+// byte of payload per byte of buffer (the kernel's Hybla on a 600 ms path:
+// 2,946 segments in 4 MiB), one paced out by ACKs 0.6-0.8. The account
+// keeps the first segment of each outstanding skb of new data, as sent;
+// the splits of retransmissions and SACK processing are not modelled.
+type sndbufState struct {
+	bytes  int64   // sk_sndbuf
+	starts []int64 // first segment of each outstanding skb, in order
+	head   int     // starts[:head] are freed
+	last   clock.Time
+	cur    int64 // segments in the skb being filled
+	goal   int64 // segments per skb at the current send
+}
+
+// skbs is the number of outstanding skbs.
+func (sb *sndbufState) skbs() int { return len(sb.starts) - sb.head }
+
+// sndbufSent accounts new segment k, sent at now: it starts an skb when it
+// is the first of a send (another instant) or its skb holds the size goal.
+func (s *Sender) sndbufSent(now clock.Time, k int64) {
+	sb := &s.rare.sndbuf
+	if now != sb.last || sb.cur >= sb.goal || sb.skbs() == 0 {
+		if now != sb.last {
+			sb.goal = s.sndbufGoal()
+		}
+		if sb.head > 0 && sb.head == len(sb.starts) {
+			sb.starts, sb.head = sb.starts[:0], 0
+		}
+		sb.starts = append(sb.starts, k)
+		sb.cur = 0
+		s.sndbufPayload()
+	}
+	sb.last = now
+	sb.cur++
+}
+
+// sndbufAcked frees the skbs SND.UNA has passed: an skb goes once the
+// next one's first segment is acknowledged, or with everything.
+func (s *Sender) sndbufAcked() {
+	sb := &s.rare.sndbuf
+	for sb.skbs() > 0 && (s.n == 0 || sb.skbs() > 1 && sb.starts[sb.head+1] <= s.unaSeg) {
+		sb.head++
+	}
+	if sb.head > 64 && sb.head*2 > len(sb.starts) {
+		sb.starts = append(sb.starts[:0], sb.starts[sb.head:]...)
+		sb.head = 0
+	}
+	s.sndbufPayload()
+}
+
+// sndbufGoal is tcp_xmit_size_goal's segments per skb: tcp_tso_autosize at
+// Linux's pacing rate for a controller that does not pace
+// (tcp_update_pacing_rate: the window, or the packets out if more, per
+// SRTT, 200% of it in slow start below half ssthresh and 120% after), or
+// at the controller's own.
+func (s *Sender) sndbufGoal() int64 {
+	rate := s.cc.PacingRate()
+	if rate == 0 {
+		srtt := s.rtt.SRTT()
+		if srtt <= 0 {
+			return minTSOSegs
+		}
+		cwnd := int64(max(s.cc.CongestionWindow(), s.cfg.MSS) / s.cfg.MSS)
+		ratio := int64(120)
+		if in, ok := s.cc.(cc.Inspector); ok {
+			if st := in.State(); st.Ssthresh == 0 || st.Cwnd < st.Ssthresh/2 {
+				ratio = 200
+			}
+		}
+		segs := max(cwnd, int64(s.n))
+		rate = units.Bandwidth(float64(8*int64(s.cfg.MSS)*segs*ratio/100) / srtt.Seconds())
+	}
+	return max(s.tsoSegs(rate), 1)
+}
+
 // linuxSndbuf is the payload Linux's send buffer holds once
 // tcp_sndbuf_expand has sized it for a window of cwnd segments, windows
 // times over (2, or the controller's cc.SendBufferSizer).
@@ -77,10 +175,24 @@ func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) un
 // 40 segments on a 1 s path, which a buffer sized for 10 would cut to 20).
 // It never shrinks the buffer.
 func (s *Sender) sndbufInit() {
-	cwnd := int64(s.cc.CongestionWindow() / s.cfg.MSS)
-	if q := linuxSndbuf(s.cfg.MSS, cwnd, s.cfg.DupThresh, sndbufWindows(s.cc)); q > s.cfg.PendingQueue {
-		s.cfg.PendingQueue = q
-	}
+	s.sndbufGrow(int64(s.cc.CongestionWindow() / s.cfg.MSS))
+}
+
+// sndbufGrow sizes the buffer for a window of cwnd segments
+// (tcp_sndbuf_expand), never smaller than it is, and sets the payload it
+// holds.
+func (s *Sender) sndbufGrow(cwnd int64) {
+	sb := &s.counts().sndbuf
+	sb.bytes = max(sb.bytes, linuxSndbufBytes(s.cfg.MSS, cwnd, s.cfg.DupThresh, sndbufWindows(s.cc)))
+	s.sndbufPayload()
+}
+
+// sndbufPayload sets what the buffer lets the sender hold unacknowledged,
+// in payload (Config.PendingQueue): the buffer less each outstanding skb's
+// overhead (sndbufState).
+func (s *Sender) sndbufPayload() {
+	sb := &s.rare.sndbuf
+	s.cfg.PendingQueue = max(units.Bytes(sb.bytes-linuxSndSkbOverhead(s.cfg.MSS)*int64(sb.skbs())), s.cfg.MSS)
 }
 
 // sndbufWindows is how many windows the controller's send buffer holds:
@@ -114,6 +226,7 @@ func sndbufWindows(alg cc.Algorithm) int64 {
 // twice 461), so fast recovery's span filled it and the repair let out
 // some 300 segments at once.
 func (s *Sender) sndbufExpand() {
+	s.sndbufAcked()
 	mss := s.cfg.MSS
 	inFlight := s.InFlight()
 	var cwnd units.Bytes
@@ -130,7 +243,5 @@ func (s *Sender) sndbufExpand() {
 			return
 		}
 	}
-	if q := linuxSndbuf(mss, int64(cwnd/mss), s.cfg.DupThresh, sndbufWindows(s.cc)); q > s.cfg.PendingQueue {
-		s.cfg.PendingQueue = q
-	}
+	s.sndbufGrow(int64(cwnd / mss))
 }

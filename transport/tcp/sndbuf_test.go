@@ -96,19 +96,20 @@ func TestSendBufferLinuxSizedForTheInitialWindow(t *testing.T) {
 	if h.rcv.DeliveredBytes != cfg.Bytes {
 		t.Fatalf("delivered %d, want %d", h.rcv.DeliveredBytes, cfg.Bytes)
 	}
-	if firstRound != 40*mss || h.snd.cfg.PendingQueue != 80*mss {
-		t.Errorf("first round sent %d bytes with a buffer of %d; want the window's 40 segments, the buffer 80", firstRound, h.snd.cfg.PendingQueue)
+	if want := 80 * linuxPerMSS(mss); firstRound != 40*mss || h.snd.rare.sndbuf.bytes != want {
+		t.Errorf("first round sent %d bytes with a buffer of %d; want the window's 40 segments, the buffer %d (80 segments' worth)", firstRound, h.snd.rare.sndbuf.bytes, want)
 	}
 }
 
 // TestSendBufferLinuxGrowsWithWindow: with Config.SendBufferLinux a bulk
 // sender whose window opens from 10 segments to 100 at the first ACK,
-// far above the initial buffer (20 segments, sized for the 10), grows the
-// buffer from ACKs that find the window with room
-// (to 2 * 100 segments, then never again), and ends
-// window-limited (100 segments in flight); new data never goes past the
-// buffer's size at the time, losses and NewReno recovery included, and
-// every byte arrives exactly once.
+// far above the initial buffer (20 segments' worth, sized for the 10),
+// grows the buffer from ACKs that find the window with room (to 2 * 100
+// segments' worth, then never again), and ends window-limited (100
+// segments in flight); new data never goes past the buffer's size at the
+// time, counted as the kernel does with each outstanding skb's overhead,
+// losses and NewReno recovery included, and every byte arrives exactly
+// once.
 func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 	const mss = 1448
 	for _, noSACK := range []bool{false, true} {
@@ -118,12 +119,14 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(5, 5))
 			var firstRTT, maxSpan int64
 			grew, shrank := 0, false
-			last := h.snd.cfg.PendingQueue
+			sb := &h.snd.rare.sndbuf
+			last := sb.bytes
+			over := linuxSndSkbOverhead(mss)
 			h.fwd.drop = func(p *packet.Packet) bool {
 				if p.Kind != packet.Data {
 					return false
 				}
-				q := h.snd.cfg.PendingQueue
+				q := sb.bytes
 				if q < last {
 					shrank = true
 				}
@@ -132,9 +135,11 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 				}
 				last = q
 				if !p.Retransmission {
+					// The segment went out while its payload and the
+					// skbs before its own fitted the buffer.
 					span := p.Seq + int64(p.Len) - h.snd.una
-					if span > int64(q) {
-						t.Errorf("sack %v loss %v: a new segment ends %d bytes above snd.una, buffer %d", !noSACK, loss, span, q)
+					if span+over*int64(sb.skbs()-1) > q {
+						t.Errorf("sack %v loss %v: a new segment ends %d bytes above snd.una with %d skbs out, buffer %d", !noSACK, loss, span, sb.skbs(), q)
 					}
 					maxSpan = max(maxSpan, span)
 					if h.snd.stats.BytesAcked == 0 {
@@ -151,8 +156,8 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 			if firstRTT != 10*mss {
 				t.Errorf("%s, loss %v: first round's span %d bytes, want the initial window's 10 segments", name, loss, firstRTT)
 			}
-			if shrank || grew == 0 || last != 200*mss {
-				t.Errorf("%s, loss %v: buffer grew %d times, shrank %v, ended at %d bytes; want grown to 200 segments, never shrunk", name, loss, grew, shrank, last)
+			if want := 200 * linuxPerMSS(mss); shrank || grew == 0 || last != want {
+				t.Errorf("%s, loss %v: buffer grew %d times, shrank %v, ended at %d bytes; want grown to %d (200 segments' worth), never shrunk", name, loss, grew, shrank, last, want)
 			}
 			if maxSpan < 100*mss {
 				t.Errorf("%s, loss %v: the span never reached the window's 100 segments (%d bytes)", name, loss, maxSpan)
@@ -193,7 +198,7 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 		at  clock.Time
 		seq int64
 	}
-	run := func(bounded bool) ([]send, units.Bytes, units.Bytes) {
+	run := func(bounded bool) ([]send, units.Bytes, int64) {
 		cfg := Config{Bytes: 1500 * mss, SendBufferLinux: bounded}
 		h := newHarness(t, cfg, reno(mss), 1*units.Gbps, 20*time.Millisecond)
 		var sends []send
@@ -204,9 +209,9 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 				sends = append(sends, send{h.s.Now(), p.Seq})
 				cwnd := h.snd.cc.CongestionWindow()
 				maxCwnd = max(maxCwnd, cwnd)
-				if want := linuxSndbuf(mss, int64(cwnd/mss), 3, 2); bounded && !lagged && h.snd.cfg.PendingQueue < want {
+				if want := linuxSndbufBytes(mss, int64(cwnd/mss), 3, 2); bounded && !lagged && h.snd.rare.sndbuf.bytes < want {
 					lagged = true
-					t.Errorf("at %v the buffer held %d segments, under twice the window's %d", h.s.Now(), h.snd.cfg.PendingQueue/mss, cwnd/mss)
+					t.Errorf("at %v the buffer was %d bytes, under twice the window's %d segments' worth", h.s.Now(), h.snd.rare.sndbuf.bytes, cwnd/mss)
 				}
 			}
 			return false
@@ -215,7 +220,10 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 		if h.rcv.DeliveredBytes != cfg.Bytes {
 			t.Fatalf("bounded %v: delivered %d, want %d", bounded, h.rcv.DeliveredBytes, cfg.Bytes)
 		}
-		return sends, maxCwnd, h.snd.cfg.PendingQueue
+		if !bounded {
+			return sends, maxCwnd, 0
+		}
+		return sends, maxCwnd, h.snd.rare.sndbuf.bytes
 	}
 	free, _, _ := run(false)
 	bounded, maxCwnd, buf := run(true)
@@ -232,8 +240,8 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 				i, bounded[i].at, bounded[i].seq, free[i].at, free[i].seq)
 		}
 	}
-	if want := linuxSndbuf(mss, int64(maxCwnd/mss), 3, 2); buf != want {
-		t.Errorf("buffer ended at %d segments, want twice the largest window, %d", buf/mss, want/mss)
+	if want := linuxSndbufBytes(mss, int64(maxCwnd/mss), 3, 2); buf != want {
+		t.Errorf("buffer ended at %d bytes, want twice the largest window's worth, %d", buf, want)
 	}
 }
 

@@ -322,3 +322,22 @@ func TestCompareSimSetRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceDropsWarned: a run whose TUN devices dropped packets says so,
+// in cclab emu's summary and in cclab compare's; a clean one does not.
+func TestDeviceDropsWarned(t *testing.T) {
+	link := []experiment.LinkResult{{Name: "bottleneck"}}
+	sim := &experiment.Result{Scenario: "s", Links: link, Flows: []experiment.FlowResult{{Name: "a"}}}
+	for _, drops := range []int64{0, 7} {
+		em := &emu.Result{Result: experiment.Result{Links: link, Flows: []experiment.FlowResult{{Name: "a"}}}}
+		em.Emulator.DeviceDrops = drops
+		var cmp, sum bytes.Buffer
+		printComparison(&cmp, compareResults(sim, em))
+		printEmuResult(&sum, em)
+		for name, out := range map[string]string{"compare": cmp.String(), "emu": sum.String()} {
+			if warned := strings.Contains(out, "dropped 7 packets"); warned != (drops > 0) {
+				t.Errorf("%s with %d device drops: warned %v:\n%s", name, drops, warned, out)
+			}
+		}
+	}
+}

@@ -68,26 +68,35 @@ func trim(s string) string {
 // tcpGroups are the MIB groups KernelCounters keeps.
 var tcpGroups = map[string]bool{"TcpExt": true, "Tcp": true}
 
-// readTCPCounters reads ns's TCP counters. /proc/thread-self follows the
-// reading thread, which NS.Do has moved into the namespace (/proc/self
-// would follow the process's first thread).
+// readNetFile reads ns's /proc/thread-self/net/<name> and hands it, named
+// for errors, to parse. /proc/thread-self follows the reading thread,
+// which NS.Do has moved into the namespace (/proc/self would follow the
+// process's first thread).
+func readNetFile(ns *netns.NS, name string, parse func(file string, b []byte) error) error {
+	return ns.Do(func() error {
+		f := "/proc/thread-self/net/" + name
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		return parse(ns.Name+":"+f, b)
+	})
+}
+
+// readTCPCounters reads ns's TCP counters.
 func readTCPCounters(ns *netns.NS) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := ns.Do(func() error {
-		for _, f := range []string{"/proc/thread-self/net/netstat", "/proc/thread-self/net/snmp"} {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return err
-			}
-			m, err := parseMIB(ns.Name+":"+f, b, tcpGroups)
-			if err != nil {
-				return err
-			}
+	for _, name := range []string{"netstat", "snmp"} {
+		err := readNetFile(ns, name, func(file string, b []byte) error {
+			m, err := parseMIB(file, b, tcpGroups)
 			maps.Copy(out, m)
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // readPairCounters reads the TCP counters of both of pair's namespaces.
@@ -273,18 +282,12 @@ func parseTxDrops(name string, data []byte, dev string) (int64, error) {
 }
 
 // readDeviceDrops returns the transmit drops of the TUN devices of both of
-// pair's namespaces together (Accounting.DeviceDrops), read as
-// readTCPCounters reads its files.
+// pair's namespaces together (Accounting.DeviceDrops).
 func readDeviceDrops(pair *netns.Pair) (int64, error) {
 	var sum int64
 	for _, ns := range []*netns.NS{pair.Snd, pair.Rcv} {
-		err := ns.Do(func() error {
-			const f = "/proc/thread-self/net/dev"
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return err
-			}
-			n, err := parseTxDrops(ns.Name+":"+f, b, netns.Device)
+		err := readNetFile(ns, "dev", func(file string, b []byte) error {
+			n, err := parseTxDrops(file, b, netns.Device)
 			sum += n
 			return err
 		})

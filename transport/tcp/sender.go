@@ -195,8 +195,8 @@ type rareCounts struct {
 	// Config.LinuxCwndLimited (cwndlimited.go).
 	cwnd cwndLatch
 	// sndbuf is the send buffer's account with Config.SendBufferLinux
-	// (sndbuf.go).
-	sndbuf sndbufState
+	// (sndbuf.go), else nil.
+	sndbuf *sndbufState
 }
 
 // counts returns the sender's rare counters, allocating them on first use.

@@ -64,8 +64,7 @@ func linuxPerMSS(mss units.Bytes) int64 {
 // linuxSndbufBytes is sk_sndbuf once tcp_sndbuf_expand has sized it for a
 // window of cwnd segments, windows times over: the kernel's bytes.
 func linuxSndbufBytes(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) int64 {
-	per := linuxPerMSS(mss)
-	return int64(linuxSndbuf(mss, cwnd, dupThresh, windows)/mss) * per
+	return linuxSndbufSegs(mss, cwnd, dupThresh, windows) * linuxPerMSS(mss)
 }
 
 // linuxSndSkbOverhead is what one skb costs the send buffer beyond its
@@ -101,13 +100,10 @@ func (sb *sndbufState) skbs() int { return len(sb.starts) - sb.head }
 // sndbufSent accounts new segment k, sent at now: it starts an skb when it
 // is the first of a send (another instant) or its skb holds the size goal.
 func (s *Sender) sndbufSent(now clock.Time, k int64) {
-	sb := &s.rare.sndbuf
+	sb := s.rare.sndbuf
 	if now != sb.last || sb.cur >= sb.goal || sb.skbs() == 0 {
 		if now != sb.last {
 			sb.goal = s.sndbufGoal()
-		}
-		if sb.head > 0 && sb.head == len(sb.starts) {
-			sb.starts, sb.head = sb.starts[:0], 0
 		}
 		sb.starts = append(sb.starts, k)
 		sb.cur = 0
@@ -120,11 +116,13 @@ func (s *Sender) sndbufSent(now clock.Time, k int64) {
 // sndbufAcked frees the skbs SND.UNA has passed: an skb goes once the
 // next one's first segment is acknowledged, or with everything.
 func (s *Sender) sndbufAcked() {
-	sb := &s.rare.sndbuf
+	sb := s.rare.sndbuf
 	for sb.skbs() > 0 && (s.n == 0 || sb.skbs() > 1 && sb.starts[sb.head+1] <= s.unaSeg) {
 		sb.head++
 	}
-	if sb.head > 64 && sb.head*2 > len(sb.starts) {
+	// Reuse the slice: from its start once nothing is out, else once
+	// most of it is freed.
+	if sb.head == len(sb.starts) || sb.head > 64 && sb.head*2 > len(sb.starts) {
 		sb.starts = append(sb.starts[:0], sb.starts[sb.head:]...)
 		sb.head = 0
 	}
@@ -156,16 +154,16 @@ func (s *Sender) sndbufGoal() int64 {
 	return max(s.tsoSegs(rate), 1)
 }
 
-// linuxSndbuf is the payload Linux's send buffer holds once
-// tcp_sndbuf_expand has sized it for a window of cwnd segments, windows
-// times over (2, or the controller's cc.SendBufferSizer).
-func linuxSndbuf(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) units.Bytes {
+// linuxSndbufSegs is sk_sndbuf in per_mss units once tcp_sndbuf_expand
+// has sized it for a window of cwnd segments, windows times over (2, or
+// the controller's cc.SendBufferSizer): the one-segment skbs it holds.
+func linuxSndbufSegs(mss units.Bytes, cwnd int64, dupThresh int32, windows int64) int64 {
 	nr := max(linuxInitCwnd, cwnd, int64(dupThresh)+1)
 	segs := linuxWmemMax / linuxPerMSS(mss)
 	if nr <= segs/windows { // compared before multiplying: a window may be near MaxInt64
 		segs = windows * nr
 	}
-	return units.Bytes(segs) * mss
+	return segs
 }
 
 // sndbufInit is tcp_init_buffer_space's sizing, when the connection is
@@ -182,7 +180,11 @@ func (s *Sender) sndbufInit() {
 // (tcp_sndbuf_expand), never smaller than it is, and sets the payload it
 // holds.
 func (s *Sender) sndbufGrow(cwnd int64) {
-	sb := &s.counts().sndbuf
+	r := s.counts()
+	if r.sndbuf == nil {
+		r.sndbuf = new(sndbufState)
+	}
+	sb := r.sndbuf
 	sb.bytes = max(sb.bytes, linuxSndbufBytes(s.cfg.MSS, cwnd, s.cfg.DupThresh, sndbufWindows(s.cc)))
 	s.sndbufPayload()
 }
@@ -191,7 +193,7 @@ func (s *Sender) sndbufGrow(cwnd int64) {
 // in payload (Config.PendingQueue): the buffer less each outstanding skb's
 // overhead (sndbufState).
 func (s *Sender) sndbufPayload() {
-	sb := &s.rare.sndbuf
+	sb := s.rare.sndbuf
 	s.cfg.PendingQueue = max(units.Bytes(sb.bytes-linuxSndSkbOverhead(s.cfg.MSS)*int64(sb.skbs())), s.cfg.MSS)
 }
 

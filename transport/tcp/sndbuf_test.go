@@ -39,14 +39,14 @@ func TestLinuxSndbufSizes(t *testing.T) {
 	}{
 		{0, 3, 20}, {10, 3, 20}, {11, 3, 22}, {160, 3, 320}, {5, 30, 62}, {910, 3, 1820}, {1 << 20, 3, 1820}, {math.MaxInt64, 3, 1820},
 	} {
-		if got := linuxSndbuf(1448, c.cwnd, c.dupThresh, 2); got != units.Bytes(c.want)*1448 {
+		if got := units.Bytes(linuxSndbufSegs(1448, c.cwnd, c.dupThresh, 2)) * 1448; got != units.Bytes(c.want)*1448 {
 			t.Errorf("window %d, dupthresh %d: %d bytes, want %d segments", c.cwnd, c.dupThresh, got, c.want)
 		}
 	}
 	// BBR's buffer holds three windows (bbr_sndbuf_expand): 69,120 bytes
 	// for a new connection, capped at the same 1820 segments.
 	for _, c := range []struct{ cwnd, want int64 }{{0, 30}, {100, 300}, {606, 1818}, {607, 1820}, {math.MaxInt64, 1820}} {
-		if got := linuxSndbuf(1448, c.cwnd, 3, 3); got != units.Bytes(c.want)*1448 {
+		if got := units.Bytes(linuxSndbufSegs(1448, c.cwnd, 3, 3)) * 1448; got != units.Bytes(c.want)*1448 {
 			t.Errorf("BBR, window %d: %d bytes, want %d segments", c.cwnd, got, c.want)
 		}
 	}
@@ -119,7 +119,7 @@ func TestSendBufferLinuxGrowsWithWindow(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(5, 5))
 			var firstRTT, maxSpan int64
 			grew, shrank := 0, false
-			sb := &h.snd.rare.sndbuf
+			sb := h.snd.rare.sndbuf
 			last := sb.bytes
 			over := linuxSndSkbOverhead(mss)
 			h.fwd.drop = func(p *packet.Packet) bool {
@@ -248,7 +248,7 @@ func TestSendBufferLinuxFollowsTheWindow(t *testing.T) {
 // TestLinuxSndbufAgainstKernel: the kernel's own buffers, sampled every 10
 // ms through the emulator (testdata/kernel-sndbuf-2026-12-05.tsv: CUBIC
 // and NewReno on cellular, two BBR flows on lossy), are what this model
-// sizes: a new connection's is linuxSndbuf for TCP_INIT_CWND (46,080
+// sizes: a new connection's is linuxSndbufSegs for TCP_INIT_CWND (46,080
 // bytes, BBR 69,120), and from the first second on every sample is
 // sndbufWindows(controller) * per_mss times a window between the largest
 // sampled so far and 5% above it (the peak may fall between samples). So
@@ -305,7 +305,7 @@ func TestLinuxSndbufAgainstKernel(t *testing.T) {
 		if buf > 16384 && !started[k] {
 			// The first value after the socket's default: tcp_init_buffer_space.
 			started[k] = true
-			if want := int64(linuxSndbuf(1448, 0, 3, windows)) / 1448 * linuxPerMSS(1448); buf != want {
+			if want := linuxSndbufSegs(1448, 0, 3, windows) * linuxPerMSS(1448); buf != want {
 				t.Errorf("line %d (%v): a new connection's buffer %d bytes, want %d", line, k, buf, want)
 			}
 		}

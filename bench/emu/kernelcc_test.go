@@ -19,24 +19,14 @@ import (
 // (bench/kernelcc: this kernel has neither module), through the emulator,
 // one run each on 2026-12-06 (`go run ./bench/emu fidelity -json` with the
 // sets below; docs/fidelity.md, "Hybla and Westwood+ in the kernel"),
-// with NewReno and CUBIC beside them as the controls. On a lossy link
-// (10 Mbit/s, 50 ms, 1% random loss) and a satellite one (10 Mbit/s, 600
-// ms RTT, 500 packets, 0.1% loss, Linux's receive window in the
-// simulator): goodput within 8% and retransmissions within 10%. Hybla on
-// the satellite link sends as much as the receiver's window lets it, which
-// takes two more of Linux's rules: the short segment its sender puts at
-// the window's edge (the simulator's since 2026-12-06, night; 16,049
-// retransmissions before, the kernel's 7,702) and Linux's PRR
-// (transport.prr: linux, in the profile since 2026-12-07: 20,987 with the
-// short segments alone, 18,254 with PRR alone, 7,134 with both; 7,255
-// since short segments count as packets under the window, 2026-12-07).
-// The kernel's Hybla run of 2026-12-06 lost 2,123 segments at its
-// sender's TUN device, whose 500-packet queue its bursts overflowed
-// (netns.TxQueueLen), and resent them: retransmissions that matched the
-// simulator's for fewer drops at the bottleneck (5,590 against 7,235).
-// Hybla's reference is the run of 2026-12-07, with the longer queue and
-// no such loss (7,309 retransmissions for 7,317 drops and 20 losses);
-// the other three lost nothing there (TestReferencesLostNothingAtTheirDevices).
+// with NewReno beside them as the control, on a lossy link (10 Mbit/s, 50
+// ms, 1% random loss, whose many losses make one run representative):
+// goodput within 8% and retransmissions within 10%. The satellite link of
+// the same section (600 ms RTT, 0.1% loss), where a run's few random
+// losses decide its course, is compared over ten seeds instead
+// (TestSatelliteSeedsAgainstKernel); its single runs of 2026-12-06 and
+// 2026-12-07 stay in testdata as records (the first Hybla run lost 2,123
+// segments at its sender's TUN device, netns.TxQueueLen).
 func TestKernelCCAgainstKernel(t *testing.T) {
 	for _, c := range []struct {
 		ref  string
@@ -46,10 +36,6 @@ func TestKernelCCAgainstKernel(t *testing.T) {
 	}{
 		{"testdata/kernel-kernelcc-lossy-2026-12-06.jsonl",
 			[]string{"bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.01"}, 30 * time.Second, "westwood,hybla,newreno"},
-		{"testdata/kernel-kernelcc-satellite-2026-12-06.jsonl",
-			[]string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500", "bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001"}, 30 * time.Second, "westwood,newreno,cubic"},
-		{"testdata/kernel-kernelcc-satellite-2026-12-07.jsonl",
-			[]string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500", "bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001"}, 30 * time.Second, "hybla"},
 	} {
 		ref, err := loadRef([]string{c.ref})
 		if err != nil {
@@ -83,7 +69,7 @@ func TestKernelCCAgainstKernel(t *testing.T) {
 // deviceLossExempt lists the reference runs that lost packets at their own
 // TUN devices and are kept on purpose, by file and controller, with why.
 var deviceLossExempt = map[[2]string]string{
-	{"testdata/kernel-kernelcc-satellite-2026-12-06.jsonl", "hybla"}: "kept as the record of the loss; TestKernelCCAgainstKernel reads Hybla from the 2026-12-07 file",
+	{"testdata/kernel-kernelcc-satellite-2026-12-06.jsonl", "hybla"}: "kept as the record of the loss; TestSatelliteSeedsAgainstKernel reads Hybla from satelliteHyblaSeeds",
 }
 
 // TestReferencesLostNothingAtTheirDevices: every kernel run in testdata
@@ -171,48 +157,148 @@ const satelliteHyblaSeeds = "testdata/kernel-satellite-hybla-seeds-2026-12-07.js
 // it: 8.35 Mbit/s, 1,054 ms and 4.54 s rwnd-limited, which fails three of
 // the four.
 func TestSatelliteHyblaSendBufferAgainstKernel(t *testing.T) {
-	b, err := os.ReadFile(satelliteHyblaSeeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var k [4][]float64 // goodput, RTT mean, rwnd-limited time, retransmissions
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var row struct {
-			CC     string             `json:"cc"`
-			Result *experiment.Result `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(line), &row); err != nil || row.Result == nil || len(row.Result.Flows) != 1 || row.Result.Flows[0].RwndLimitedS == nil {
-			t.Fatalf("%s:%d: want a line of seeds -json with one flow and its rwnd-limited time (%v)", satelliteHyblaSeeds, i+1, err)
-		}
-		f := row.Result.Flows[0]
-		for j, v := range []float64{f.GoodputMbps, f.RTTMeanMs, *f.RwndLimitedS, float64(f.Retransmissions)} {
-			k[j] = append(k[j], v)
-		}
-	}
-	if len(k[0]) != 10 {
-		t.Fatalf("%d kernel runs, want 10", len(k[0]))
-	}
 	sets := []string{"profile=linux", "transport.send_buffer=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500",
 		"bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001", "duration=30s"}
-	var s [4][]float64
-	for _, res := range simResults(t, "scenarios/dumbbell.yaml", "hybla", 10, sets) {
-		f := res.Flows[0]
-		if f.RwndLimitedS == nil {
-			t.Fatal("no rwnd-limited time from the simulator with receive_window linux")
-		}
-		for j, v := range []float64{f.GoodputMbps, f.RTTMeanMs, *f.RwndLimitedS, float64(f.Retransmissions)} {
-			s[j] = append(s[j], v)
-		}
-	}
-	for j, c := range []struct {
+	k := seedsFlows(t, satelliteHyblaSeeds, "hybla", 10)
+	s := simFlowsOf(simResults(t, "scenarios/dumbbell.yaml", "hybla", 10, sets))
+	for _, c := range []struct {
 		what string
+		v    func(*experiment.FlowResult) float64
 		tol  float64
-	}{{"goodput Mbit/s", 0.05}, {"RTT mean ms", 0.08}, {"rwnd-limited s", 0.15}, {"retransmissions", 0.20}} {
-		km, sm := stat.Mean(k[j], nil), stat.Mean(s[j], nil)
+	}{{"goodput Mbit/s", goodputOf, 0.05}, {"RTT mean ms", rttMeanOf, 0.08}, {"rwnd-limited s", rwndLimitedOf, 0.15}, {"retransmissions", retxOf, 0.20}} {
+		km, sm := meanOf(k, c.v), meanOf(s, c.v)
 		dev, ok := nearMean(sm, km, c.tol)
 		t.Logf("%s: %.2f over the seeds, kernel %.2f (%+.1f%%)", c.what, sm, km, 100*dev)
 		if !ok {
 			t.Errorf("%s: %.2f, %+.1f%% from the kernel's %.2f (want within %g%%)", c.what, sm, 100*dev, km, 100*c.tol)
 		}
 	}
+}
+
+// satelliteSeeds is the kernel's CUBIC, NewReno and Westwood+ (the last
+// as bench/kernelcc's BPF program) on the satellite dumbbell of
+// satelliteHyblaSeeds, seeds 1-10 each (2026-12-07 08:00-08:17, idle;
+// bench/emu seeds -all -cc cubic,newreno, then -cc westwood, with the
+// same sets and profile=linux, which the emulator ignores), no device
+// drops in any run.
+const satelliteSeeds = "testdata/kernel-satellite-seeds-2026-12-07.jsonl"
+
+// TestSatelliteSeedsAgainstKernel holds profile linux to the kernel over
+// ten seeds of the 600 ms satellite path (10 Mbit/s, 500 packets, 0.1%
+// random loss), where one run says little: a run's few random losses
+// decide whether a flow leaves slow start early (CUBIC 1.90 Mbit/s on
+// seed 2) or overflows the queue with hundreds of drops (NewReno seeds 1,
+// 3, 4, 8 and 10), and the kernel's CUBIC took either of two outcomes on
+// seed 1 in four runs. Over the ten seeds the simulator's means are within
+// 8% of the kernel's goodput and 15% of its retransmissions for all four
+// controllers (measured: CUBIC +0.7% and +3%, NewReno +5% and +10%,
+// Westwood+ +7% and +11%, Hybla +5% and +12%, against
+// satelliteHyblaSeeds), and CUBIC, whose runs are decided by the random
+// losses alone, matches run by run: nine of its ten seeds within 1% of
+// the kernel's goodput. NewReno's and Westwood+'s extra retransmissions
+// are their slow starts' overshoot (1,004-1,014 drops against the
+// kernel's 825-847), which Linux's send buffer and its writer's wake-ups
+// cut (docs/fidelity.md, "The satellite path over ten seeds").
+func TestSatelliteSeedsAgainstKernel(t *testing.T) {
+	sets := []string{"profile=linux", "bottleneck.delay=300ms", "bottleneck.queue.limit=500",
+		"bottleneck.loss.model=bernoulli", "bottleneck.loss.p=0.001", "duration=30s"}
+	for _, c := range []struct {
+		cc, ref  string
+		runByRun int // seeds whose goodput must be within 1% of the kernel's run
+	}{
+		{"cubic", satelliteSeeds, 8},
+		{"newreno", satelliteSeeds, 5},
+		{"westwood", satelliteSeeds, 0},
+		{"hybla", satelliteHyblaSeeds, 0},
+	} {
+		k := seedsFlows(t, c.ref, c.cc, 10)
+		s := simFlowsOf(simResults(t, "scenarios/dumbbell.yaml", c.cc, 10, sets))
+		for _, m := range []struct {
+			what string
+			v    func(*experiment.FlowResult) float64
+			tol  float64
+		}{{"goodput Mbit/s", goodputOf, 0.08}, {"retransmissions", retxOf, 0.15}} {
+			km, sm := meanOf(k, m.v), meanOf(s, m.v)
+			dev, ok := nearMean(sm, km, m.tol)
+			t.Logf("%s %s: %.2f over the seeds, kernel %.2f (%+.1f%%)", c.cc, m.what, sm, km, 100*dev)
+			if !ok {
+				t.Errorf("%s %s: %.2f, %+.1f%% from the kernel's %.2f (want within %g%%)", c.cc, m.what, sm, 100*dev, km, 100*m.tol)
+			}
+		}
+		same := 0
+		for i := range k {
+			if math.Abs(s[i].GoodputMbps/k[i].GoodputMbps-1) <= 0.01 {
+				same++
+			}
+		}
+		t.Logf("%s: %d of 10 seeds within 1%% of the kernel's goodput", c.cc, same)
+		if same < c.runByRun {
+			t.Errorf("%s: %d of 10 seeds within 1%% of the kernel's goodput, want at least %d", c.cc, same, c.runByRun)
+		}
+	}
+}
+
+// seedsFlows reads the kernel's runs of cc from a file of `bench/emu seeds
+// -json` lines with one flow each, by seed (1..seeds, each once).
+func seedsFlows(t *testing.T, file, cc string, seeds int) []*experiment.FlowResult {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]*experiment.FlowResult, seeds)
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			CC     string             `json:"cc"`
+			Result *experiment.Result `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil || row.Result == nil || len(row.Result.Flows) != 1 || row.Result.Flows[0].RwndLimitedS == nil {
+			t.Fatalf("%s:%d: want a line of seeds -json with one flow and its rwnd-limited time (%v)", file, i+1, err)
+		}
+		if row.CC != cc {
+			continue
+		}
+		seed := row.Result.Seed
+		if seed < 1 || seed > uint64(seeds) || out[seed-1] != nil {
+			t.Fatalf("%s:%d: %s seed %d, want each of seeds 1-%d once", file, i+1, cc, seed, seeds)
+		}
+		out[seed-1] = &row.Result.Flows[0]
+	}
+	for i, f := range out {
+		if f == nil {
+			t.Fatalf("%s: no %s run of seed %d", file, cc, i+1)
+		}
+	}
+	return out
+}
+
+// simFlowsOf is each one-flow result's flow, in order.
+func simFlowsOf(rs []*experiment.Result) []*experiment.FlowResult {
+	out := make([]*experiment.FlowResult, len(rs))
+	for i, r := range rs {
+		out[i] = &r.Flows[0]
+	}
+	return out
+}
+
+func goodputOf(f *experiment.FlowResult) float64 { return f.GoodputMbps }
+func rttMeanOf(f *experiment.FlowResult) float64 { return f.RTTMeanMs }
+func retxOf(f *experiment.FlowResult) float64    { return float64(f.Retransmissions) }
+
+// rwndLimitedOf is the flow's receive-window-limited time, 0 where the
+// result has none (a simulator without receive_window linux).
+func rwndLimitedOf(f *experiment.FlowResult) float64 {
+	if f.RwndLimitedS == nil {
+		return 0
+	}
+	return *f.RwndLimitedS
+}
+
+// meanOf is v's mean over the flows.
+func meanOf(fs []*experiment.FlowResult, v func(*experiment.FlowResult) float64) float64 {
+	xs := make([]float64, len(fs))
+	for i, f := range fs {
+		xs[i] = v(f)
+	}
+	return stat.Mean(xs, nil)
 }

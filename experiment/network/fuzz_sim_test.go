@@ -97,8 +97,8 @@ func fuzzScenario(c *fuzzbytes.Choices) fuzzCase {
 	sack := c.Pick(3) != 0
 	fmt.Fprintf(&b, "transport: {sack: %v, delayed_ack: %v", sack, c.Pick(2) == 0)
 	if sack {
-		fmt.Fprintf(&b, ", rack: %v, tlp: %v, frto: %v, prr: %s, lost_retransmissions: %s",
-			c.Pick(3) != 0, c.Pick(2) == 0, c.Pick(2) == 0, c.Of("rfc6937", "linux"), c.Of("gap", "rack"))
+		fmt.Fprintf(&b, ", rack: %v, tlp: %v, tlp_timer: %s, frto: %v, prr: %s, lost_retransmissions: %s",
+			c.Pick(3) != 0, c.Pick(2) == 0, c.Of("rto_first", "linux"), c.Pick(2) == 0, c.Of("rfc6937", "linux"), c.Of("gap", "rack"))
 	}
 	fmt.Fprintf(&b, ", receive_window: %s, rto: %s, kernel_hz: %s", c.Of("none", "linux"), c.Of("linux", "rfc6298"), c.Of("0", "250", "1000"))
 	fmt.Fprintf(&b, ", quick_ack: %v, srtt_sample: %s, rack_timer: %s, sack_compression: %v, handshake_ack: %v, cwnd_limited: %s",

@@ -481,7 +481,7 @@ func packetTimersSet(def scenario.Transport, over *scenario.Transport) bool {
 }
 
 // ApplyLossRecovery sets the loss-recovery choices a sender makes alone
-// (tlp, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
+// (tlp, tlp_timer, rto, frto, rack, lost_retransmissions, srtt_sample, prr,
 // rack_timer, recovery_start), which ACKs grow its window and when it
 // counts as used (window_growth, cwnd_limited), and how it paces
 // (pacing), that t sets on
@@ -524,6 +524,9 @@ func ApplyLossRecovery(c *tcp.Config, t *scenario.Transport) {
 	}
 	if t.CwndLimited != "" {
 		c.LinuxCwndLimited = t.CwndLimited == "linux"
+	}
+	if t.TLPTimer != "" {
+		c.LinuxTLPTimer = t.TLPTimer == "linux"
 	}
 }
 

@@ -200,6 +200,7 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"window_growth", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {window_growth: acked}\nflows: [{cc: cubic}]\n", "transport.window_growth: must be delivered or linux, got \"acked\""},
 		{"flow window_growth", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: hybla, transport: {window_growth: Linux}}]\n", "flows[0].transport.window_growth: must be delivered or linux"},
 		{"cwnd_limited", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {cwnd_limited: latched}\nflows: [{cc: cubic}]\n", "transport.cwnd_limited: must be last_send or linux, got \"latched\""},
+		{"tlp_timer", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {tlp_timer: pto}\nflows: [{cc: cubic}]\n", "transport.tlp_timer: must be rto_first or linux, got \"pto\""},
 		{"flow cwnd_limited", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, transport: {cwnd_limited: true}}]\n", "flows[0].transport.cwnd_limited: must be last_send or linux"},
 		{"recovery_start", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recovery_start: rfc6675}\nflows: [{cc: cubic}]\n", "transport.recovery_start: must be new_loss or linux, got \"rfc6675\""},
 		{"flow recovery_start", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: bbr, transport: {recovery_start: Linux}}]\n", "flows[0].transport.recovery_start: must be new_loss or linux"},

@@ -41,7 +41,8 @@ const linuxHostHZ = 250
 // linux it is a copy in which what the scenario leaves unset takes Linux's
 // choice: transport.lost_retransmissions rack, transport.receive_window
 // linux, transport.pacing linux, transport.recovery_start linux,
-// transport.prr linux (since 2026-12-07), and the linux parameter 1 for
+// transport.prr linux (since 2026-12-07), transport.tlp_timer linux (since
+// 2026-12-07, later), and the linux parameter 1 for
 // CUBIC, BBR and NewReno, measured and background flows alike; profile
 // linux-host adds transport.srtt_sample oldest, transport.kernel_hz 250
 // and transport.sack_compression true. What the scenario sets
@@ -69,6 +70,9 @@ func (s *Scenario) WithProfile() *Scenario {
 	}
 	if c.Transport.PRR == "" {
 		c.Transport.PRR = "linux"
+	}
+	if c.Transport.TLPTimer == "" {
+		c.Transport.TLPTimer = "linux"
 	}
 	if s.Profile == ProfileLinuxHost {
 		if c.Transport.SRTTSample == "" {

@@ -10,7 +10,7 @@ import (
 
 // TestLinuxProfile: profile linux fills in Linux's choices where the
 // scenario leaves them unset (the scenario-wide transport, its pacing
-// and PRR among them, CUBIC's and BBR's linux parameter on measured and
+// PRR and loss probe timing among them, CUBIC's and BBR's linux parameter on measured and
 // background flows), keeps what it sets, leaves controllers without the
 // parameter (Vegas) and the original scenario alone, and the default
 // profile changes nothing.
@@ -38,8 +38,8 @@ background:
 	if p.Transport.LostRetransmissions != "rack" || p.Transport.ReceiveWindow != "none" || p.Transport.Pacing != "linux" || p.Transport.RecoveryStart != "linux" {
 		t.Errorf("transport: lost_retransmissions %q (want rack), receive_window %q (want the scenario's none), pacing %q, recovery_start %q (want linux)", p.Transport.LostRetransmissions, p.Transport.ReceiveWindow, p.Transport.Pacing, p.Transport.RecoveryStart)
 	}
-	if p.Transport.PRR != "linux" {
-		t.Errorf("transport.prr %q, want linux", p.Transport.PRR)
+	if p.Transport.PRR != "linux" || p.Transport.TLPTimer != "linux" {
+		t.Errorf("transport.prr %q, tlp_timer %q, want linux", p.Transport.PRR, p.Transport.TLPTimer)
 	}
 	if got := p.Flows[0].Transport.PRR; got != "rfc6937" {
 		t.Errorf("flow a's own prr: %q, want the scenario's rfc6937", got)

@@ -337,6 +337,13 @@ type Transport struct {
 	// and slow start's window counting as used while below twice the
 	// packets out (tcp.Config.LinuxCwndLimited) ["last_send"].
 	CwndLimited string `yaml:"cwnd_limited"`
+	// TLPTimer is when the tail loss probe goes if the RTO would come
+	// first: "rto_first", not at all (the RTO fires), or "linux", in the
+	// RTO's place, as Linux 6.18's one retransmission timer arms it (the
+	// earlier of the PTO and the RTO, the RTO counted after a send from
+	// the first unacknowledged segment's transmission), the RTO armed
+	// afresh after the probe (tcp.Config.LinuxTLPTimer) ["rto_first"].
+	TLPTimer string `yaml:"tlp_timer"`
 	// ReceiveWindow "linux" models Linux 6.18's receive window on the
 	// receiver: autotuning raises the window clamp once per RTT, the window
 	// grows by two segments per segment up to it, and every segment that

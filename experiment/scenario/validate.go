@@ -445,6 +445,9 @@ func validateTransport(t *Transport, p string) error {
 	if t.CwndLimited != "" && t.CwndLimited != "last_send" && t.CwndLimited != "linux" {
 		return errf(p+".cwnd_limited", "must be last_send or linux, got %q", t.CwndLimited)
 	}
+	if t.TLPTimer != "" && t.TLPTimer != "rto_first" && t.TLPTimer != "linux" {
+		return errf(p+".tlp_timer", "must be rto_first or linux, got %q", t.TLPTimer)
+	}
 	if t.PRR != "" && t.PRR != "rfc6937" && t.PRR != "linux" {
 		return errf(p+".prr", "must be rfc6937 or linux, got %q", t.PRR)
 	}

@@ -203,6 +203,16 @@ type Config struct {
 	// used while it is below twice the packets out. By default the sender
 	// reports why its latest send stopped. Read once, by InitSender.
 	LinuxCwndLimited bool
+	// LinuxTLPTimer times the tail loss probe as Linux 6.18 does when the
+	// RTO would come before it (tlp.go): Linux keeps one retransmission
+	// timer, on which tcp_schedule_loss_probe arms the probe at the earlier
+	// of its PTO and the RTO, which after a send it counts from the first
+	// unacknowledged segment's transmission (tcp_rto_delta_us); the probe
+	// then goes in the RTO's place and the RTO is armed afresh from it. By
+	// default an RTO due first fires, and no probe is sent. It matters on
+	// paths whose SRTT exceeds the RTO's margin over it (a few hundred ms,
+	// or data centres with a small min_rto). Read once, by InitSender.
+	LinuxTLPTimer bool
 	// NoDelayedAck makes the receiver acknowledge every segment instead of
 	// every second one.
 	NoDelayedAck bool

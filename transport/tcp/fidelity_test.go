@@ -309,3 +309,110 @@ func TestTimeoutMinInTheProbeTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestLinuxTLPTimer: on a 300 ms path the RTO (SRTT plus at least the 200
+// ms minimum) comes before the PTO (two SRTT). By default the RTO then
+// repairs a lost tail and no probe goes; with Config.LinuxTLPTimer the
+// probe goes in its place, as Linux's one retransmission timer sends it.
+// Two cases: the transfer's last two segments lost, where the last event
+// is an ACK and the probe goes one RTO after it, with no timeout at all;
+// and a bulk flow whose link loses everything for 0.7 s, where the last
+// events are sends (each ACK before the outage's echo lets new data out)
+// and the probe goes one RTO after the first unacknowledged segment's
+// transmission (tcp_rto_delta_us), is lost, and the RTO follows one RTO
+// after the probe.
+func TestLinuxTLPTimer(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	for _, linux := range []bool{false, true} {
+		cfg := Config{Bytes: 1000 * 1448, LinuxTLPTimer: linux}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, delay)
+		lose := map[int64]bool{998 * 1448: true, 999 * 1448: true}
+		var probeAt, lastAck clock.Time
+		var rto time.Duration
+		h.fwd.drop = func(p *packet.Packet) bool {
+			if p.Retransmission && probeAt == 0 {
+				probeAt = h.s.Now()
+			}
+			if lose[p.Seq] {
+				delete(lose, p.Seq)
+				return true
+			}
+			return false
+		}
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			if probeAt == 0 {
+				lastAck, rto = now, s.currentRTO()
+			}
+		}
+		h.run(t, 20*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("linux %v: delivered %d of %d", linux, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if srtt := h.snd.RTT().SRTT(); rto >= 2*srtt {
+			t.Fatalf("linux %v: RTO %v not below the PTO's 2 SRTT (%v): the case does not arise", linux, rto, 2*srtt)
+		}
+		if !linux {
+			if st.RTOs != 1 || st.TLPs != 0 {
+				t.Errorf("by default: RTOs=%d TLPs=%d, want 1 and 0", st.RTOs, st.TLPs)
+			}
+			continue
+		}
+		if st.RTOs != 0 || st.TLPs != 1 || st.Retransmissions != 2 {
+			t.Errorf("linux: RTOs=%d TLPs=%d retransmissions=%d, want 0, 1, 2", st.RTOs, st.TLPs, st.Retransmissions)
+		}
+		if got := probeAt.Sub(lastAck); got != rto {
+			t.Errorf("linux: probe %v after the last ACK, want the RTO %v", got, rto)
+		}
+	}
+
+	for _, linux := range []bool{false, true} {
+		// A fixed window of 100 segments, below the path's 259: no queue,
+		// so the RTT and the RTO stay put.
+		cfg := Config{LinuxTLPTimer: linux}
+		h := newHarness(t, cfg, fixedWindow(100*1448), 10*units.Mbps, delay)
+		const from, until = clock.Time(5 * time.Second), clock.Time(5700 * time.Millisecond)
+		// The sends no ACK let out after the outage begins are the
+		// timers': the probe, the timeout's retransmission.
+		var timerSends []clock.Time
+		var lastAck, headSent clock.Time
+		var rtoAtAck, rtoAtSend time.Duration
+		h.snd.OnAck = func(now clock.Time, s *Sender) {
+			if len(timerSends) == 0 {
+				lastAck, rtoAtAck = now, s.currentRTO()
+			}
+		}
+		h.fwd.drop = func(p *packet.Packet) bool {
+			now := h.s.Now()
+			if now >= from && now != lastAck {
+				timerSends = append(timerSends, now)
+			} else if len(timerSends) == 0 {
+				headSent, rtoAtSend = h.snd.seg(h.snd.unaSeg).sentAt, h.snd.currentRTO()
+			}
+			return now >= from && now < until
+		}
+		h.run(t, 12*time.Second)
+		st := h.snd.Stats()
+		if len(timerSends) == 0 {
+			t.Fatalf("outage, linux %v: no send without an ACK", linux)
+		}
+		if !linux {
+			if st.TLPs != 0 || st.RTOs != 1 {
+				t.Errorf("outage, by default: TLPs=%d RTOs=%d, want 0 and 1", st.TLPs, st.RTOs)
+			}
+			if want := lastAck.Add(rtoAtAck); timerSends[0] != want {
+				t.Errorf("outage, by default: the timeout at %v, want one RTO (%v) after the last ACK, %v", timerSends[0], rtoAtAck, want)
+			}
+			continue
+		}
+		if st.TLPs != 1 || st.RTOs != 1 || len(timerSends) < 2 {
+			t.Fatalf("outage, linux: TLPs=%d RTOs=%d after %d timer sends, want 1 and 1 (the probe is lost in the outage)", st.TLPs, st.RTOs, len(timerSends))
+		}
+		if want := headSent.Add(rtoAtSend); timerSends[0] != want {
+			t.Errorf("outage, linux: probe at %v, want the head's transmission %v plus the RTO %v = %v", timerSends[0], headSent, rtoAtSend, want)
+		}
+		if want := timerSends[0].Add(rtoAtSend); timerSends[1] != want {
+			t.Errorf("outage, linux: the timeout at %v, want one RTO (%v) after the probe, %v", timerSends[1], rtoAtSend, want)
+		}
+	}
+}

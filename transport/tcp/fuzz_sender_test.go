@@ -105,6 +105,8 @@ func fuzzSenderAcks(t *testing.T, b []byte, ecn, window bool) {
 	cfg.LinuxWindowGrowth = cfg.LinuxRecoveryStart
 	// And with Linux's verdict on the window's use (cwndlimited.go).
 	cfg.LinuxCwndLimited = cfg.LinuxRecoveryStart
+	// And with Linux's timing of the loss probe against the RTO (tlp.go).
+	cfg.LinuxTLPTimer = cfg.LinuxRecoveryStart
 	if sel&4 != 0 { // paced as Linux paces (linuxpacing.go)
 		cfg.LinuxPacing = true
 		alg = pacedTSO{pacedAlg{alg, units.Bandwidth(1+int64(sel>>3)) * units.Mbps}, 2}

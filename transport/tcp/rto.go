@@ -79,6 +79,11 @@ func (s *Sender) onRTO(now clock.Time) {
 	if s.n == 0 {
 		return
 	}
+	if t := s.tlp.timer; s.cfg.LinuxTLPTimer && t != nil && t.Deadline() <= now && s.sendProbe(now) {
+		// The probe was due at this instant in the RTO's place
+		// (scheduleTLP, Config.LinuxTLPTimer).
+		return
+	}
 	if s.backoff == 0 {
 		switch s.phase {
 		case recovery:

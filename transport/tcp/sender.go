@@ -579,7 +579,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes, pipe
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
 	if !retx {
-		s.scheduleTLP(now)
+		s.scheduleTLP(now, true)
 	}
 	if rate := s.cc.PacingRate(); rate > 0 && !s.cfg.LinuxPacing {
 		from := now
@@ -726,7 +726,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		// retransmitted head is not overdue.
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
-	s.scheduleTLP(now)
+	s.scheduleTLP(now, false)
 	if s.OnAck != nil {
 		s.OnAck(now, s)
 	}

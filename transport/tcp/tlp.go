@@ -23,8 +23,8 @@ type tlpState struct {
 
 func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK && !s.cfg.PacketTimers }
 
-// scheduleTLP (re)arms the probe timer after a send or an ACK.
-func (s *Sender) scheduleTLP(now clock.Time) {
+// scheduleTLP (re)arms the probe timer after a send (sent) or an ACK.
+func (s *Sender) scheduleTLP(now clock.Time, sent bool) {
 	t := &s.tlp
 	// The timer exists exactly when TLP is enabled (InitSender; the
 	// configuration does not change after).
@@ -48,9 +48,24 @@ func (s *Sender) scheduleTLP(now clock.Time) {
 		}
 	}
 	at := now.Add(pto)
+	if s.cfg.LinuxTLPTimer {
+		// Linux's one timer: the probe at the earlier of the PTO and
+		// the RTO, in the RTO's place (tcp_schedule_loss_probe). After
+		// an ACK the RTO is the one just re-armed from now; after a send,
+		// it counts from the head's transmission (tcp_rto_delta_us), and
+		// an RTO already overdue leaves the PTO.
+		d := s.rtoT.Deadline()
+		if sent {
+			d = s.seg(s.unaSeg).sentAt.Add(s.currentRTO())
+			if d <= now {
+				d = clock.Never
+			}
+		}
+		t.timer.Reset(min(at, d))
+		return
+	}
 	if d := s.rtoT.Deadline(); d != clock.Never && d <= at {
-		// The RTO comes first: no probe (Linux caps the PTO at the RTO
-		// and lets the RTO handle it).
+		// The RTO comes first: no probe, and the RTO handles the tail.
 		t.timer.Stop()
 		return
 	}
@@ -58,10 +73,13 @@ func (s *Sender) scheduleTLP(now clock.Time) {
 }
 
 // onPTO sends the probe.
-func (s *Sender) onPTO(now clock.Time) {
+func (s *Sender) onPTO(now clock.Time) { s.sendProbe(now) }
+
+// sendProbe sends the loss probe and reports whether it did.
+func (s *Sender) sendProbe(now clock.Time) bool {
 	t := &s.tlp
 	if s.done || !s.belowRecovery() || s.n == 0 || t.high != 0 {
-		return
+		return false
 	}
 	if s.nxt < s.total && s.pendingRoom() && (s.cfg.RecvWindow == 0 || s.outBytes+s.cfg.MSS <= s.cfg.RecvWindow) {
 		// New data, whatever the window (Linux tcp_write_xmit with
@@ -74,7 +92,7 @@ func (s *Sender) onPTO(now clock.Time) {
 			k--
 		}
 		if k < s.unaSeg {
-			return
+			return false
 		}
 		s.sendOutside(now, k, true)
 		s.tlpRetx = true
@@ -83,6 +101,7 @@ func (s *Sender) onPTO(now clock.Time) {
 	t.timer.Stop()
 	s.stats.TLPs++
 	s.rtoT.Reset(now.Add(s.currentRTO()))
+	return true
 }
 
 // tlpAck ends a probe episode (Linux tcp_process_tlp_ack, without DSACK: a

@@ -282,21 +282,11 @@ func TestTimeoutMinInTheProbeTimeout(t *testing.T) {
 	}{{0, 2 * time.Millisecond}, {8 * time.Millisecond, 8 * time.Millisecond}} {
 		cfg := Config{Bytes: 60 * 1448, TimeoutMin: c.set}
 		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 20*time.Millisecond)
-		lose := map[int64]bool{58 * 1448: true, 59 * 1448: true}
-		var probeAt, lastAck clock.Time
+		firstRetx := loseOnceAt(h, 58*1448, 59*1448)
+		var lastAck clock.Time
 		var srtt time.Duration
-		h.fwd.drop = func(p *packet.Packet) bool {
-			if p.Retransmission && probeAt == 0 {
-				probeAt = h.s.Now()
-			}
-			if lose[p.Seq] {
-				delete(lose, p.Seq)
-				return true
-			}
-			return false
-		}
 		h.snd.OnAck = func(now clock.Time, s *Sender) {
-			if probeAt == 0 {
+			if *firstRetx == 0 {
 				lastAck, srtt = now, s.RTT().SRTT()
 			}
 		}
@@ -304,7 +294,7 @@ func TestTimeoutMinInTheProbeTimeout(t *testing.T) {
 		if h.snd.Stats().TLPs != 1 {
 			t.Fatalf("timeout_min %v: %d probes, want 1", c.set, h.snd.Stats().TLPs)
 		}
-		if got, want := probeAt.Sub(lastAck), 2*srtt+c.want; got != want {
+		if got, want := firstRetx.Sub(lastAck), 2*srtt+c.want; got != want {
 			t.Errorf("timeout_min %v: probe %v after the last ACK, want 2 SRTT (%v) + %v = %v", c.set, got, srtt, c.want, want)
 		}
 	}
@@ -326,21 +316,11 @@ func TestLinuxTLPTimer(t *testing.T) {
 	for _, linux := range []bool{false, true} {
 		cfg := Config{Bytes: 1000 * 1448, LinuxTLPTimer: linux}
 		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, delay)
-		lose := map[int64]bool{998 * 1448: true, 999 * 1448: true}
-		var probeAt, lastAck clock.Time
+		firstRetx := loseOnceAt(h, 998*1448, 999*1448)
+		var lastAck clock.Time
 		var rto time.Duration
-		h.fwd.drop = func(p *packet.Packet) bool {
-			if p.Retransmission && probeAt == 0 {
-				probeAt = h.s.Now()
-			}
-			if lose[p.Seq] {
-				delete(lose, p.Seq)
-				return true
-			}
-			return false
-		}
 		h.snd.OnAck = func(now clock.Time, s *Sender) {
-			if probeAt == 0 {
+			if *firstRetx == 0 {
 				lastAck, rto = now, s.currentRTO()
 			}
 		}
@@ -361,7 +341,7 @@ func TestLinuxTLPTimer(t *testing.T) {
 		if st.RTOs != 0 || st.TLPs != 1 || st.Retransmissions != 2 {
 			t.Errorf("linux: RTOs=%d TLPs=%d retransmissions=%d, want 0, 1, 2", st.RTOs, st.TLPs, st.Retransmissions)
 		}
-		if got := probeAt.Sub(lastAck); got != rto {
+		if got := firstRetx.Sub(lastAck); got != rto {
 			t.Errorf("linux: probe %v after the last ACK, want the RTO %v", got, rto)
 		}
 	}
@@ -415,4 +395,26 @@ func TestLinuxTLPTimer(t *testing.T) {
 			t.Errorf("outage, linux: the timeout at %v, want one RTO (%v) after the probe, %v", timerSends[1], rtoAtSend, want)
 		}
 	}
+}
+
+// loseOnceAt drops the data segments starting at seqs once each on h's
+// forward path; the time it returns is the first retransmission's (the
+// probe's or the timeout's; 0 until one is sent).
+func loseOnceAt(h *harness, seqs ...int64) *clock.Time {
+	lose := map[int64]bool{}
+	for _, q := range seqs {
+		lose[q] = true
+	}
+	var first clock.Time
+	h.fwd.drop = func(p *packet.Packet) bool {
+		if p.Retransmission && first == 0 {
+			first = h.s.Now()
+		}
+		if lose[p.Seq] {
+			delete(lose, p.Seq)
+			return true
+		}
+		return false
+	}
+	return &first
 }

@@ -148,7 +148,8 @@ func writeEmuOutputs(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Det
 		return report.Ftoa(v)
 	}
 	err := report.WriteCSV(filepath.Join(dir, "tcp_info.csv"), []string{"flow", "t_s", "srtt_ms", "min_rtt_ms", "cwnd_segments", "delivery_rate_mbps", "total_retrans", "total_rto", "bytes_acked", "ssthresh_segments", "rwnd_limited_s", "sndbuf_limited_s",
-		"unacked_segments", "notsent_bytes", "sndbuf_bytes", "bbr_btlbw_mbps", "bbr_rtprop_ms", "bbr_pacing_gain", "bbr_cwnd_gain", "snd_wnd_bytes"}, func(cw *csv.Writer) error {
+		"unacked_segments", "notsent_bytes", "sndbuf_bytes", "bbr_btlbw_mbps", "bbr_rtprop_ms", "bbr_pacing_gain", "bbr_cwnd_gain", "snd_wnd_bytes",
+		"sacked_segments", "lost_segments", "retrans_out_segments", "in_flight_segments"}, func(cw *csv.Writer) error {
 		for _, f := range r.Flows {
 			for _, smp := range d.Samples[f.Name] {
 				if err := cw.Write([]string{f.Name, report.Ftoa(smp.At.Seconds()), report.Ftoa(float64(smp.RTT) / 1e6), report.Ftoa(float64(smp.MinRTT) / 1e6),
@@ -157,7 +158,9 @@ func writeEmuOutputs(dir string, s *scenario.Scenario, r *emu.Result, d *emu.Det
 					strconv.FormatUint(uint64(smp.Ssthresh), 10), report.Ftoa(smp.RwndLimited.Seconds()), report.Ftoa(smp.SndbufLimited.Seconds()),
 					strconv.FormatUint(uint64(smp.Unacked), 10), strconv.FormatUint(uint64(smp.NotSent), 10), strconv.FormatUint(uint64(smp.Sndbuf), 10),
 					opt(smp.HasBBR, smp.BBR.BtlBw/1e6), opt(smp.HasBBR, float64(smp.BBR.RTprop)/1e6), opt(smp.HasBBR, smp.BBR.PacingGain), opt(smp.HasBBR, smp.BBR.CwndGain),
-					strconv.FormatUint(uint64(smp.SndWnd), 10)}); err != nil {
+					strconv.FormatUint(uint64(smp.SndWnd), 10),
+					strconv.FormatUint(uint64(smp.Sacked), 10), strconv.FormatUint(uint64(smp.Lost), 10), strconv.FormatUint(uint64(smp.RetransOut), 10),
+					strconv.FormatUint(uint64(smp.InFlight()), 10)}); err != nil {
 					return err
 				}
 			}

@@ -175,6 +175,7 @@ func TestEmuBBROutputs(t *testing.T) {
 	}
 	smp := func(at time.Duration, acked uint64, bw float64, bbr bool) endpoint.Sample {
 		return endpoint.Sample{At: clock.Time(at), RTT: 41 * time.Millisecond, BytesAcked: acked, HasBBR: bbr, SndWnd: 65535,
+			Unacked: 20, Sacked: 5, Lost: 3, RetransOut: 2,
 			BBR: endpoint.BBRModel{BtlBw: bw, RTprop: 40 * time.Millisecond, PacingGain: 1.25, CwndGain: 2}}
 	}
 	res := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "bbr"}, {Name: "cubic"}}}}
@@ -206,8 +207,10 @@ func TestEmuBBROutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(ti)), "\n")
-	if len(lines) != 4 || !strings.HasSuffix(lines[0], ",bbr_btlbw_mbps,bbr_rtprop_ms,bbr_pacing_gain,bbr_cwnd_gain,snd_wnd_bytes") ||
-		!strings.HasSuffix(lines[1], ",19,40,1.25,2,65535") || !strings.HasSuffix(lines[3], ",,,,65535") {
+	// The pipe is the kernel's tcp_packets_in_flight: 20 out, 5 SACKed, 3
+	// lost, 2 retransmitted: 14.
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], ",bbr_btlbw_mbps,bbr_rtprop_ms,bbr_pacing_gain,bbr_cwnd_gain,snd_wnd_bytes,sacked_segments,lost_segments,retrans_out_segments,in_flight_segments") ||
+		!strings.HasSuffix(lines[1], ",19,40,1.25,2,65535,5,3,2,14") || !strings.HasSuffix(lines[3], ",,,,65535,5,3,2,14") {
 		t.Errorf("tcp_info.csv:\n%s", ti)
 	}
 }

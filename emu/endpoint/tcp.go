@@ -103,6 +103,12 @@ type Sample struct {
 	// (tcpi_snd_wnd, scaled): what holds a sender that its congestion
 	// window does not.
 	SndWnd uint32
+	// Sacked, Lost and RetransOut are the segments out that the peer has
+	// SACKed, that the sender has marked lost, and that are retransmitted
+	// and not yet acknowledged (tcpi_sacked, tcpi_lost, tcpi_retrans): with
+	// Unacked they give the kernel's pipe (InFlight), which the simulator's
+	// inflight_bytes series is.
+	Sacked, Lost, RetransOut uint32
 	// BBR is the kernel BBR's model when the flow runs BBR (HasBBR).
 	BBR    BBRModel
 	HasBBR bool
@@ -142,7 +148,17 @@ func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
 		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
 		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
 		Ssthresh: ti.Snd_ssthresh, Unacked: ti.Unacked, NotSent: ti.Notsent_bytes, SndWnd: ti.Snd_wnd,
+		Sacked: ti.Sacked, Lost: ti.Lost, RetransOut: ti.Retrans,
 	}
+}
+
+// InFlight is the segments the kernel counts in the network
+// (tcp_packets_in_flight: packets out, less those SACKed or marked lost,
+// plus those retransmitted), never below zero for a sample that read the
+// counters between updates.
+func (s *Sample) InFlight() uint32 {
+	left := int64(s.Unacked) - int64(s.Sacked) - int64(s.Lost) + int64(s.RetransOut)
+	return uint32(max(left, 0))
 }
 
 // TCPSink accepts connections on a port in the receiver namespace and

@@ -27,6 +27,24 @@ func TestBBRModelOf(t *testing.T) {
 // TestKernelCCRefusal: a controller the kernel lacks is refused with the
 // ones it offers, and for Hybla and Westwood+ with the script that adds
 // them as BPF programs (bench/kernelcc); newreno maps to reno.
+// TestInFlight: the kernel's pipe from a sample, as tcp_packets_in_flight
+// computes it, and never below zero when the counters were read between
+// updates (more SACKed and lost than out).
+func TestInFlight(t *testing.T) {
+	for _, c := range []struct {
+		s    Sample
+		want uint32
+	}{
+		{Sample{Unacked: 100}, 100},
+		{Sample{Unacked: 100, Sacked: 30, Lost: 20, RetransOut: 5}, 55},
+		{Sample{Unacked: 10, Sacked: 8, Lost: 5, RetransOut: 1}, 0},
+	} {
+		if got := c.s.InFlight(); got != c.want {
+			t.Errorf("%+v: in flight %d, want %d", c.s, got, c.want)
+		}
+	}
+}
+
 func TestKernelCCRefusal(t *testing.T) {
 	avail, err := Available()
 	if err != nil {

@@ -119,6 +119,15 @@ type Accounting struct {
 	DeviceDrops int64 `json:"device_drops"`
 }
 
+// DeviceDropWarning is what a run whose TUN devices dropped packets should
+// say of it (cclab emu, cclab compare, bench/emu), or "" for a clean run.
+func (a *Accounting) DeviceDropWarning() string {
+	if a.DeviceDrops <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the namespaces' TUN devices dropped %d packets before the forwarder read them: losses outside the emulated path, which the simulator does not have (a burst beyond their %d-packet queues)", a.DeviceDrops, netns.TxQueueLen)
+}
+
 // backgroundTCP calls fn for each background entry that opens kernel TCP
 // connections (tcp sources and flow arrivals), sequences' included, with
 // its path from prefix (background[2].sequence[0]).

@@ -199,7 +199,7 @@ func refLine(scenarioPath, cc string, seed int, res *experiment.Result) string {
 // emulated path, which the simulator does not have, so the run is not a
 // clean reference for it.
 func warnDeviceDrops(label string, em *emu.Result) {
-	if n := em.Emulator.DeviceDrops; n > 0 {
-		fmt.Fprintf(os.Stderr, "warning: %s: the TUN devices dropped %d packets before the forwarder read them (losses outside the emulated path): not a clean reference\n", label, n)
+	if msg := em.Emulator.DeviceDropWarning(); msg != "" {
+		fmt.Fprintf(os.Stderr, "warning: %s: %s; not a clean reference\n", label, msg)
 	}
 }

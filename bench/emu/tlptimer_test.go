@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/cclab/cclab/emu"
@@ -28,34 +25,16 @@ const outageKernel = "testdata/kernel-outage-2026-12-07.jsonl"
 // a probe.
 func TestTLPTimerAgainstKernel(t *testing.T) {
 	const file = "bench/scenarios/outage-600ms.yaml"
-	b, err := os.ReadFile(outageKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kernelGoodput float64
-	runs := 0
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var row struct {
-			CC     string      `json:"cc"`
-			Result *emu.Result `json:"result"`
+	runs := seedsRuns(t, outageKernel, "newreno", 5)
+	for i, r := range runs {
+		probes, recoveries, ok := emu.RunRecoveries(r.Flows, r.KernelCounters)
+		if f := r.Flows[0]; r.KernelCounters == nil || !ok || probes != 1 || f.RTOs != 1 || recoveries != 1 {
+			t.Fatalf("%s: seed %d: kernel probes %d, timeouts %d, recoveries %d (counted %v); the reference is one of each", outageKernel, i+1, probes, f.RTOs, recoveries, ok)
 		}
-		if err := json.Unmarshal([]byte(line), &row); err != nil || row.Result == nil || len(row.Result.Flows) != 1 || row.Result.KernelCounters == nil {
-			t.Fatalf("%s:%d: want a kernel line of seeds -json with one flow and the kernel's counters (%v)", outageKernel, i+1, err)
-		}
-		if row.CC != "newreno" {
-			continue
-		}
-		probes, recoveries, ok := emu.RunRecoveries(row.Result.Flows, row.Result.KernelCounters)
-		if f := row.Result.Flows[0]; !ok || probes != 1 || f.RTOs != 1 || recoveries != 1 {
-			t.Fatalf("%s:%d: kernel probes %d, timeouts %d, recoveries %d (counted %v); the reference is one of each", outageKernel, i+1, probes, f.RTOs, recoveries, ok)
-		}
-		kernelGoodput += row.Result.Flows[0].GoodputMbps
-		runs++
+		kernelGoodput += r.Flows[0].GoodputMbps
 	}
-	if runs != 5 {
-		t.Fatalf("%d kernel NewReno runs, want 5", runs)
-	}
-	kernelGoodput /= float64(runs)
+	kernelGoodput /= float64(len(runs))
 	for _, c := range []struct {
 		timer        string
 		probes, rtos int64

@@ -330,8 +330,8 @@ func printComparison(w io.Writer, c *comparison) {
 			fmt.Fprintf(w, "; ECN marks %d vs %d", *sl.Marks, *el.Marks)
 		}
 		fmt.Fprintln(w)
-		if d := c.Emu.Emulator.DeviceDrops; d > 0 {
-			fmt.Fprintf(w, "warning: the emulator's TUN devices dropped %d packets before its forwarder read them: losses outside the emulated path, which the simulator does not have\n", d)
+		if msg := c.Emu.Emulator.DeviceDropWarning(); msg != "" {
+			fmt.Fprintln(w, "warning: "+msg)
 		}
 		// Kernel flows count their reductions as segments with CWR, the
 		// simulator's and cclab's transport's as ECN echoes; where nothing

@@ -121,8 +121,8 @@ func printEmuResult(w io.Writer, r *emu.Result) {
 	a := r.Emulator
 	fmt.Fprintf(w, "emulator (Linux %s): %d packets at the bottleneck: %d delivered, %d queue drops, %d lost, %d in flight; forwarding lateness p50 %.0f µs, p99 %.0f µs, max %.0f µs (realtime %v)\n",
 		r.Kernel, a.Packets, a.Delivered, a.QueueDrops, a.Lost, a.InFlight, a.LatenessP50Us, a.LatenessP99Us, a.LatenessMaxUs, a.Realtime)
-	if a.DeviceDrops > 0 {
-		fmt.Fprintf(w, "warning: the namespaces' TUN devices dropped %d packets before the forwarder read them: losses outside the emulated path (a burst beyond their %d-packet queues)\n", a.DeviceDrops, netns.TxQueueLen)
+	if msg := a.DeviceDropWarning(); msg != "" {
+		fmt.Fprintln(w, "warning: "+msg)
 	}
 	for _, f := range r.Flows {
 		if ag := r.Agents[f.Name]; len(ag) > 0 {

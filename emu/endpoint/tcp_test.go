@@ -24,9 +24,6 @@ func TestBBRModelOf(t *testing.T) {
 	}
 }
 
-// TestKernelCCRefusal: a controller the kernel lacks is refused with the
-// ones it offers, and for Hybla and Westwood+ with the script that adds
-// them as BPF programs (bench/kernelcc); newreno maps to reno.
 // TestInFlight: the kernel's pipe from a sample, as tcp_packets_in_flight
 // computes it, and never below zero when the counters were read between
 // updates (more SACKed and lost than out).
@@ -45,6 +42,9 @@ func TestInFlight(t *testing.T) {
 	}
 }
 
+// TestKernelCCRefusal: a controller the kernel lacks is refused with the
+// ones it offers, and for Hybla and Westwood+ with the script that adds
+// them as BPF programs (bench/kernelcc); newreno maps to reno.
 func TestKernelCCRefusal(t *testing.T) {
 	avail, err := Available()
 	if err != nil {

@@ -6,7 +6,7 @@
 # dumbbell is built (bench/ns3/build.sh) and htsim's when its is
 # (bench/htsim/build.sh, from an htsim checkout of your own).
 #
-# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3] [--htsim] [--pairs K]
+# usage: [CCLAB=binary] [CCLAB_SIM=binary] bench/scale/run.sh [--runs N] [--only NAME[,NAME]] [--sim] [--ns3] [--htsim] [--pairs K] [--split K]
 #   CCLAB     time this cclab binary instead of building the checkout (to
 #             compare two versions in one invocation)
 #   CCLAB_SIM with --sim, time this cclab-sim binary instead of building it
@@ -31,6 +31,13 @@
 #             machines of docs/performance.md) moves the ratio of the
 #             table's medians, where the median of pairs taken in turn
 #             does not follow it
+#   --split K then split each binary's ratio into its two shares, K rounds:
+#             N = 100, the scaled N = 100 run (100 Mbit/s, a 100-packet
+#             queue, 100 s: N = 1000's per-flow dynamics with N = 100's
+#             state) and N = 1000 timed in turn, the order rotating; prints
+#             the median ns per event of each and the medians of the
+#             rounds' dynamics share (scaled over N = 100) and memory share
+#             (N = 1000 over scaled), with their ranges
 #
 # The last lines give issue 19's two ratios that no host changes: cost per
 # event at N = 1000 over N = 100, and one flow's events per CPU-second at
@@ -52,6 +59,7 @@ ns3=0
 htsim=0
 sim=0
 pairs=0
+split=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs="$2"; shift ;;
@@ -60,14 +68,16 @@ while [ $# -gt 0 ]; do
 	--htsim) htsim=1 ;;
 	--sim) sim=1 ;;
 	--pairs) pairs="$2"; shift ;;
-	-h | --help) sed -n '2,44p' "$0"; exit 0 ;;
+	--split) split="$2"; shift ;;
+	-h | --help) sed -n '2,51p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 [[ $runs =~ ^[0-9]+$ ]] || { echo "run.sh: --runs wants a whole number (0: no table, with --pairs), got '$runs'" >&2; exit 2; }
 [[ $pairs =~ ^[0-9]+$ ]] || { echo "run.sh: --pairs wants a whole number (0: none), got '$pairs'" >&2; exit 2; }
-[ "$runs" -gt 0 ] || [ "$pairs" -gt 0 ] || { echo "run.sh: --runs 0 times nothing without --pairs" >&2; exit 2; }
+[[ $split =~ ^[0-9]+$ ]] || { echo "run.sh: --split wants a whole number (0: none), got '$split'" >&2; exit 2; }
+[ "$runs" -gt 0 ] || [ "$pairs" -gt 0 ] || [ "$split" -gt 0 ] || { echo "run.sh: --runs 0 times nothing without --pairs or --split" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -124,6 +134,7 @@ command_for() {
 	case "$1" in
 	cclab) cmd=("$tmp/cclab" run "$here/$2.yaml" --json) ;;
 	cclab-sim) cmd=("$tmp/cclab-sim" "$here/$2.yaml" --json) ;;
+	htsim-scaled) cmd=("$htsimbin" -n 100 -rate_mbps 100 -buffer_pkts 100 -time_s 100) ;;
 	htsim)
 		n=${2#newreno-}; n=${n%flows}
 		if [ "$n" = 10000 ]; then
@@ -158,7 +169,7 @@ measure() {
 		printf "%-34s %7.3f [%5.3f-%5.3f] %10d %9.2f M %8.1f MiB\n", n, c, lo, hi, e, eps, r / 1024 }'
 }
 
-echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, $pairs pairs"
+echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, $pairs pairs, $split split rounds"
 [ "$runs" -gt 0 ] && printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "  [min-max]" events "events/CPUs" "max RSS"
 for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10Mbps newreno-1flow-10Gbps; do
 	[ "$runs" -gt 0 ] || break
@@ -221,16 +232,18 @@ one() {
 	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
 }
 
-if [ "$pairs" -gt 0 ]; then
-	kinds=cclab
-	[ "$sim" = 1 ] && kinds="$kinds cclab-sim"
-	if [ "$htsim" = 1 ]; then
-		if [ -x "$htsimbin" ]; then
-			kinds="$kinds htsim"
-		else
-			echo "run.sh: htsim dumbbell not built (HTSIM_DIR=... bench/htsim/build.sh): no htsim pairs" >&2
-		fi
+# The binaries --pairs and --split time.
+kinds=cclab
+[ "$sim" = 1 ] && kinds="$kinds cclab-sim"
+if [ "$htsim" = 1 ] && { [ "$pairs" -gt 0 ] || [ "$split" -gt 0 ]; }; then
+	if [ -x "$htsimbin" ]; then
+		kinds="$kinds htsim"
+	else
+		echo "run.sh: htsim dumbbell not built (HTSIM_DIR=... bench/htsim/build.sh): no htsim pairs or split" >&2
 	fi
+fi
+
+if [ "$pairs" -gt 0 ]; then
 	for kind in $kinds; do
 		: > "$tmp/pairs"
 		for i in $(seq "$pairs"); do
@@ -255,5 +268,56 @@ if [ "$pairs" -gt 0 ]; then
 		# q(x, p): the p-quantile of the sorted x[1..n], linear between order statistics.
 		function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
 		' "$tmp/pairs" || exit 1
+	done
+fi
+
+# split_one KIND W: one timed run of KIND on N = 100 (W = 100), the scaled
+# N = 100 run (W = scaled) or N = 1000 (W = 1000); prints its CPU seconds
+# and events.
+split_one() {
+	local kind=$1 w=$2 cpu
+	if [ "$w" = scaled ]; then
+		if [ "$kind" = htsim ]; then
+			command_for htsim-scaled ""
+		else
+			command_for "$kind" newreno-100flows
+			cmd+=(--set bottleneck.rate=100Mbps --set bottleneck.queue.limit=100 --set duration=100s)
+		fi
+	else
+		command_for "$kind" "newreno-${w}flows"
+	fi
+	cpu=$(timed "${cmd[@]}") || { echo "run.sh: $kind ($w) failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
+}
+
+if [ "$split" -gt 0 ]; then
+	for kind in $kinds; do
+		: > "$tmp/split"
+		for i in $(seq "$split"); do
+			# Rotate the order, so that a host drifting through the
+			# rounds favours no workload.
+			case $((i % 3)) in
+			1) order="100 scaled 1000" ;;
+			2) order="scaled 1000 100" ;;
+			0) order="1000 100 scaled" ;;
+			esac
+			for w in $order; do
+				split_one "$kind" "$w" > "$tmp/split.$w" || exit 1
+			done
+			echo "$(cat "$tmp/split.100") $(cat "$tmp/split.scaled") $(cat "$tmp/split.1000")" >> "$tmp/split"
+		done
+		awk -v kind="$kind" -v k="$split" '
+		$1 > 0 && $2 > 0 && $3 > 0 && $4 > 0 && $5 > 0 && $6 > 0 {
+			n++; a[n] = 1e9 * $1 / $2; s[n] = 1e9 * $3 / $4; b[n] = 1e9 * $5 / $6
+			d[n] = s[n] / a[n]; m[n] = b[n] / s[n]; r[n] = b[n] / a[n]
+		}
+		END {
+			if (n < k) { printf "run.sh: %s: %d of %d split rounds with CPU time and events\n", kind, n, k > "/dev/stderr"; exit 1 }
+			sort(a); sort(s); sort(b); sort(d); sort(m); sort(r)
+			printf "# %s: ns per event, %d rounds in turn (medians): N = 100 %.1f, scaled N = 100 %.1f, N = 1000 %.1f; dynamics share %.2fx [%.2f-%.2f], memory share %.2fx [%.2f-%.2f], ratio %.2fx [%.2f-%.2f]\n", kind, n, q(a, 0.5), q(s, 0.5), q(b, 0.5), q(d, 0.5), d[1], d[n], q(m, 0.5), m[1], m[n], q(r, 0.5), r[1], r[n]
+		}
+		function sort(x,   i, j, v) { for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v } }
+		function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
+		' "$tmp/split" || exit 1
 	done
 fi

@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
 
 // dcPaperCubicKernel holds Linux's CUBIC on dc-paper (four flows and the
 // scenario's background), seeds 1-10 twice (docs/fidelity.md, "Linux's
@@ -34,4 +39,37 @@ func TestLinuxPRRInProfileAgainstKernel(t *testing.T) {
 	k := kernelRunsOf(t, dcPaperCubicKernel, dc, "cubic", 20)
 	dcSim := simRuns(t, dc, "cubic", 10, append([]string{"duration=20s"}, profile...))
 	checkNearKernelMean(t, "dc-paper, seeds 1-10", dcSim, k, 0.03, 0.2)
+}
+
+// dcPaperCubicKernelIntel holds the same workload on a second host
+// (docs/fidelity.md, "dc-paper's CUBIC on a second host, and BBR among
+// CUBIC flows").
+const dcPaperCubicKernelIntel = "testdata/kernel-dcpaper-cubic-intel-2026-12-07.tsv"
+
+// TestDCPaperTimingNoiseAgainstKernel: what separates the profile's
+// dc-paper CUBIC flows from the kernel's (167 retransmissions a run
+// against 205 and 198 on two hosts, and 0.3 timeouts a run against 1.7
+// and 1.9) is the simulator's exact timing, which locks the flows and the
+// background's BBR into a phase at the full queue (docs/fidelity.md,
+// "Timing noise: phase effects at a shared DropTail queue"). With the
+// emulator's noise as bottleneck.ack_jitter estimates it for the
+// many-flow workloads (100 µs, not fitted here), the means over seeds
+// 1-10 come within 10% of both hosts' retransmissions (188.5 a run, -8.0%
+// and -4.6%) and within a timeout a run of theirs (1.5); without the
+// noise the retransmissions are 18% and 15% under, and this fails.
+func TestDCPaperTimingNoiseAgainstKernel(t *testing.T) {
+	const dc = "scenarios/dc-paper.yaml"
+	sim := simRuns(t, dc, "cubic", 10, []string{"duration=20s", "profile=linux", "bottleneck.ack_jitter=100us"})
+	for _, ref := range []struct {
+		file string
+		runs int
+	}{{dcPaperCubicKernel, 20}, {dcPaperCubicKernelIntel, 10}} {
+		k := kernelRunsOf(t, ref.file, dc, "cubic", ref.runs)
+		checkNearKernelMean(t, "dc-paper with 100 µs of ACK jitter, "+ref.file, sim, k, 0.03, 0.1)
+		rtos := stat.Mean(k.rtos, nil)
+		t.Logf("%s: %.1f timeouts a run (kernel mean %.1f)", ref.file, sim.rtos, rtos)
+		if math.Abs(sim.rtos-rtos) > 1 {
+			t.Errorf("%s: %.1f timeouts a run against the kernel's %.1f (want within one)", ref.file, sim.rtos, rtos)
+		}
+	}
 }

@@ -42,8 +42,8 @@ func TestLinuxPRRInProfileAgainstKernel(t *testing.T) {
 }
 
 // dcPaperCubicKernelIntel holds the same workload on a second host
-// (docs/fidelity.md, "dc-paper's CUBIC on a second host, and BBR among
-// CUBIC flows").
+// (docs/fidelity.md, "dc-paper's CUBIC on a second host, and the timing
+// noise that closes its gap").
 const dcPaperCubicKernelIntel = "testdata/kernel-dcpaper-cubic-intel-2026-12-07.tsv"
 
 // TestDCPaperTimingNoiseAgainstKernel: what separates the profile's

@@ -232,6 +232,14 @@ one() {
 	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
 }
 
+# awk functions for the pairs' and the split's statistics over x[1..n].
+awk_order_stats='
+# Insertion sort of x[1..n]: n is tens at most.
+function sort(x,   i, j, v) { for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v } }
+# q(x, p): the p-quantile of the sorted x[1..n], linear between order statistics.
+function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
+'
+
 # The binaries --pairs and --split time.
 kinds=cclab
 [ "$sim" = 1 ] && kinds="$kinds cclab-sim"
@@ -263,11 +271,7 @@ if [ "$pairs" -gt 0 ]; then
 			sort(a); sort(b); sort(r)
 			printf "# %s: cost per event at N = 1000 over N = 100, %d pairs in turn: median %.2fx [quartiles %.2f-%.2f, range %.2f-%.2f] (goal: at most 1.3x); median ns per event %.0f and %.0f\n", kind, n, q(r, 0.5), q(r, 0.25), q(r, 0.75), r[1], r[n], q(a, 0.5), q(b, 0.5)
 		}
-		# Insertion sort of x[1..n]: n is tens at most.
-		function sort(x,   i, j, v) { for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v } }
-		# q(x, p): the p-quantile of the sorted x[1..n], linear between order statistics.
-		function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
-		' "$tmp/pairs" || exit 1
+		'"$awk_order_stats" "$tmp/pairs" || exit 1
 	done
 fi
 
@@ -316,8 +320,6 @@ if [ "$split" -gt 0 ]; then
 			sort(a); sort(s); sort(b); sort(d); sort(m); sort(r)
 			printf "# %s: ns per event, %d rounds in turn (medians): N = 100 %.1f, scaled N = 100 %.1f, N = 1000 %.1f; dynamics share %.2fx [%.2f-%.2f], memory share %.2fx [%.2f-%.2f], ratio %.2fx [%.2f-%.2f]\n", kind, n, q(a, 0.5), q(s, 0.5), q(b, 0.5), q(d, 0.5), d[1], d[n], q(m, 0.5), m[1], m[n], q(r, 0.5), r[1], r[n]
 		}
-		function sort(x,   i, j, v) { for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v } }
-		function q(x, p,   h, lo) { h = 1 + (n - 1) * p; lo = int(h); return (lo >= n) ? x[n] : x[lo] + (h - lo) * (x[lo + 1] - x[lo]) }
-		' "$tmp/split" || exit 1
+		'"$awk_order_stats" "$tmp/split" || exit 1
 	done
 fi

@@ -34,6 +34,9 @@ type comparison struct {
 	Diff []flowDiff `json:"diff"`
 	// RTIDiff is the same for the scenario's RTT Transition Impact.
 	RTIDiff *float64 `json:"rti_diff,omitempty"`
+	// Notes say what about the comparison's set-up is known to separate
+	// the two sides (timingNote).
+	Notes []string `json:"notes,omitempty"`
 }
 
 type flowDiff struct {
@@ -138,12 +141,35 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("interrupted after %.1f s of emulation", emuRes.SimSeconds)
 	}
 	c := compareResults(simRes, emuRes)
+	if note := timingNote(ss, simRes); note != "" {
+		c.Notes = append(c.Notes, note)
+	}
 	if *out != "" {
 		if err := writeCompareOutputs(*out, ss, s, c, n, det); err != nil {
 			return err
 		}
 	}
 	return emit(stdout, *asJSON, c, func(w io.Writer) { printComparison(w, c) })
+}
+
+// timingNote returns a note when TCP flows share a DropTail bottleneck
+// and the simulator's side runs without bottleneck.ack_jitter: its hosts
+// act at exact instants, which locks such flows into a phase against the
+// queue's departures that the kernel's noisy hosts do not keep, and its
+// retransmissions and timeouts come out lower (docs/fidelity.md, "Timing
+// noise" and "dc-paper's CUBIC on a second host"). One flow alone has no
+// one to lock with; RED and CoDel drop by their own rule.
+func timingNote(ss *scenario.Scenario, sim *experiment.Result) string {
+	if ss.Bottleneck.AckJitter.V > 0 {
+		return ""
+	}
+	if d := ss.Bottleneck.Queue.Discipline; d != "" && d != "droptail" {
+		return ""
+	}
+	if len(sim.Flows) < 2 && !(len(sim.Flows) == 1 && emu.BackgroundOpensTCP(sim.Background)) {
+		return ""
+	}
+	return "the simulator's hosts act at exact instants, which locks TCP flows sharing a DropTail queue into a phase the kernel's noisy hosts do not keep; --sim-set bottleneck.ack_jitter=100us adds the emulator's timing noise (docs/fidelity.md, \"Timing noise\")"
 }
 
 // maxComparedFlows bounds the flows drawn in compare's figures (four
@@ -370,5 +396,8 @@ func printComparison(w io.Writer, c *comparison) {
 		}
 		fmt.Fprintf(w, "all measured flows: ACKs saved by SACK compression %d vs %d (kernel: the receivers' TCPAckCompressed; the simulator compresses with transport.sack_compression or profile linux-host)\n",
 			emu.RunAcksCompressed(c.Sim.Flows, nil), emu.RunAcksCompressed(c.Emu.Flows, kc))
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, "note: "+n)
 	}
 }

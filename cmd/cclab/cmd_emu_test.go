@@ -344,3 +344,47 @@ func TestDeviceDropsWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareTimingNote: compare notes the simulator's exact timing where
+// TCP flows share a DropTail queue (two measured flows, or one beside
+// background TCP connections) and the simulator's side has no ACK
+// jitter, and only there.
+func TestCompareTimingNote(t *testing.T) {
+	one := []experiment.FlowResult{{Name: "a"}}
+	two := []experiment.FlowResult{{Name: "a"}, {Name: "b"}}
+	tcpBackground := []experiment.BackgroundResult{{Name: "websearch", Flows: 5}}
+	udpBackground := []experiment.BackgroundResult{{Name: "udp"}}
+	for _, c := range []struct {
+		name     string
+		scenario string
+		sets     []string
+		flows    []experiment.FlowResult
+		bg       []experiment.BackgroundResult
+		want     bool
+	}{
+		{"two flows", "dumbbell", nil, two, nil, true},
+		{"one flow and TCP background", "dc-paper", nil, one, tcpBackground, true},
+		{"one flow", "dumbbell", nil, one, nil, false},
+		{"one flow and UDP background", "dumbbell", nil, one, udpBackground, false},
+		{"with ACK jitter", "dc-paper", []string{"bottleneck.ack_jitter=100us"}, two, tcpBackground, false},
+		{"behind CoDel", "dumbbell", []string{"bottleneck.queue.discipline=codel"}, two, nil, false},
+	} {
+		s, err := loadScenario(c.scenario, "", -1, c.sets)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		note := timingNote(s, &experiment.Result{Flows: c.flows, Background: c.bg})
+		if (note != "") != c.want {
+			t.Errorf("%s: note %q, want one: %v", c.name, note, c.want)
+		}
+	}
+	sim := &experiment.Result{Scenario: "s", Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 1}}}
+	em := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 1}}}}
+	c := compareResults(sim, em)
+	c.Notes = []string{"a note"}
+	var out bytes.Buffer
+	printComparison(&out, c)
+	if !strings.Contains(out.String(), "note: a note") {
+		t.Errorf("note not printed:\n%s", out.String())
+	}
+}

@@ -224,10 +224,18 @@ if [ -f "$tmp/summary" ]; then
 fi
 
 # one KIND N: one timed run of KIND (cclab, cclab-sim or htsim) on issue
-# 19's N-flow workload; prints its CPU seconds and events.
+# 19's N-flow workload, or with N = scaled on the scaled N = 100 run
+# (--split); prints its CPU seconds and events.
 one() {
 	local kind=$1 n=$2 cpu
-	command_for "$kind" "newreno-${n}flows"
+	if [ "$n" = scaled ] && [ "$kind" = htsim ]; then
+		command_for htsim-scaled ""
+	elif [ "$n" = scaled ]; then
+		command_for "$kind" newreno-100flows
+		cmd+=(--set bottleneck.rate=100Mbps --set bottleneck.queue.limit=100 --set duration=100s)
+	else
+		command_for "$kind" "newreno-${n}flows"
+	fi
 	cpu=$(timed "${cmd[@]}") || { echo "run.sh: $kind with $n flows failed: $(tail -3 "$tmp/err")" >&2; return 1; }
 	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
 }
@@ -275,25 +283,6 @@ if [ "$pairs" -gt 0 ]; then
 	done
 fi
 
-# split_one KIND W: one timed run of KIND on N = 100 (W = 100), the scaled
-# N = 100 run (W = scaled) or N = 1000 (W = 1000); prints its CPU seconds
-# and events.
-split_one() {
-	local kind=$1 w=$2 cpu
-	if [ "$w" = scaled ]; then
-		if [ "$kind" = htsim ]; then
-			command_for htsim-scaled ""
-		else
-			command_for "$kind" newreno-100flows
-			cmd+=(--set bottleneck.rate=100Mbps --set bottleneck.queue.limit=100 --set duration=100s)
-		fi
-	else
-		command_for "$kind" "newreno-${w}flows"
-	fi
-	cpu=$(timed "${cmd[@]}") || { echo "run.sh: $kind ($w) failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-	awk -v c="$cpu" -v o="$overhead" -v e="$(events)" 'BEGIN { printf "%.3f %d\n", c - o, e }'
-}
-
 if [ "$split" -gt 0 ]; then
 	for kind in $kinds; do
 		: > "$tmp/split"
@@ -306,7 +295,7 @@ if [ "$split" -gt 0 ]; then
 			0) order="1000 100 scaled" ;;
 			esac
 			for w in $order; do
-				split_one "$kind" "$w" > "$tmp/split.$w" || exit 1
+				one "$kind" "$w" > "$tmp/split.$w" || exit 1
 			done
 			echo "$(cat "$tmp/split.100") $(cat "$tmp/split.scaled") $(cat "$tmp/split.1000")" >> "$tmp/split"
 		done

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -321,7 +322,7 @@ func Build(s *scenario.Scenario) (*Network, error) {
 	if err := n.addBackground(); err != nil {
 		return nil, err
 	}
-	if len(n.Flows) >= prefetchFlows {
+	if len(n.Flows) >= hostPrefetchFrom() {
 		n.enablePrefetching()
 	}
 	n.buildSegments()
@@ -800,14 +801,33 @@ func (l lines) setPrefetchers(n *Network) {
 }
 
 // prefetchFlows is the number of flows from which the delay lines and the
-// bottleneck prefetch the per-flow state of their next packets: about where
-// that state (a few KB a flow, with the packets in flight) outgrows a
-// core's L2 cache. Below it, the state stays cached and prefetching it is
-// only overhead. Measured on a 1 MB-L2 machine (issue 19's workload, CPU
-// time without prefetching over with it): 0.85 at 50 flows, 0.91 at 100,
-// 0.97 at 300, 1.14 at 1000; on a 2 MB-L2 one, 1.02 at 1000 and 1.39 at
-// 10,000 (docs/performance.md, round 23).
+// bottleneck prefetch the per-flow state of their next packets where the
+// processor's L2 cache is unknown or at most about 700 KB: about where that
+// state (a few KB a flow, with the packets in flight) outgrows a core's L2
+// cache. Below it, the state stays cached and prefetching it is only
+// overhead. Measured on a 1 MB-L2 machine (issue 19's workload, CPU time
+// without prefetching over with it): 0.85 at 50 flows, 0.91 at 100, 0.97
+// at 300, 1.14 at 1000; on a 2 MB-L2 one, 1.02 at 1000 and 1.39 at 10,000
+// (docs/performance.md, round 23).
 const prefetchFlows = 300
+
+// flowFootprint is what a flow of issue 19's workloads keeps in the caches
+// between its events (its block's lines, its packets and scoreboard
+// entries), in bytes: the L2 holds about L2/flowFootprint flows before
+// prefetching pays. On a 2 MiB-L2 host prefetching cost 17% at 300 flows,
+// 10% at 500 and 6% at 700 and saved 2% at 1000 and 11% at 2000
+// (docs/performance.md, round 41): it breaks even at about 900 flows, 2.4 KB
+// a flow.
+const flowFootprint = 2400
+
+// prefetchFrom returns the number of flows from which a run prefetches on a
+// processor with l2 bytes of L2 cache per core (0: unknown).
+func prefetchFrom(l2 int) int {
+	return max(prefetchFlows, l2/flowFootprint)
+}
+
+// hostPrefetchFrom is prefetchFrom for this machine's L2, read once.
+var hostPrefetchFrom = sync.OnceValue(func() int { return prefetchFrom(prefetch.L2Bytes()) })
 
 // delayLines returns the delay lines of flows with extra delay d. Flows with
 // the same extra delay share them: packets pushed with a constant delay come

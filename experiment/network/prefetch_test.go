@@ -1,6 +1,7 @@
 package network
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -58,5 +59,38 @@ flows:
 	}
 	if losses == 0 {
 		t.Errorf("no fast recoveries: the scenario does not exercise loss recovery")
+	}
+}
+
+// TestPrefetchFrom: prefetching starts at 300 flows where the L2 is unknown
+// or small, and where it is larger once the flows' state outgrows it; a
+// run turns it on at this host's threshold and not one flow below.
+func TestPrefetchFrom(t *testing.T) {
+	for _, c := range []struct{ l2, want int }{
+		{0, 300}, {256 << 10, 300}, {512 << 10, 300}, {1 << 20, 436}, {2 << 20, 873}, {32 << 20, 13981},
+	} {
+		if got := prefetchFrom(c.l2); got != c.want {
+			t.Errorf("prefetchFrom(%d) = %d, want %d", c.l2, got, c.want)
+		}
+	}
+	k := hostPrefetchFrom()
+	for _, n := range []int{k - 1, k} {
+		s, err := parseScenario(fmt.Sprintf(`
+name: prefetch-from
+duration: 1s
+bottleneck: {rate: 1Gbps, delay: 10ms, queue: {discipline: droptail, limit: 1000}}
+flows:
+  - {name: a, cc: newreno, count: %d, start_spread: 1s}
+`, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if net.prefetching != (n >= k) {
+			t.Errorf("%d flows (threshold %d): prefetching %v", n, k, net.prefetching)
+		}
 	}
 }

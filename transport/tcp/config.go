@@ -208,8 +208,12 @@ type Config struct {
 	// timer, on which tcp_schedule_loss_probe arms the probe at the earlier
 	// of its PTO and the RTO, which after a send it counts from the first
 	// unacknowledged segment's transmission (tcp_rto_delta_us); the probe
-	// then goes in the RTO's place and the RTO is armed afresh from it. By
-	// default an RTO due first fires, and no probe is sent. It matters on
+	// then goes in the RTO's place and the RTO is armed afresh from it.
+	// As in Linux, no probe is armed in Disorder (SACKed, lost or
+	// retransmitted data out in the open state), and an ACK that
+	// acknowledges or SACKs nothing new leaves a pending probe where it
+	// was. By default an RTO due first fires, and no probe is sent; the
+	// probe may go in Disorder, and every ACK re-arms it. It matters on
 	// paths whose SRTT exceeds the RTO's margin over it (a few hundred ms,
 	// or data centres with a small min_rto). Read once, by InitSender.
 	LinuxTLPTimer bool

@@ -418,3 +418,80 @@ func loseOnceAt(h *harness, seqs ...int64) *clock.Time {
 	}
 	return &first
 }
+
+// TestLinuxTLPTimerArming: with Config.LinuxTLPTimer the probe is armed
+// where Linux 6.18 arms it, and nowhere else. tcp_schedule_loss_probe
+// refuses outside the open and CWR states, Disorder included, and arms
+// the RTO instead; and tcp_ack re-arms the timer only from an ACK that
+// acknowledged or SACKed data (FLAG_SET_XMIT_TIMER), so a duplicate ACK
+// leaves a pending probe where it was. By default the sender keeps its
+// own rule (a probe in Disorder, re-armed from every ACK).
+func TestLinuxTLPTimerArming(t *testing.T) {
+	// A hole near the tail with two segments SACKed above it: fewer than
+	// DupThresh, so without RACK the sender stays in Disorder until a
+	// timer acts. Linux's rule leaves it to the RTO.
+	for _, linux := range []bool{false, true} {
+		cfg := Config{Bytes: 30 * 1448, NoRACK: true, LinuxTLPTimer: linux}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 10*time.Millisecond)
+		loseOnceAt(h, 27*1448)
+		h.run(t, 5*time.Second)
+		st := h.snd.Stats()
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("disorder, linux %v: delivered %d of %d", linux, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		want := Stats{TLPs: 1}
+		if linux {
+			want = Stats{RTOs: 1}
+		}
+		if st.TLPs != want.TLPs || st.RTOs != want.RTOs {
+			t.Errorf("disorder, linux %v: TLPs=%d RTOs=%d, want %d and %d", linux, st.TLPs, st.RTOs, want.TLPs, want.RTOs)
+		}
+	}
+
+	// Every ACK of a loss-free transfer arrives twice, 1 µs apart: the
+	// copy acknowledges nothing new.
+	for _, linux := range []bool{false, true} {
+		cfg := Config{Bytes: 200 * 1448, LinuxTLPTimer: linux}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, 10*time.Millisecond)
+		dups, moved := 0, 0
+		h.rev.drop = func(p *packet.Packet) bool {
+			q := h.pool.Get()
+			*q = *p
+			at := h.s.Now().Add(h.rev.delay + time.Microsecond)
+			h.s.At(at, handlerFunc(func(now clock.Time) {
+				// The handshake's reply, duplicated, is no ACK of data.
+				data := h.snd.una > 0
+				before := h.snd.tlp.timer.Deadline()
+				h.snd.Receive(now, q)
+				if data && before != clock.Never {
+					dups++
+					if h.snd.tlp.timer.Deadline() != before {
+						moved++
+					}
+				}
+			}), nil)
+			return false
+		}
+		h.run(t, 5*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("duplicates, linux %v: delivered %d of %d", linux, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if st := h.snd.Stats(); st.Retransmissions != 0 || st.TLPs != 0 {
+			t.Fatalf("duplicates, linux %v: %d retransmissions, %d probes: the transfer was not loss-free", linux, st.Retransmissions, st.TLPs)
+		}
+		if dups < 50 {
+			t.Fatalf("duplicates, linux %v: only %d with a probe pending", linux, dups)
+		}
+		if linux && moved != 0 {
+			t.Errorf("duplicates, linux: %d of %d moved the pending probe, want none", moved, dups)
+		}
+		if !linux && moved != dups {
+			t.Errorf("duplicates, by default: %d of %d moved the pending probe, want all", moved, dups)
+		}
+	}
+}
+
+// handlerFunc runs a function as a scheduler event.
+type handlerFunc func(now clock.Time)
+
+func (f handlerFunc) Handle(now clock.Time, _ any) { f(now) }

@@ -114,7 +114,9 @@ type Sender struct {
 	// is unacknowledged (UseNagle, runt.go), in the same padding.
 	nagle bool
 	// caState is Linux's open or Disorder state with
-	// Config.LinuxWindowGrowth (disorder.go), in the same padding.
+	// Config.LinuxWindowGrowth or Config.LinuxTLPTimer (disorder.go), in
+	// the same padding; the controller sees it (cc.Ack.Disorder) only
+	// with the first.
 	caState       caState
 	dupAcks       int32 // without SACK: duplicate ACKs in a row
 	prevSACK      [packet.MaxSACK]packet.Block
@@ -294,7 +296,7 @@ func InitSender(s *Sender, cfg Config, flow int32, clk clock.Scheduler, pool *pa
 		// not its rule for starting recovery either.
 		s.cfg.LinuxRecoveryStart = false
 	}
-	if s.cfg.LinuxWindowGrowth && !cfg.PacketTimers {
+	if (s.cfg.LinuxWindowGrowth || s.cfg.LinuxTLPTimer) && !cfg.PacketTimers {
 		s.caState = caOpen
 	}
 	if s.cfg.LinuxCwndLimited {
@@ -579,7 +581,7 @@ func (s *Sender) send(now clock.Time, k int64, retx bool, runt units.Bytes, pipe
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
 	if !retx {
-		s.scheduleTLP(now, true)
+		s.scheduleTLP(now, true, false, clock.Never)
 	}
 	if rate := s.cc.PacingRate(); rate > 0 && !s.cfg.LinuxPacing {
 		from := now
@@ -717,7 +719,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		s.armPacketTimer(now)
 	} else if s.n == 0 {
 		s.rtoT.Stop()
-	} else if advanced || (sackOldest != clock.Never && !s.cfg.RFC6298RTO && sackOldest < s.seg(s.unaSeg).sentAt) {
+	} else if s.xmitTimerAck(advanced, sackOldest) {
 		// Linux also restarts the timer on an ACK that SACKs original
 		// data sent before the first unacknowledged segment's last
 		// transmission (tcp_clean_rtx_queue's FLAG_SET_XMIT_TIMER for a
@@ -726,7 +728,7 @@ func (s *Sender) onAck(now clock.Time, ackNo int64, echo clock.Time, ackDelay ti
 		// retransmitted head is not overdue.
 		s.rtoT.Reset(now.Add(s.currentRTO()))
 	}
-	s.scheduleTLP(now, false)
+	s.scheduleTLP(now, false, advanced, sackOldest)
 	if s.OnAck != nil {
 		s.OnAck(now, s)
 	}
@@ -756,8 +758,8 @@ func (s *Sender) ackController(now clock.Time, acked units.Bytes, newlyLost int6
 		InRecovery:     s.phase == recovery,
 		CWR:            s.phase == cwr,
 		InLoss:         s.phase == lossPhase,
-		Disorder:       s.caState == caDisorder,
-		HoldWindow:     s.caState != caUntracked && !advanced,
+		Disorder:       s.caState == caDisorder && s.cfg.LinuxWindowGrowth,
+		HoldWindow:     s.caState != caUntracked && !advanced && s.cfg.LinuxWindowGrowth,
 		CwndLimited:    s.cwndUse&cwndFull != 0,
 		TotalDelivered: s.rate.Delivered(),
 	}

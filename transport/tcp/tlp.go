@@ -23,53 +23,84 @@ type tlpState struct {
 
 func (s *Sender) tlpEnabled() bool { return !s.cfg.NoTLP && !s.cfg.NoSACK && !s.cfg.PacketTimers }
 
-// scheduleTLP (re)arms the probe timer after a send (sent) or an ACK.
-func (s *Sender) scheduleTLP(now clock.Time, sent bool) {
+// scheduleTLP (re)arms the probe timer after a send (sent) or an ACK (which
+// advanced SND.UNA or not, and SACKed data first sent at sackOldest).
+func (s *Sender) scheduleTLP(now clock.Time, sent, advanced bool, sackOldest clock.Time) {
 	t := &s.tlp
 	// The timer exists exactly when TLP is enabled (InitSender; the
 	// configuration does not change after).
 	if t.timer == nil {
 		return
 	}
+	if s.cfg.LinuxTLPTimer {
+		s.scheduleLinuxTLP(now, sent, !sent && s.xmitTimerAck(advanced, sackOldest))
+		return
+	}
 	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done {
 		t.timer.Stop()
 		return
 	}
-	pto := s.cfg.InitialRTO
-	if srtt := s.rtt.SRTT(); srtt > 0 {
-		pto = 2 * srtt
-		if s.n == 1 {
-			// A lone segment's ACK may be delayed (RFC 8985's
-			// WCDelAckT; Linux adds its minimum RTO).
-			pto += s.cfg.MinRTO
-		} else {
-			// Linux's TCP_TIMEOUT_MIN (Config.TimeoutMin).
-			pto += time.Duration(s.tlpSlack)
-		}
-	}
-	at := now.Add(pto)
-	if s.cfg.LinuxTLPTimer {
-		// Linux's one timer: the probe at the earlier of the PTO and
-		// the RTO, in the RTO's place (tcp_schedule_loss_probe). After
-		// an ACK the RTO is the one just re-armed from now; after a send,
-		// it counts from the head's transmission (tcp_rto_delta_us), and
-		// an RTO already overdue leaves the PTO.
-		d := s.rtoT.Deadline()
-		if sent {
-			d = s.seg(s.unaSeg).sentAt.Add(s.currentRTO())
-			if d <= now {
-				d = clock.Never
-			}
-		}
-		t.timer.Reset(min(at, d))
-		return
-	}
+	at := now.Add(s.pto())
 	if d := s.rtoT.Deadline(); d != clock.Never && d <= at {
 		// The RTO comes first: no probe, and the RTO handles the tail.
 		t.timer.Stop()
 		return
 	}
 	t.timer.Reset(at)
+}
+
+// xmitTimerAck reports whether an ACK re-arms the retransmission timer
+// (Linux's FLAG_SET_XMIT_TIMER): it advanced SND.UNA, or SACKed original
+// data sent before the first unacknowledged segment's last transmission
+// (tcp_clean_rtx_queue, for a SACK RTT longer than the head's age; not
+// with Config.RFC6298RTO).
+func (s *Sender) xmitTimerAck(advanced bool, sackOldest clock.Time) bool {
+	return advanced || (sackOldest != clock.Never && !s.cfg.RFC6298RTO && sackOldest < s.seg(s.unaSeg).sentAt)
+}
+
+// scheduleLinuxTLP is scheduleTLP with Config.LinuxTLPTimer, after a send
+// (sent) or an ACK that re-arms the retransmission timer (rearm) or not:
+// Linux's one timer, on which tcp_schedule_loss_probe arms the probe at the
+// earlier of the PTO and the RTO, in the RTO's place. It refuses outside
+// the open and CWR states, Disorder included, where the RTO stays armed
+// instead; and tcp_ack re-arms the timer only from an ACK that
+// acknowledged or SACKed data, so any other ACK leaves a pending probe
+// where it was.
+func (s *Sender) scheduleLinuxTLP(now clock.Time, sent, rearm bool) {
+	t := &s.tlp
+	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done || s.caState == caDisorder {
+		t.timer.Stop()
+		return
+	}
+	if !sent && !rearm {
+		return
+	}
+	// After an ACK the RTO is the one just re-armed from now; after a
+	// send, it counts from the head's transmission (tcp_rto_delta_us),
+	// and an RTO already overdue leaves the PTO.
+	d := s.rtoT.Deadline()
+	if sent {
+		d = s.seg(s.unaSeg).sentAt.Add(s.currentRTO())
+		if d <= now {
+			d = clock.Never
+		}
+	}
+	t.timer.Reset(min(now.Add(s.pto()), d))
+}
+
+// pto is the probe timeout: two SRTT, plus the worst-case delayed ACK for
+// a lone segment (RFC 8985's WCDelAckT; Linux adds its minimum RTO) or
+// Linux's TCP_TIMEOUT_MIN (Config.TimeoutMin) otherwise; the initial RTO
+// before the first RTT sample.
+func (s *Sender) pto() time.Duration {
+	srtt := s.rtt.SRTT()
+	switch {
+	case srtt == 0:
+		return s.cfg.InitialRTO
+	case s.n == 1:
+		return 2*srtt + s.cfg.MinRTO
+	}
+	return 2*srtt + time.Duration(s.tlpSlack)
 }
 
 // onPTO sends the probe.

@@ -33,7 +33,7 @@ func (s *Sender) scheduleTLP(now clock.Time, sent, advanced bool, sackOldest clo
 		return
 	}
 	if s.cfg.LinuxTLPTimer {
-		s.scheduleLinuxTLP(now, sent, !sent && s.xmitTimerAck(advanced, sackOldest))
+		s.scheduleLinuxTLP(now, sent, advanced, sackOldest)
 		return
 	}
 	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done {
@@ -58,21 +58,20 @@ func (s *Sender) xmitTimerAck(advanced bool, sackOldest clock.Time) bool {
 	return advanced || (sackOldest != clock.Never && !s.cfg.RFC6298RTO && sackOldest < s.seg(s.unaSeg).sentAt)
 }
 
-// scheduleLinuxTLP is scheduleTLP with Config.LinuxTLPTimer, after a send
-// (sent) or an ACK that re-arms the retransmission timer (rearm) or not:
-// Linux's one timer, on which tcp_schedule_loss_probe arms the probe at the
-// earlier of the PTO and the RTO, in the RTO's place. It refuses outside
-// the open and CWR states, Disorder included, where the RTO stays armed
-// instead; and tcp_ack re-arms the timer only from an ACK that
-// acknowledged or SACKed data, so any other ACK leaves a pending probe
-// where it was.
-func (s *Sender) scheduleLinuxTLP(now clock.Time, sent, rearm bool) {
+// scheduleLinuxTLP is scheduleTLP with Config.LinuxTLPTimer: Linux's one
+// timer, on which tcp_schedule_loss_probe arms the probe at the earlier of
+// the PTO and the RTO, in the RTO's place. It refuses outside the open and
+// CWR states, Disorder included, where the RTO stays armed instead; and
+// tcp_ack re-arms the timer only from an ACK that acknowledged or SACKed
+// data (xmitTimerAck), so any other ACK leaves a pending probe where it
+// was.
+func (s *Sender) scheduleLinuxTLP(now clock.Time, sent, advanced bool, sackOldest clock.Time) {
 	t := &s.tlp
 	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done || s.caState == caDisorder {
 		t.timer.Stop()
 		return
 	}
-	if !sent && !rearm {
+	if !sent && !s.xmitTimerAck(advanced, sackOldest) {
 		return
 	}
 	// After an ACK the RTO is the one just re-armed from now; after a

@@ -15,6 +15,9 @@ import (
 // prefetching is only overhead.
 var L2Bytes = sync.OnceValue(l2Bytes)
 
+// maxCacheSize is the largest size ParseCacheSize accepts.
+const maxCacheSize = 1 << 30
+
 // ParseCacheSize reads a cache size as Linux's sysfs prints it
 // (/sys/devices/system/cpu/cpuN/cache/indexK/size: "2048K", also "1M" or
 // a plain byte count), returning 0 and false for anything else.
@@ -30,9 +33,9 @@ func ParseCacheSize(s string) (int, bool) {
 		mult, s = 1<<30, s[:len(s)-1]
 	}
 	n, err := strconv.Atoi(s)
-	// Bound the value (1 TiB) so the product cannot overflow, whatever the
-	// suffix.
-	if err != nil || n <= 0 || n > (1<<40)/mult {
+	// Bound the value (1 GiB, more than any cache) so that the product
+	// fits an int on 32-bit platforms too, whatever the suffix.
+	if err != nil || n <= 0 || n > maxCacheSize/mult {
 		return 0, false
 	}
 	return n * mult, true

@@ -16,6 +16,8 @@ func TestParseCacheSize(t *testing.T) {
 		{"1M", 1 << 20, true},
 		{"32768", 32768, true},
 		{"1G", 1 << 30, true},
+		{"2G", 0, false},
+		{"1048577K", 0, false},
 		{"", 0, false},
 		{"K", 0, false},
 		{"-1K", 0, false},
@@ -55,7 +57,7 @@ func FuzzParseCacheSize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n, ok := ParseCacheSize(s)
-		if ok != (n > 0) || n > 1<<40 {
+		if ok != (n > 0) || n > maxCacheSize {
 			t.Fatalf("ParseCacheSize(%q) = %d, %v", s, n, ok)
 		}
 	})

@@ -814,8 +814,8 @@ const prefetchFlows = 300
 // flowFootprint is what a flow of issue 19's workloads keeps in the caches
 // between its events (its block's lines, its packets and scoreboard
 // entries), in bytes: the L2 holds about L2/flowFootprint flows before
-// prefetching pays. On a 2 MiB-L2 host prefetching cost 17% at 300 flows,
-// 10% at 500 and 6% at 700 and saved 2% at 1000 and 11% at 2000
+// prefetching pays. On a 2 MiB-L2 host prefetching cost 16% at 300 flows,
+// 10% at 500 and 6% at 700 and saved 1% at 1000 and 10% at 2000
 // (docs/performance.md, round 41): it breaks even at about 900 flows, 2.4 KB
 // a flow.
 const flowFootprint = 2400

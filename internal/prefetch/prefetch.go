@@ -7,6 +7,8 @@
 // prefetch issued then overlaps the memory access with the work of the
 // events in between. A prefetch never faults and has no effect on results:
 // it is a hint, and a no-op on processors without an implementation here.
+// L2Bytes tells a simulation whether its per-flow state outgrows the L2
+// cache, below which prefetching it only costs instructions.
 package prefetch
 
 import "unsafe"

@@ -170,6 +170,15 @@ measure() {
 }
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, $pairs pairs, $split split rounds"
+# The simulator prefetches per-flow state from L2/2.4 KB flows (at least
+# 300; experiment/network's prefetchFrom), so which runs prefetch depends on
+# this host's L2.
+for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	if [ "$(cat "$d/level" 2>/dev/null)" = 2 ] && [ "$(cat "$d/type" 2>/dev/null)" != Instruction ]; then
+		echo "# L2 per core $(cat "$d/size"): runs of at least $(awk -v s="$(cat "$d/size")" 'BEGIN { n = s + 0; if (s ~ /K$/) n *= 1024; if (s ~ /M$/) n *= 1048576; k = int(n / 2400); print (k > 300 ? k : 300) }') flows prefetch"
+		break
+	fi
+done
 [ "$runs" -gt 0 ] && printf "%-34s %7s %13s %10s %11s %12s\n" scenario "CPU s" "  [min-max]" events "events/CPUs" "max RSS"
 for f in newreno-100flows newreno-1000flows newreno-10000flows newreno-1flow-10Mbps newreno-1flow-10Gbps; do
 	[ "$runs" -gt 0 ] || break

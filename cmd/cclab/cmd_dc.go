@@ -236,7 +236,7 @@ type dcEvalFlags struct {
 }
 
 func (f *dcEvalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.pol, "policy", datacenter.ShippedPolicyPath, "trained policy file(s), comma-separated for independent agents; \"none\" for the baselines only")
+	fs.StringVar(&f.pol, "policy", "", "trained policy file(s), comma-separated for independent agents; \"none\" for the baselines only (default: the PPO policy built into cclab for --workload, "+datacenter.ShippedPolicyPath+" or "+datacenter.ShippedPaperPolicyPath+")")
 	fs.Var(&f.seedPols, "seed-policy", "one independently trained policy of a configuration, FILE[,FILE...] for independent agents (repeat once per training seed; replaces --policy): the learned scheme is reported per policy and as mean ± 95% CI across policies")
 	fs.IntVar(&f.valRuns, "validation-runs", 8, "with several --seed-policy: training-condition episodes per policy for choosing the median seed (0: skip the choice)")
 	fs.Uint64Var(&f.valSeed, "validation-seed", 0, "with several --seed-policy: seed of the first validation episode (default: --seed + 2000000); must not overlap the evaluation's seeds")
@@ -368,6 +368,13 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
 		return err
 	}
+	if f.pol == "" {
+		wl, err := datacenter.LookupWorkload(wname)
+		if err != nil {
+			return err
+		}
+		f.pol = wl.Policy
+	}
 	rep := &datacenter.EvalReport{Runs: f.runs, Seed: f.seed, Policies: map[string]datacenter.PolicyInfo{}, Traces: map[string][]datacenter.TracePoint{}}
 	ls, err := f.learned(rep, &cfg)
 	if err != nil {
@@ -379,7 +386,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep.Agents = sim.Agents()
 	for _, c := range cl {
-		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Doc})
+		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Describe(rnd)})
 	}
 	if err := f.staticBest(ctx, rep, cfg, stderr); err != nil {
 		return err

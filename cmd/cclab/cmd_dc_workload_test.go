@@ -28,9 +28,24 @@ func TestDCWorkloadFlags(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", bad, code)
 		}
 	}
-	// The shipped policy was trained on the datacenter workload.
-	if code, _, errs := runCmd(t, "dc", "eval", "--workload", "paper", "--runs", "1", "--static-best", "1,3", "--conditions", "train"); code == 0 {
-		t.Errorf("the shipped policy ran on the paper workload: %s", errs)
+	// The data-centre policy was trained on the datacenter workload.
+	if code, _, errs := runCmd(t, "dc", "eval", "--workload", "paper", "--policy", "papers/datacenter/policy/ppo.policy",
+		"--runs", "1", "--static-best", "1,3", "--conditions", "train"); code == 0 {
+		t.Errorf("the data-centre policy ran on the paper workload: %s", errs)
+	}
+	// Without --policy each workload evaluates its own built-in policy, and
+	// the unseen conditions say what that workload trained on.
+	for _, c := range []struct{ workload, policy, load string }{
+		{"datacenter", "papers/datacenter/policy/ppo.policy", "background load 60-70 % (training: 10-40 %)"},
+		{"paper", "papers/datacenter/policy/paper-ppo.policy", "background load 60-70 % (training: 5-30 %)"},
+	} {
+		code, out, errs := runCmd(t, "dc", "eval", "--workload", c.workload, "--runs", "1", "--static-best", "1,3", "--conditions", "train,load")
+		if code != 0 {
+			t.Fatalf("--workload %s without --policy: exit %d: %s", c.workload, code, errs)
+		}
+		if !strings.Contains(out, "("+c.policy+")") || !strings.Contains(out, "condition load: "+c.load+"\n") {
+			t.Errorf("--workload %s without --policy: want %s and the load condition as %q in:\n%s", c.workload, c.policy, c.load, out)
+		}
 	}
 }
 

@@ -96,16 +96,18 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 		return datacenter.LoadPolicy(filepath.Join("..", "..", filepath.FromSlash(path)))
 	}
 	for _, tc := range []struct {
-		algo, shipped string
-		load          func(string) (*policy.Policy, error)
+		algo, shipped, workload string
+		load                    func(string) (*policy.Policy, error)
 	}{
-		{"ppo", datacenter.ShippedPolicyPath, datacenter.LoadPolicy},
-		{"a2c", "papers/datacenter/policy/a2c.policy", fromRepo},
-		{"dqn", "papers/datacenter/policy/dqn.policy", fromRepo},
+		{"ppo", datacenter.ShippedPolicyPath, "datacenter", datacenter.LoadPolicy},
+		{"a2c", "papers/datacenter/policy/a2c.policy", "datacenter", fromRepo},
+		{"dqn", "papers/datacenter/policy/dqn.policy", "datacenter", fromRepo},
+		// The paper workload's PPO, dc eval --workload paper's default.
+		{"paper-ppo", datacenter.ShippedPaperPolicyPath, "paper", datacenter.LoadPolicy},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
 			files := shippedSeedFiles(t, "papers/datacenter/policy/"+tc.algo+"-seed%d.policy")
-			args := []string{"dc", "eval"}
+			args := []string{"dc", "eval", "--workload", tc.workload}
 			for _, f := range files {
 				args = append(args, "--seed-policy", f)
 			}

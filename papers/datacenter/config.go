@@ -88,9 +88,31 @@ type Condition struct {
 	Name string
 	// Doc says what differs from training.
 	Doc string
+	// Training, if set, says what a training workload's randomisation has
+	// in its place (Describe).
+	Training func(r Randomization) string
 	// Apply changes a copy of the base scenario and the training
 	// randomisation.
 	Apply func(s *scenario.Scenario, r *Randomization) error
+}
+
+// Describe is the condition's Doc with what the training workload, whose
+// randomisation is r, has in its place: the same condition departs from
+// different ranges on the data-centre and the paper workloads.
+func (c Condition) Describe(r Randomization) string {
+	if c.Training == nil {
+		return c.Doc
+	}
+	return c.Doc + " (training: " + c.Training(r) + ")"
+}
+
+// fmtPathDelay prints a path delay as the conditions' docs do: whole
+// microseconds below a millisecond, milliseconds above.
+func fmtPathDelay(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%d us", d/time.Microsecond)
+	}
+	return fmt.Sprintf("%g ms", float64(d)/float64(time.Millisecond))
 }
 
 // TrainingRandomization is the training workload on the datacenter
@@ -113,18 +135,33 @@ func TrainingRandomization() Randomization {
 // agents never saw.
 var Conditions = []Condition{
 	{Name: "train", Doc: "the training workload", Apply: func(*scenario.Scenario, *Randomization) error { return nil }},
-	{Name: "load", Doc: "background load 60-70 % (training: 10-40 %)", Apply: func(_ *scenario.Scenario, r *Randomization) error {
-		r.Load = [2]float64{0.6, 0.7}
-		return nil
-	}},
-	{Name: "rtt", Doc: "rack paths of 1.5-3 ms one way, RTTs of 3-6 ms (training: 10 us - 1 ms)", Apply: func(_ *scenario.Scenario, r *Randomization) error {
-		r.PathDelay = [2]time.Duration{1500 * time.Microsecond, 3 * time.Millisecond}
-		return nil
-	}},
-	{Name: "sizes", Doc: "VL2 data-mining flow sizes for the background (training: DCTCP web search)", Apply: func(_ *scenario.Scenario, r *Randomization) error {
-		r.Sizes = "datamining"
-		return nil
-	}},
+	{Name: "load", Doc: "background load 60-70 %",
+		Training: func(r Randomization) string { return fmt.Sprintf("%.0f-%.0f %%", 100*r.Load[0], 100*r.Load[1]) },
+		Apply: func(_ *scenario.Scenario, r *Randomization) error {
+			r.Load = [2]float64{0.6, 0.7}
+			return nil
+		}},
+	{Name: "rtt", Doc: "rack paths of 1.5-3 ms one way",
+		Training: func(r Randomization) string {
+			return fmtPathDelay(r.PathDelay[0]) + " - " + fmtPathDelay(r.PathDelay[1])
+		},
+		Apply: func(_ *scenario.Scenario, r *Randomization) error {
+			r.PathDelay = [2]time.Duration{1500 * time.Microsecond, 3 * time.Millisecond}
+			return nil
+		}},
+	{Name: "sizes", Doc: "VL2 data-mining flow sizes for the background",
+		Training: func(r Randomization) string {
+			if r.Sizes == "" {
+				// The arrivals' own sizes, which both built-in
+				// scenarios take from DCTCP's web search.
+				return "DCTCP web search"
+			}
+			return r.Sizes
+		},
+		Apply: func(_ *scenario.Scenario, r *Randomization) error {
+			r.Sizes = "datamining"
+			return nil
+		}},
 	{Name: "flows", Doc: "twice as many controlled flows per rack", Apply: func(s *scenario.Scenario, _ *Randomization) error {
 		for i := range s.Flows {
 			s.Flows[i].Count *= 2

@@ -1,6 +1,7 @@
 package datacenter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/learn/rl/policy"
+	"github.com/cclab/cclab/scenarios"
 )
 
 func TestEvaluateIsPairedAndDeterministic(t *testing.T) {
@@ -252,7 +254,17 @@ func TestShippedPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		cfg, err := ConfigFromPolicy(Config{Base: testBase(t), Random: TrainingRandomization()}, p)
+		// Each policy fits the workload it was trained on (an old policy
+		// records none: the data centre's).
+		w, err := LookupWorkload(cmp.Or(p.Meta.Extra["workload"], "datacenter"))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		base, err := scenarios.Load(w.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ConfigFromPolicy(Config{Base: base, Random: w.Random, Workload: w.Name}, p)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

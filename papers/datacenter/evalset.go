@@ -13,6 +13,10 @@ import (
 // cclab (LoadPolicy finds the built-in copy from any directory).
 const ShippedPolicyPath = "papers/datacenter/policy/ppo.policy"
 
+// ShippedPaperPolicyPath is the trained PPO policy for the paper's own
+// workload (Workloads' "paper"), built into cclab likewise.
+const ShippedPaperPolicyPath = "papers/datacenter/policy/paper-ppo.policy"
+
 // PolicyPaths returns the files an independent K-agent run writes: out
 // itself for one policy, out with ".agentI" before the extension for K.
 func PolicyPaths(out string, k int) []string {

@@ -18,6 +18,9 @@ type Workload struct {
 	Interval time.Duration
 	Steps    int
 	Random   Randomization
+	// Policy is the trained PPO policy built into cclab for the workload
+	// (dc eval's default).
+	Policy string
 }
 
 // PaperRandomization is the paper's own workload (section VI): bandwidth
@@ -41,9 +44,9 @@ func PaperRandomization() Randomization {
 // Workloads are the built-in workloads.
 var Workloads = []Workload{
 	{Name: "datacenter", Doc: "a 1 Gbit/s data centre: events every 0.3-1.2 s, RTTs 0.04-2 ms, 300 Mbit/s - 1 Gbit/s, 10-40 % background (the default)",
-		Scenario: "datacenter", Interval: DefaultInterval, Steps: DefaultSteps, Random: TrainingRandomization()},
+		Scenario: "datacenter", Interval: DefaultInterval, Steps: DefaultSteps, Random: TrainingRandomization(), Policy: ShippedPolicyPath},
 	{Name: "paper", Doc: "the paper's emulation: 1-10 Mbit/s, RTTs 10-50 ms, events every U(1, 50) s, flows joining and leaving; agent step 1 s, 120-s episodes",
-		Scenario: "dc-paper", Interval: time.Second, Steps: 120, Random: PaperRandomization()},
+		Scenario: "dc-paper", Interval: time.Second, Steps: 120, Random: PaperRandomization(), Policy: ShippedPaperPolicyPath},
 }
 
 // LookupWorkload returns the named workload.

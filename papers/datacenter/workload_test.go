@@ -246,3 +246,48 @@ func TestOnlineEvaluate(t *testing.T) {
 		t.Errorf("online evaluation of an ensemble gave %v, want a refusal", err)
 	}
 }
+
+// TestWorkloadPolicies: each workload's built-in policy loads from any
+// directory and was trained on that workload, so dc eval's default for
+// --workload is one it accepts.
+func TestWorkloadPolicies(t *testing.T) {
+	for _, w := range Workloads {
+		p, err := LoadPolicy(w.Policy)
+		if err != nil {
+			t.Fatalf("%s: %v", w.Name, err)
+		}
+		if got := p.Meta.Extra["workload"]; got != w.Name {
+			t.Errorf("%s: %s was trained on workload %q", w.Name, w.Policy, got)
+		}
+	}
+}
+
+// TestConditionDescribe: an unseen condition names what the training
+// workload it departs from had, whichever workload that is.
+func TestConditionDescribe(t *testing.T) {
+	paper, err := LookupWorkload("paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cond string
+		r    Randomization
+		want string
+	}{
+		{"train", TrainingRandomization(), "the training workload"},
+		{"load", TrainingRandomization(), "background load 60-70 % (training: 10-40 %)"},
+		{"load", paper.Random, "background load 60-70 % (training: 5-30 %)"},
+		{"rtt", TrainingRandomization(), "rack paths of 1.5-3 ms one way (training: 10 us - 1 ms)"},
+		{"rtt", paper.Random, "rack paths of 1.5-3 ms one way (training: 4 ms - 24 ms)"},
+		{"sizes", paper.Random, "VL2 data-mining flow sizes for the background (training: DCTCP web search)"},
+		{"flows", paper.Random, "twice as many controlled flows per rack"},
+	} {
+		cl, err := LookupConditions([]string{c.cond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cl[0].Describe(c.r); got != c.want {
+			t.Errorf("%s: %q, want %q", c.cond, got, c.want)
+		}
+	}
+}

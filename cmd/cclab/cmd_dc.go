@@ -135,7 +135,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	wname, rnd, err := f.wl.resolve(fs, &f.scn, &f.interval, &f.episode)
+	wl, err := f.wl.resolve(fs, &f.scn, &f.interval, &f.episode)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
+	if cfg, err = withWorkload(cfg, wl.Name, wl.Random); err != nil {
 		return err
 	}
 	k := 1
@@ -357,7 +357,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--conditions: %v", err)
 	}
 	ival, ep := datacenter.DefaultInterval, datacenter.DefaultSteps
-	wname, rnd, err := f.wl.resolve(fs, &f.scn, &ival, &ep)
+	wl, err := f.wl.resolve(fs, &f.scn, &ival, &ep)
 	if err != nil {
 		return err
 	}
@@ -365,14 +365,10 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if cfg, err = withWorkload(cfg, wname, rnd); err != nil {
+	if cfg, err = withWorkload(cfg, wl.Name, wl.Random); err != nil {
 		return err
 	}
 	if f.pol == "" {
-		wl, err := datacenter.LookupWorkload(wname)
-		if err != nil {
-			return err
-		}
 		f.pol = wl.Policy
 	}
 	rep := &datacenter.EvalReport{Runs: f.runs, Seed: f.seed, Policies: map[string]datacenter.PolicyInfo{}, Traces: map[string][]datacenter.TracePoint{}}
@@ -386,7 +382,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep.Agents = sim.Agents()
 	for _, c := range cl {
-		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Describe(rnd)})
+		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Describe(wl.Random)})
 	}
 	if err := f.staticBest(ctx, rep, cfg, stderr); err != nil {
 		return err

@@ -36,12 +36,12 @@ func addDCWorkloadFlags(fs *flag.FlagSet) *dcWorkloadFlags {
 }
 
 // resolve applies the workload to the scenario, interval and episode
-// flags the user did not set, and returns the workload's name and its
-// randomisation with the overrides.
-func (w *dcWorkloadFlags) resolve(fs *flag.FlagSet, scn *string, interval *time.Duration, episode *int) (string, datacenter.Randomization, error) {
+// flags the user did not set, and returns the workload with the overrides
+// in its randomisation.
+func (w *dcWorkloadFlags) resolve(fs *flag.FlagSet, scn *string, interval *time.Duration, episode *int) (datacenter.Workload, error) {
 	wl, err := datacenter.LookupWorkload(*w.name)
 	if err != nil {
-		return "", datacenter.Randomization{}, usagef("--workload: %v", err)
+		return wl, usagef("--workload: %v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -81,16 +81,17 @@ func (w *dcWorkloadFlags) resolve(fs *flag.FlagSet, scn *string, interval *time.
 		pair("load", *w.load, frac, func(lo, hi float64) { r.Load = [2]float64{lo, hi} }),
 	} {
 		if err != nil {
-			return "", r, err
+			return wl, err
 		}
 	}
 	if *w.churn >= 0 {
 		if *w.churn > 1 {
-			return "", r, usagef("--churn must be in [0, 1], got %g", *w.churn)
+			return wl, usagef("--churn must be in [0, 1], got %g", *w.churn)
 		}
 		r.Churn = *w.churn
 	}
-	return wl.Name, r, nil
+	wl.Random = r
+	return wl, nil
 }
 
 // withWorkload sets cfg's workload and randomisation and checks them.

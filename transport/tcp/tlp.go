@@ -36,7 +36,7 @@ func (s *Sender) scheduleTLP(now clock.Time, sent, advanced bool, sackOldest clo
 		s.scheduleLinuxTLP(now, sent, advanced, sackOldest)
 		return
 	}
-	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done {
+	if !s.probeMayWait() {
 		t.timer.Stop()
 		return
 	}
@@ -67,7 +67,7 @@ func (s *Sender) xmitTimerAck(advanced bool, sackOldest clock.Time) bool {
 // was.
 func (s *Sender) scheduleLinuxTLP(now clock.Time, sent, advanced bool, sackOldest clock.Time) {
 	t := &s.tlp
-	if !s.belowRecovery() || s.n == 0 || t.high != 0 || !s.established || s.done || s.caState == caDisorder {
+	if !s.probeMayWait() || s.caState == caDisorder {
 		t.timer.Stop()
 		return
 	}
@@ -85,6 +85,12 @@ func (s *Sender) scheduleLinuxTLP(now clock.Time, sent, advanced bool, sackOldes
 		}
 	}
 	t.timer.Reset(min(now.Add(s.pto()), d))
+}
+
+// probeMayWait reports whether a loss probe may be pending, by either
+// rule: the connection open (or in CWR) with data out and no probe out.
+func (s *Sender) probeMayWait() bool {
+	return s.belowRecovery() && s.n > 0 && s.tlp.high == 0 && s.established && !s.done
 }
 
 // pto is the probe timeout: two SRTT, plus the worst-case delayed ACK for

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/core/sim"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/packet"
 )
@@ -458,7 +459,7 @@ func TestLinuxTLPTimerArming(t *testing.T) {
 			q := h.pool.Get()
 			*q = *p
 			at := h.s.Now().Add(h.rev.delay + time.Microsecond)
-			h.s.At(at, handlerFunc(func(now clock.Time) {
+			h.s.At(at, sim.HandlerFunc(func(now clock.Time, _ any) {
 				// The handshake's reply, duplicated, is no ACK of data.
 				data := h.snd.una > 0
 				before := h.snd.tlp.timer.Deadline()
@@ -490,8 +491,3 @@ func TestLinuxTLPTimerArming(t *testing.T) {
 		}
 	}
 }
-
-// handlerFunc runs a function as a scheduler event.
-type handlerFunc func(now clock.Time)
-
-func (f handlerFunc) Handle(now clock.Time, _ any) { f(now) }

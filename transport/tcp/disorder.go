@@ -1,14 +1,15 @@
 package tcp
 
 // caState is the part of Linux's tcp_ca_state the sender's phase leaves
-// out, with Config.LinuxWindowGrowth: whether the open state is Linux's
-// Disorder. Controllers that follow Linux's set_state hook read it
-// (cc.Ack.Disorder): Hybla grows by Reno's rules there, as in every state
-// but the open one.
+// out, with Config.LinuxWindowGrowth or Config.LinuxTLPTimer: whether the
+// open state is Linux's Disorder. Controllers that follow Linux's
+// set_state hook read it with the first (cc.Ack.Disorder): Hybla grows by
+// Reno's rules there, as in every state but the open one; the loss probe
+// reads it with the second (no probe in Disorder, tlp.go).
 type caState uint8
 
 const (
-	caUntracked caState = iota // without Config.LinuxWindowGrowth
+	caUntracked caState = iota // without either option
 	caOpen                     // open, or not in the open phase at all
 	caDisorder                 // open with SACKed, lost or retransmitted data outstanding
 )

@@ -7,7 +7,8 @@
 # libbpf-dev) and a kernel with BTF (/sys/kernel/btf/vmlinux).
 #
 #   bench/kernelcc/load.sh [hybla] [westwood]   build and register (default: both)
-#   bench/kernelcc/load.sh --unload             unregister what this script registered
+#   bench/kernelcc/load.sh --unload [NAME]...   unregister what this script registered
+#                                               (default: both)
 #
 # Registration outlives the script: unload when done. A name the kernel
 # already offers (a module) is left alone.
@@ -39,7 +40,17 @@ run() {
 registered() { bpftool struct_ops show 2>/dev/null | awk '{print $2}' | grep -qx "$1"; }
 
 if [ "${1:-}" = "--unload" ]; then
-  for name in "${all[@]}"; do
+  shift
+  names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
+  for name in "${names[@]}"; do
+    case " ${all[*]} " in
+    *" $name "*) ;;
+    *)
+      echo "bench/kernelcc/load.sh: no program for $name (accepted: ${all[*]})" >&2
+      exit 2
+      ;;
+    esac
     if registered "$name"; then
       run bpftool struct_ops unregister name "$name"
       echo "unregistered $name"

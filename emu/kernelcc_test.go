@@ -29,7 +29,10 @@ var kernelCCScript = filepath.Join("..", "bench", "kernelcc", "load.sh")
 // (measured 2026-12-07: Westwood+ 4.68 / 4.55 Mbit/s and 87 / 82
 // retransmissions, Hybla 3.77 / 3.87 and 68 / 69, simulator / kernel),
 // while the kernel's Reno on the same link gets 2.83 Mbit/s, so a program
-// that failed to grow the window its way would fail here. What the test
+// that failed to grow the window its way would fail here. A controller
+// that disagrees is run again, up to three times in all; the test fails,
+// or skips where the machine stalled the forwarder in every attempt
+// (kernelCCStallUs). What the test
 // registered it unregisters, and it checks that the kernel no longer
 // lists it; a controller the kernel already offered (a module, or a
 // program registered before) is used and left alone. Needs root, clang,
@@ -79,7 +82,27 @@ func TestKernelCCProgramsMatchSimulator(t *testing.T) {
 		t.Logf("%s", out)
 	}
 	for _, cc := range ccs {
-		s := parse(t, fmt.Sprintf(`
+		t.Run(cc, func(t *testing.T) { kernelCCAgainstSimulator(t, cc) })
+	}
+}
+
+// kernelCCAttempts and kernelCCStall follow emu/link's precision tests: a
+// run in which the machine stalled the forwarder (its wake-up lateness
+// p99 above 1 ms, or packets dropped at the TUN devices) measured the
+// host, not the kernel's controller. Writeback after a big build does it:
+// with 3 GB being written meanwhile, Westwood+'s kernel runs read
+// 4.19-4.29 Mbit/s at a p99 of 3.0-5.4 ms, against 4.52-4.58 at 0.2 ms.
+const (
+	kernelCCAttempts = 3
+	kernelCCStallUs  = 1000
+)
+
+// kernelCCAgainstSimulator runs cc on the lossy link in the simulator and
+// through the emulator, up to kernelCCAttempts times until the two agree;
+// it fails if they never do, unless the machine stalled every attempt,
+// when it skips saying so.
+func kernelCCAgainstSimulator(t *testing.T, cc string) {
+	s := parse(t, fmt.Sprintf(`
 name: kernelcc-lossy
 seed: 1
 duration: 20s
@@ -91,26 +114,21 @@ bottleneck:
 flows:
   - {name: bulk, cc: %s}
 `, cc))
-		sim, _, err := experiment.Run(context.Background(), s.Clone())
+	sim, _, err := experiment.Run(context.Background(), s.Clone())
+	if err != nil {
+		t.Fatalf("simulator: %v", err)
+	}
+	sf := sim.Flows[0]
+	allStalled := true
+	for attempt := 1; ; attempt++ {
+		em, _, err := emu.Run(context.Background(), s.Clone(), emu.Options{})
 		if err != nil {
-			t.Fatalf("%s: simulator: %v", cc, err)
+			t.Fatalf("emulator: %v", err)
 		}
-		// A run whose TUN devices dropped packets measured the host
-		// (a stalled forwarder), not the link: run once more.
-		var em *emu.Result
-		for try := 1; ; try++ {
-			em, _, err = emu.Run(context.Background(), s.Clone(), emu.Options{})
-			if err != nil {
-				t.Fatalf("%s: emulator: %v", cc, err)
-			}
-			if em.Emulator.DeviceDrops == 0 || try == 2 {
-				break
-			}
-			t.Logf("%s: the TUN devices dropped %d packets; running again", cc, em.Emulator.DeviceDrops)
-		}
-		sf, kf := sim.Flows[0], em.Flows[0]
-		t.Logf("%s: goodput %.2f / %.2f Mbit/s, retransmissions %d / %d, timeouts %d / %d (simulator / kernel)",
-			cc, sf.GoodputMbps, kf.GoodputMbps, sf.Retransmissions, kf.Retransmissions, sf.RTOs, kf.RTOs)
+		kf, acct := em.Flows[0], em.Emulator
+		stalled := acct.DeviceDrops > 0 || acct.LatenessP99Us > kernelCCStallUs
+		t.Logf("attempt %d: goodput %.2f / %.2f Mbit/s, retransmissions %d / %d, timeouts %d / %d (simulator / kernel); forwarder lateness p99 %.0f µs, device drops %d",
+			attempt, sf.GoodputMbps, kf.GoodputMbps, sf.Retransmissions, kf.Retransmissions, sf.RTOs, kf.RTOs, acct.LatenessP99Us, acct.DeviceDrops)
 		var bad []string
 		if kf.GoodputMbps <= 0 || kf.Retransmissions == 0 {
 			bad = append(bad, fmt.Sprintf("the kernel's flow delivered %.2f Mbit/s with %d retransmissions on a 1%% loss link", kf.GoodputMbps, kf.Retransmissions))
@@ -122,10 +140,21 @@ flows:
 				bad = append(bad, fmt.Sprintf("%d retransmissions, the kernel's %d (%.0f%% apart, want within 12%%)", sf.Retransmissions, kf.Retransmissions, 100*d))
 			}
 		}
-		if len(bad) > 0 {
-			// What the kernel and the emulator did, to tell a controller's
-			// difference from the host's.
-			t.Errorf("%s: %s\nemulator %+v\nkernel counters %+v", cc, strings.Join(bad, "; "), em.Emulator, em.KernelCounters)
+		if len(bad) == 0 {
+			return
 		}
+		msg := strings.Join(bad, "; ")
+		allStalled = allStalled && stalled
+		if attempt < kernelCCAttempts {
+			t.Logf("attempt %d: %s (machine stalled the forwarder: %v); running again", attempt, msg, stalled)
+			continue
+		}
+		if allStalled {
+			t.Skipf("%s, and in each of %d attempts the machine stalled the forwarder (lateness p99 above %d µs or device drops): the kernel's controller cannot be measured here", msg, attempt, kernelCCStallUs)
+		}
+		// What the kernel and the emulator did, to tell a controller's
+		// difference from the host's.
+		t.Errorf("%s (%d attempts)\nemulator %+v\nkernel counters %+v", msg, attempt, acct, em.KernelCounters)
+		return
 	}
 }

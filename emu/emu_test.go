@@ -291,7 +291,7 @@ func TestKilledRunIsCleanedUp(t *testing.T) {
 // TestSatcomUHFMatchesSimulator is the acceptance check: the MARLIN
 // scenario with kernel CUBIC has the simulator's transfer time and RTT
 // Transition Impact within 15%. It takes about 20 s of real time, so it
-// runs only with CCLAB_EMU_LONG=1.
+// runs only with CCLAB_EMU_LONG=1, which CI sets.
 func TestSatcomUHFMatchesSimulator(t *testing.T) {
 	if os.Getenv("CCLAB_EMU_LONG") == "" {
 		t.Skip("takes ~20 s: set CCLAB_EMU_LONG=1")

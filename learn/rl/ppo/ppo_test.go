@@ -142,11 +142,13 @@ func TestDeterministicAndResume(t *testing.T) {
 	}
 }
 
-// TestPendulumLearns (CCLAB_RL_LONG=1) is the 200k-step criterion for
-// one seed with the settings `cclab rl bench pendulum --algo ppo` uses.
+// TestPendulumLearns is the 200k-step criterion for one seed with the
+// settings `cclab rl bench pendulum --algo ppo` uses: a mean return of at
+// least -200 over 10 episodes (-116.4 on 2026-12-07). It takes about 6 s,
+// so it runs by default, unlike SAC's (CCLAB_RL_LONG).
 func TestPendulumLearns(t *testing.T) {
-	if os.Getenv("CCLAB_RL_LONG") == "" {
-		t.Skip("set CCLAB_RL_LONG=1 to run the 200k-step Pendulum check")
+	if testing.Short() {
+		t.Skip("-short: skips the 200k-step Pendulum check")
 	}
 	p, err := New(vec(t, pendulum.New, 4, 1), Config{Seed: 1, NSteps: 1024, Gamma: 0.9, GAELambda: 0.95, NEpochs: 10, LearningRate: 1e-3,
 		UseSDE: true, SDESampleFreq: 4}, trainlog.New(os.Stdout, nil, 0, ""))

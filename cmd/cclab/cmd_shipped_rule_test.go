@@ -87,7 +87,7 @@ func TestDeepCCShippedPolicyIsRuleChoice(t *testing.T) {
 
 func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 	if testing.Short() {
-		t.Skip("validates three policies of each single-agent learner on 8 training-condition episodes each")
+		t.Skip("validates three policies of each learner on 8 training-condition episodes each")
 	}
 	// PPO's file is the default of dc eval and built into cclab; A2C's and
 	// DQN's are the files the docs' comparison columns name, so their
@@ -102,6 +102,8 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 		{"ppo", datacenter.ShippedPolicyPath, "datacenter", datacenter.LoadPolicy},
 		{"a2c", "papers/datacenter/policy/a2c.policy", "datacenter", fromRepo},
 		{"dqn", "papers/datacenter/policy/dqn.policy", "datacenter", fromRepo},
+		// Two agents sharing a policy (dc train --agents 2 --mode shared).
+		{"ppo-k2-shared", "papers/datacenter/policy/ppo-k2-shared.policy", "datacenter", fromRepo},
 		// The paper workload's PPO, dc eval --workload paper's default.
 		{"paper-ppo", datacenter.ShippedPaperPolicyPath, "paper", datacenter.LoadPolicy},
 	} {

@@ -95,23 +95,44 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 	fromRepo := func(path string) (*policy.Policy, error) {
 		return datacenter.LoadPolicy(filepath.Join("..", "..", filepath.FromSlash(path)))
 	}
+	// agents are the file suffixes of a multi-agent policy trained with
+	// independent policies (one file per agent); nil for one file.
+	independent := []string{".agent0", ".agent1"}
 	for _, tc := range []struct {
 		algo, shipped, workload string
 		load                    func(string) (*policy.Policy, error)
+		agents                  []string
 	}{
-		{"ppo", datacenter.ShippedPolicyPath, "datacenter", datacenter.LoadPolicy},
-		{"a2c", "papers/datacenter/policy/a2c.policy", "datacenter", fromRepo},
-		{"dqn", "papers/datacenter/policy/dqn.policy", "datacenter", fromRepo},
-		// Two agents sharing a policy (dc train --agents 2 --mode shared).
-		{"ppo-k2-shared", "papers/datacenter/policy/ppo-k2-shared.policy", "datacenter", fromRepo},
+		{"ppo", datacenter.ShippedPolicyPath, "datacenter", datacenter.LoadPolicy, nil},
+		{"a2c", "papers/datacenter/policy/a2c.policy", "datacenter", fromRepo, nil},
+		{"dqn", "papers/datacenter/policy/dqn.policy", "datacenter", fromRepo, nil},
+		// Two agents sharing a policy (dc train --agents 2 --mode shared),
+		// and two with a policy each (--mode independent).
+		{"ppo-k2-shared", "papers/datacenter/policy/ppo-k2-shared.policy", "datacenter", fromRepo, nil},
+		{"ppo-k2-independent", "papers/datacenter/policy/ppo-k2-independent.policy", "datacenter", fromRepo, independent},
 		// The paper workload's PPO, dc eval --workload paper's default.
-		{"paper-ppo", datacenter.ShippedPaperPolicyPath, "paper", datacenter.LoadPolicy},
+		{"paper-ppo", datacenter.ShippedPaperPolicyPath, "paper", datacenter.LoadPolicy, nil},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
-			files := shippedSeedFiles(t, "papers/datacenter/policy/"+tc.algo+"-seed%d.policy")
+			agents := tc.agents
+			if agents == nil {
+				agents = []string{""}
+			}
+			// files[a] are agent a's files, one per training seed.
+			files := make([][]string, len(agents))
+			for a, suffix := range agents {
+				files[a] = shippedSeedFiles(t, "papers/datacenter/policy/"+tc.algo+"-seed%d"+suffix+".policy")
+			}
 			args := []string{"dc", "eval", "--workload", tc.workload}
-			for _, f := range files {
-				args = append(args, "--seed-policy", f)
+			for s := range files[0] {
+				var pol []string
+				for a := range agents {
+					if len(files[a]) != len(files[0]) {
+						t.Fatalf("%d seed files of agent %d, %d of agent 0", len(files[a]), a, len(files[0]))
+					}
+					pol = append(pol, files[a][s])
+				}
+				args = append(args, "--seed-policy", strings.Join(pol, ","))
 			}
 			// One evaluation episode of the training condition and no grid
 			// search: only the choice, made with the default validation
@@ -133,10 +154,13 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 				t.Fatal(err)
 			}
 			sel := rep.Seeds.Selection
-			if len(sel.Scores) != len(files) {
-				t.Fatalf("selection %+v over %d policies", sel, len(files))
+			if len(sel.Scores) != len(files[0]) {
+				t.Fatalf("selection %+v over %d policies", sel, len(files[0]))
 			}
-			checkShippedIsChoice(t, files, files[sel.Index], sel.Scores, tc.shipped, tc.load)
+			for a, suffix := range agents {
+				shipped := strings.TrimSuffix(tc.shipped, ".policy") + suffix + ".policy"
+				checkShippedIsChoice(t, files[a], files[a][sel.Index], sel.Scores, shipped, tc.load)
+			}
 		})
 	}
 }

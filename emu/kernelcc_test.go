@@ -32,10 +32,10 @@ var kernelCCScript = filepath.Join("..", "bench", "kernelcc", "load.sh")
 // that failed to grow the window its way would fail here. A controller
 // that disagrees is run again, up to three times in all; the test fails,
 // or skips where the machine stalled the forwarder in every attempt
-// (kernelCCStallUs). What the test
-// registered it unregisters, and it checks that the kernel no longer
-// lists it; a controller the kernel already offered (a module, or a
-// program registered before) is used and left alone. Needs root, clang,
+// (kernelCCStallUs). What the test registered it unregisters, and it
+// checks that the kernel no longer lists it; a controller the kernel
+// already offered (a module, or a program registered before) is used
+// and left alone. Needs root, clang,
 // bpftool and a kernel with BTF (.ci/setup-kernelcc.sh installs the
 // tools); skips, saying which is missing, otherwise.
 func TestKernelCCProgramsMatchSimulator(t *testing.T) {
@@ -86,12 +86,13 @@ func TestKernelCCProgramsMatchSimulator(t *testing.T) {
 	}
 }
 
-// kernelCCAttempts and kernelCCStall follow emu/link's precision tests: a
-// run in which the machine stalled the forwarder (its wake-up lateness
+// kernelCCAttempts and kernelCCStallUs follow emu/link's precision tests:
+// a run in which the machine stalled the forwarder (its wake-up lateness
 // p99 above 1 ms, or packets dropped at the TUN devices) measured the
 // host, not the kernel's controller. Writeback after a big build does it:
-// with 3 GB being written meanwhile, Westwood+'s kernel runs read
-// 4.19-4.29 Mbit/s at a p99 of 3.0-5.4 ms, against 4.52-4.58 at 0.2 ms.
+// with 3-8 GB being written meanwhile, Westwood+'s kernel runs read
+// 4.05-4.29 Mbit/s at a p99 of 2.9-5.4 ms, against 4.48-4.58 at 0.1-0.8
+// ms.
 const (
 	kernelCCAttempts = 3
 	kernelCCStallUs  = 1000

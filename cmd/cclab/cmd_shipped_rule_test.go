@@ -122,14 +122,14 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 			files := make([][]string, len(agents))
 			for a, suffix := range agents {
 				files[a] = shippedSeedFiles(t, "papers/datacenter/policy/"+tc.algo+"-seed%d"+suffix+".policy")
+				if len(files[a]) != len(files[0]) {
+					t.Fatalf("%d seed files of agent %d, %d of agent 0", len(files[a]), a, len(files[0]))
+				}
 			}
 			args := []string{"dc", "eval", "--workload", tc.workload}
 			for s := range files[0] {
 				var pol []string
 				for a := range agents {
-					if len(files[a]) != len(files[0]) {
-						t.Fatalf("%d seed files of agent %d, %d of agent 0", len(files[a]), a, len(files[0]))
-					}
 					pol = append(pol, files[a][s])
 				}
 				args = append(args, "--seed-policy", strings.Join(pol, ","))

@@ -229,7 +229,7 @@ type dcEvalFlags struct {
 	valSeed                      uint64
 	runs, gridRuns, jobs, agents int
 	seed                         uint64
-	asJSON                       bool
+	asJSON, perAgent             bool
 	sets                         stringList
 	wl                           *dcWorkloadFlags
 	onlineLR                     float64
@@ -245,6 +245,7 @@ func (f *dcEvalFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1000, "seed of the first evaluation episode (the grid search uses others)")
 	fs.IntVar(&f.gridRuns, "grid-runs", 6, "episodes per setting in the static grid search")
 	fs.StringVar(&f.static, "static-best", "", "skip the grid search and use this static setting, RTPROP_WINDOW_S,BTLBW_ROUNDS")
+	fs.BoolVar(&f.perAgent, "static-per-agent", false, "2-3 agents: also search every combination of one static setting per agent (144 for two agents, each --grid-runs episodes) and compare with the best, \""+datacenter.StaticPerAgentName+"\"")
 	fs.StringVar(&f.conds, "conditions", strings.Join(datacenter.ConditionNames(), ","), "conditions to evaluate on")
 	fs.IntVar(&f.jobs, "jobs", 0, "parallel episodes (default: all cores)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
@@ -298,7 +299,8 @@ func (f *dcEvalFlags) learned(rep *datacenter.EvalReport, cfg *datacenter.Config
 	return ls, nil
 }
 
-// staticBest sets the best static setting: --static-best, or a grid search.
+// staticBest sets the best static setting: --static-best, or a grid
+// search; and with --static-per-agent the best per-agent combination.
 func (f *dcEvalFlags) staticBest(ctx context.Context, rep *datacenter.EvalReport, cfg datacenter.Config, stderr io.Writer) error {
 	if f.static != "" {
 		p, err := datacenter.ParseParams(f.static)
@@ -306,14 +308,26 @@ func (f *dcEvalFlags) staticBest(ctx context.Context, rep *datacenter.EvalReport
 			return usagef("--static-best: %v", err)
 		}
 		rep.StaticBest = p
+	} else {
+		bar := progress.NewRuns(stderr, "dc eval: static grid search")
+		// Grid-search seeds are disjoint from the evaluation's.
+		var err error
+		rep.Grid, rep.StaticBest, err = datacenter.GridSearch(ctx, cfg, f.gridRuns, 1_000_000+f.seed, f.jobs, bar.Update)
+		bar.Finish()
+		if err != nil {
+			return err
+		}
+		rep.GridRuns = f.gridRuns
+	}
+	if !f.perAgent {
 		return nil
 	}
-	bar := progress.NewRuns(stderr, "dc eval: static grid search")
-	// Grid-search seeds are disjoint from the evaluation's.
-	var err error
-	rep.Grid, rep.StaticBest, err = datacenter.GridSearch(ctx, cfg, f.gridRuns, 1_000_000+f.seed, f.jobs, bar.Update)
-	bar.Finish()
 	rep.GridRuns = f.gridRuns
+	bar := progress.NewRuns(stderr, "dc eval: per-agent static grid search")
+	// The shared grid's episodes, so its settings are the diagonal.
+	var err error
+	rep.GridPerAgent, rep.StaticPerAgent, err = datacenter.GridSearchPerAgent(ctx, cfg, f.gridRuns, 1_000_000+f.seed, f.jobs, bar.Update)
+	bar.Finish()
 	return err
 }
 
@@ -381,6 +395,9 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep.Agents = sim.Agents()
+	if f.perAgent && (rep.Agents < 2 || rep.Agents > 3) {
+		return usagef("--static-per-agent needs 2 or 3 agents (a policy of that many, or --agents), this evaluation has %d", rep.Agents)
+	}
 	for _, c := range cl {
 		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Describe(wl.Random)})
 	}
@@ -398,7 +415,7 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		sel = &s
 		fmt.Fprintf(stderr, "median seed on %d validation episodes each: %s, scores %.4f\n", f.valRuns, sd.Schemes[s.Index], s.Scores)
 	}
-	schemes := datacenter.Schemes(rep.StaticBest, ls)
+	schemes := datacenter.Schemes(rep.StaticBest, rep.StaticPerAgent, ls)
 	var first []*policy.Policy
 	firstName := ""
 	if len(ls) > 0 {

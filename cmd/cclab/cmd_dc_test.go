@@ -25,6 +25,7 @@ func TestDCUsageErrors(t *testing.T) {
 		{"dc", "eval", "--policy", "none", "--static-best", "fast"},
 		{"dc", "eval", "--policy", "none", "--conditions", "train,mars"},
 		{"dc", "eval", "--compare", "nofile"},
+		{"dc", "eval", "--policy", "none", "--static-best", "0.1,3", "--static-per-agent"},
 	})
 	// Bad files are errors naming the problem, not panics.
 	expectJunkPolicy(t, "dc", "eval")
@@ -88,10 +89,11 @@ func TestDCTrainEval(t *testing.T) {
 		}
 	}
 	// The table names every scheme; the multi-agent policies evaluate on
-	// their own.
+	// their own, also against one static setting per agent.
 	code, out, errs = runCmd(t, "dc", "eval", "--policy", filepath.Join(dir, "m.agent0.policy")+","+filepath.Join(dir, "m.agent1.policy"),
-		"--runs", "1", "--static-best", "10,10", "--conditions", "train")
-	if code != 0 || !strings.Contains(out, "A2C ×2 independent") || !strings.Contains(out, "default BBR") || !strings.Contains(out, "2 agent(s)") {
+		"--runs", "1", "--static-best", "10,10", "--conditions", "train", "--static-per-agent", "--grid-runs", "1")
+	if code != 0 || !strings.Contains(out, "A2C ×2 independent") || !strings.Contains(out, "default BBR") || !strings.Contains(out, "2 agent(s)") ||
+		!strings.Contains(out, "static best per agent: [") || !strings.Contains(out, "vs static/agent") {
 		t.Fatalf("multi-agent eval exit %d: %s%s", code, out, errs)
 	}
 }

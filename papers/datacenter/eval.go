@@ -30,6 +30,12 @@ func StaticScheme(name string, p Params) Scheme {
 	return Scheme{Name: name, New: func() Controller { return func(int, []float32) Params { return p } }}
 }
 
+// StaticAgentsScheme keeps ps[i] for agent i all the time.
+func StaticAgentsScheme(name string, ps []Params) Scheme {
+	ps = append([]Params(nil), ps...)
+	return Scheme{Name: name, New: func() Controller { return func(agent int, _ []float32) Params { return ps[agent%len(ps)] } }}
+}
+
 // PolicyScheme drives agents with trained policies: one shared by all
 // agents, or one per agent.
 func PolicyScheme(name string, pols []*policy.Policy, kind ActionKind) Scheme {
@@ -385,18 +391,92 @@ type GridRow struct {
 // episodes of cfg (seeds seed, seed+1, ...) and returns the rows and the
 // setting with the highest mean reward: the "best static" baseline.
 func GridSearch(ctx context.Context, cfg Config, runs int, seed uint64, jobs int, progress func(done, total int)) ([]GridRow, Params, error) {
-	if runs < 1 {
-		return nil, Params{}, fmt.Errorf("datacenter: grid search needs at least one run per setting")
-	}
-	if _, err := NewSim(cfg); err != nil {
+	n := len(GridMinRTT) * len(GridBwRounds)
+	est, best, err := searchStatic(ctx, cfg, n, func(a, _ int) Params { return GridParams(a) }, runs, seed, jobs, progress)
+	if err != nil {
 		return nil, Params{}, err
 	}
-	n := len(GridMinRTT) * len(GridBwRounds)
+	rows := make([]GridRow, n)
+	for a := range n {
+		rows[a] = GridRow{Params: GridParams(a), Reward: est[a]}
+	}
+	return rows, rows[best].Params, nil
+}
+
+// StaticPerAgentName names the baseline that keeps each agent's flows at
+// their own static setting, the best combination of GridSearchPerAgent.
+const StaticPerAgentName = "static best per agent"
+
+// MaxAgentGrid bounds GridSearchPerAgent's product grid: 12^K settings is
+// 144 for two agents and 1,728 for three; four would be 20,736.
+const MaxAgentGrid = 1728
+
+// AgentGridRow is one combination of the per-agent grid search: agent i
+// keeps Params[i] all episode.
+type AgentGridRow struct {
+	Params []Params `json:"params"`
+	Reward Estimate `json:"reward"`
+}
+
+// GridSearchPerAgent is GridSearch over every combination of one grid
+// setting per agent, so a learned multi-agent scheme is also compared with
+// the best it could do by setting each rack once, for good. Its episodes
+// are GridSearch's (same seeds), so the combinations that give every agent
+// the same setting reproduce GridSearch's rows exactly, and the best
+// combination scores at least the best static setting on them.
+func GridSearchPerAgent(ctx context.Context, cfg Config, runs int, seed uint64, jobs int, progress func(done, total int)) ([]AgentGridRow, []Params, error) {
+	s, err := NewSim(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, g := s.Agents(), len(GridMinRTT)*len(GridBwRounds)
+	if k < 2 {
+		return nil, nil, fmt.Errorf("datacenter: a per-agent grid search needs two or more agents, the configuration has %d", k)
+	}
+	n := 1
+	for range k {
+		if n *= g; n > MaxAgentGrid {
+			return nil, nil, fmt.Errorf("datacenter: a per-agent grid search over %d agents has %d^%d settings, more than %d: at most %d agents", k, g, k, MaxAgentGrid, k-1)
+		}
+	}
+	// Combination a gives agent i grid setting (a / g^i) mod g.
+	setting := func(a, agent int) Params {
+		for range agent {
+			a /= g
+		}
+		return GridParams(a % g)
+	}
+	est, best, err := searchStatic(ctx, cfg, n, setting, runs, seed, jobs, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]AgentGridRow, n)
+	for a := range n {
+		ps := make([]Params, k)
+		for i := range ps {
+			ps[i] = setting(a, i)
+		}
+		rows[a] = AgentGridRow{Params: ps, Reward: est[a]}
+	}
+	return rows, rows[best].Params, nil
+}
+
+// searchStatic plays runs episodes (seeds seed, seed+1, ...) of each of n
+// static settings, setting(a, agent) being agent's parameters under
+// setting a, and returns each setting's reward and the index of the
+// highest mean (the first on ties).
+func searchStatic(ctx context.Context, cfg Config, n int, setting func(a, agent int) Params, runs int, seed uint64, jobs int, progress func(done, total int)) ([]Estimate, int, error) {
+	if runs < 1 {
+		return nil, 0, fmt.Errorf("datacenter: grid search needs at least one run per setting")
+	}
+	if _, err := NewSim(cfg); err != nil {
+		return nil, 0, err
+	}
 	rew := make([]float64, n*runs)
 	errs := make([]error, n*runs)
 	err := par.Do(ctx, n*runs, jobs, progress, func(_, i int) {
-		p := GridParams(i / runs)
-		st, err := RunEpisode(cfg, seed+uint64(i%runs), func(int, []float32) Params { return p })
+		a := i / runs
+		st, err := RunEpisode(cfg, seed+uint64(i%runs), func(agent int, _ []float32) Params { return setting(a, agent) })
 		if err != nil {
 			errs[i] = err
 			return
@@ -404,20 +484,20 @@ func GridSearch(ctx context.Context, cfg Config, runs int, seed uint64, jobs int
 		rew[i] = st.Metrics().Reward
 	})
 	if err != nil {
-		return nil, Params{}, err
+		return nil, 0, err
 	}
 	for _, e := range errs {
 		if e != nil {
-			return nil, Params{}, e
+			return nil, 0, e
 		}
 	}
-	rows := make([]GridRow, n)
+	est := make([]Estimate, n)
 	best := 0
 	for a := range n {
-		rows[a] = GridRow{Params: GridParams(a), Reward: estimate(rew[a*runs : (a+1)*runs])}
-		if rows[a].Reward.Mean > rows[best].Reward.Mean {
+		est[a] = estimate(rew[a*runs : (a+1)*runs])
+		if est[a].Mean > est[best].Mean {
 			best = a
 		}
 	}
-	return rows, rows[best].Params, nil
+	return est, best, nil
 }

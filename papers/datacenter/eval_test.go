@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,66 @@ func TestGridSearchPicksTheBest(t *testing.T) {
 	}
 	if _, _, err := GridSearch(context.Background(), cfg, 0, 7, 1, nil); err == nil {
 		t.Fatal("a grid search with no runs succeeded")
+	}
+}
+
+// TestGridSearchPerAgent: the per-agent search plays the shared search's
+// episodes, so its combinations that give both agents one setting
+// reproduce the shared rows exactly and its best is at least theirs; the
+// best combination replays to its reward, agent by agent.
+func TestGridSearchPerAgent(t *testing.T) {
+	cfg := smokeConfig(t)
+	cfg.Steps = 2
+	cfg.Agents = 2
+	ctx := context.Background()
+	shared, sharedBest, err := GridSearch(ctx, cfg, 1, 7, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, best, err := GridSearchPerAgent(ctx, cfg, 1, 7, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := len(shared)
+	if len(rows) != g*g || len(best) != 2 {
+		t.Fatalf("%d rows, best %v; want %d rows and two settings", len(rows), best, g*g)
+	}
+	top, topShared := rows[0], shared[0]
+	asymmetric := false
+	for _, r := range rows {
+		if r.Reward.Mean > top.Reward.Mean {
+			top = r
+		}
+		if r.Params[0] == r.Params[1] {
+			i := GridIndex(r.Params[0])
+			if r.Reward.Mean != shared[i].Reward.Mean {
+				t.Fatalf("both agents at %v: %v, the shared search %v", r.Params[0], r.Reward.Mean, shared[i].Reward.Mean)
+			}
+		} else if r.Reward.Mean != shared[GridIndex(r.Params[0])].Reward.Mean {
+			asymmetric = true
+		}
+	}
+	for _, r := range shared {
+		if r.Params == sharedBest {
+			topShared = r
+		}
+	}
+	if !slices.Equal(best, top.Params) || top.Reward.Mean < topShared.Reward.Mean {
+		t.Fatalf("best %v (%v), highest-reward row %v; shared best %v", best, top.Reward.Mean, top.Params, topShared.Reward.Mean)
+	}
+	if !asymmetric {
+		t.Fatal("agent 1's setting changed no reward: the combinations do not reach the second agent")
+	}
+	st, err := RunEpisode(cfg, 7, StaticAgentsScheme("x", best).New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Metrics().Reward != top.Reward.Mean {
+		t.Fatalf("search reward %v, replayed %v", top.Reward.Mean, st.Metrics().Reward)
+	}
+	cfg.Agents = 1
+	if _, _, err := GridSearchPerAgent(ctx, cfg, 1, 7, 1, nil); err == nil || !strings.Contains(err.Error(), "two or more agents") {
+		t.Fatalf("one agent: %v", err)
 	}
 }
 

@@ -114,12 +114,16 @@ func (r *EvalReport) AddLearned(cfg *Config, ls []Learned, name, list string) ([
 	return append(ls, Learned{name, pols, pc.Action}), nil
 }
 
-// Schemes are the evaluated schemes: default BBR, the best static setting
-// and the learned ones.
-func Schemes(staticBest Params, ls []Learned) []Scheme {
+// Schemes are the evaluated schemes: default BBR, the best static setting,
+// the best static setting per agent if perAgent is given, and the learned
+// ones.
+func Schemes(staticBest Params, perAgent []Params, ls []Learned) []Scheme {
 	schemes := []Scheme{
 		StaticScheme("default BBR", DefaultParams),
 		StaticScheme("static best", staticBest),
+	}
+	if len(perAgent) > 0 {
+		schemes = append(schemes, StaticAgentsScheme(StaticPerAgentName, perAgent))
 	}
 	for _, l := range ls {
 		schemes = append(schemes, PolicyScheme(l.Name, l.Policies, l.Action))

@@ -66,16 +66,21 @@ type ConditionInfo struct {
 
 // EvalReport is everything dc eval measured.
 type EvalReport struct {
-	Runs       int                     `json:"runs"`
-	Seed       uint64                  `json:"seed"`
-	Agents     int                     `json:"agents"`
-	GridRuns   int                     `json:"grid_runs,omitempty"`
-	StaticBest Params                  `json:"static_best"`
-	Grid       []GridRow               `json:"grid,omitempty"`
-	Policies   map[string]PolicyInfo   `json:"policies,omitempty"`
-	Conditions []ConditionInfo         `json:"conditions"`
-	Rows       []Row                   `json:"results"`
-	Traces     map[string][]TracePoint `json:"traces,omitempty"`
+	Runs       int       `json:"runs"`
+	Seed       uint64    `json:"seed"`
+	Agents     int       `json:"agents"`
+	GridRuns   int       `json:"grid_runs,omitempty"`
+	StaticBest Params    `json:"static_best"`
+	Grid       []GridRow `json:"grid,omitempty"`
+	// StaticPerAgent is the best per-agent static combination
+	// (GridSearchPerAgent, on the grid search's episodes), if searched;
+	// GridPerAgent every combination's reward.
+	StaticPerAgent []Params                `json:"static_best_per_agent,omitempty"`
+	GridPerAgent   []AgentGridRow          `json:"grid_per_agent,omitempty"`
+	Policies       map[string]PolicyInfo   `json:"policies,omitempty"`
+	Conditions     []ConditionInfo         `json:"conditions"`
+	Rows           []Row                   `json:"results"`
+	Traces         map[string][]TracePoint `json:"traces,omitempty"`
 	// TraceSeed is the training-condition episode the traces show.
 	TraceSeed uint64 `json:"trace_seed"`
 	// Seeds summarises independently trained policies of one learned
@@ -238,13 +243,10 @@ func (r *EvalReport) Write(dir string) error {
 	for _, c := range r.Conditions {
 		header := append([]string{"scheme"}, cols...)
 		header = append(header, "reward gain vs default BBR", "vs static best")
-		var rows [][]any
-		var static *Row
-		for i, row := range r.Rows {
-			if row.Condition == c.Name && row.Scheme == "static best" {
-				static = &r.Rows[i]
-			}
+		if len(r.StaticPerAgent) > 0 {
+			header = append(header, "vs static best per agent")
 		}
+		var rows [][]any
 		for _, row := range r.Rows {
 			if row.Condition != c.Name {
 				continue
@@ -255,11 +257,12 @@ func (r *EvalReport) Write(dir string) error {
 				cells = append(cells, report.MeanCI{Mean: e.Mean, CI: e.CI})
 			}
 			cells = append(cells, report.MeanCI{Mean: row.RewardGain.Mean, CI: row.RewardGain.CI})
-			if static != nil && row.Scheme != "default BBR" && row.Scheme != "static best" {
-				g := PairedGain(row, *static)
-				cells = append(cells, report.MeanCI{Mean: g.Mean, CI: g.CI})
-			} else {
-				cells = append(cells, "")
+			for _, g := range r.baselineGains(row) {
+				if g != nil {
+					cells = append(cells, report.MeanCI{Mean: g.Mean, CI: g.CI})
+				} else {
+					cells = append(cells, "")
+				}
 			}
 			rows = append(rows, cells)
 		}
@@ -271,15 +274,29 @@ func (r *EvalReport) Write(dir string) error {
 		if sel := sd.Selection; sel != nil {
 			rep.Paragraph(fmt.Sprintf("Shipped-policy rule: %s. Validation: %s; score: %s; scores %.4f: %s.", sel.Rule, sel.Validation, sel.Score, sel.Scores, sd.Schemes[sel.Index]))
 		}
+		perAgent := len(sd.Rows) > 0 && sd.Rows[0].VsStaticPerAgent != nil
 		var rows [][]any
 		for _, row := range sd.Rows {
+			es := []rl.SeedEstimate{row.Metrics["reward"], row.VsDefault, row.VsStatic}
+			if perAgent {
+				g := rl.SeedEstimate{Mean: math.NaN()}
+				if row.VsStaticPerAgent != nil {
+					g = *row.VsStaticPerAgent
+				}
+				es = append(es, g)
+			}
+			es = append(es, row.Metrics["util"], row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"])
 			cells := []any{row.Condition}
-			for _, e := range []rl.SeedEstimate{row.Metrics["reward"], row.VsDefault, row.VsStatic, row.Metrics["util"], row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"]} {
+			for _, e := range es {
 				cells = append(cells, report.MeanCI{Mean: e.Mean, CI: e.CI95})
 			}
 			rows = append(rows, cells)
 		}
-		rep.Table(sd.Name+" over seeds", []string{"condition", "reward", "vs default BBR", "vs static best", "util", "RTT p95 (ms)", "short FCT p95 (ms)"}, rows)
+		head := []string{"condition", "reward", "vs default BBR", "vs static best"}
+		if perAgent {
+			head = append(head, "vs static best per agent")
+		}
+		rep.Table(sd.Name+" over seeds", append(head, "util", "RTT p95 (ms)", "short FCT p95 (ms)"), rows)
 	}
 	rep.Heading("Figures")
 	for _, f := range r.Figures() {
@@ -295,6 +312,9 @@ func (r *EvalReport) Write(dir string) error {
 			rows = append(rows, []any{g.Params.MinRTTWindow, g.Params.BwWindowRounds, report.MeanCI{Mean: g.Reward.Mean, CI: g.Reward.CI}})
 		}
 		rep.Table("Mean reward per step of each static setting on the training condition", []string{"RTprop window (s)", "BtlBw window (rounds)", "reward"}, rows)
+	}
+	if len(r.StaticPerAgent) > 0 {
+		rep.Paragraph(fmt.Sprintf("%s: %v, the best of %d combinations of one grid setting per agent on the same episodes.", StaticPerAgentName, r.StaticPerAgent, len(r.GridPerAgent)))
 	}
 	return rep.WriteFile(filepath.Join(dir, "report.html"))
 }

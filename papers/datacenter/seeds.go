@@ -44,12 +44,16 @@ type SeedsRow struct {
 	// reward gain over default BBR and the best static setting.
 	VsDefault rl.SeedEstimate `json:"reward_gain_vs_default"`
 	VsStatic  rl.SeedEstimate `json:"reward_gain_vs_static_best"`
+	// VsStaticPerAgent is the gain over the best static setting per
+	// agent, when the evaluation has that baseline.
+	VsStaticPerAgent *rl.SeedEstimate `json:"reward_gain_vs_static_best_per_agent,omitempty"`
 }
 
 // SummarizeSeeds aggregates the rows of the per-policy schemes over the
 // policies, per condition in the rows' order. Every scheme must have a row
 // on every condition; "default BBR" and "static best" rows, if present,
-// give the paired gains (NaN otherwise).
+// give the paired gains (NaN otherwise), as does a StaticPerAgentName row
+// (VsStaticPerAgent nil otherwise).
 func SummarizeSeeds(rows []Row, name string, schemes []string) (*SeedsSummary, error) {
 	if len(schemes) == 0 {
 		return nil, fmt.Errorf("datacenter: no seed schemes to summarise")
@@ -91,6 +95,10 @@ func SummarizeSeeds(rows []Row, name string, schemes []string) (*SeedsSummary, e
 			return rl.OverSeeds(v)
 		}
 		sr.VsDefault, sr.VsStatic = gain("default BBR"), gain("static best")
+		if find[[2]string{c, StaticPerAgentName}] != nil {
+			g := gain(StaticPerAgentName)
+			sr.VsStaticPerAgent = &g
+		}
 		s.Rows = append(s.Rows, sr)
 	}
 	return s, nil
@@ -144,11 +152,23 @@ func (s *SeedsSummary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "shipped-policy rule: %s\nvalidation: %s; score: %s\nscores %.4f -> %s\n",
 			sel.Rule, sel.Validation, sel.Score, sel.Scores, s.Schemes[sel.Index])
 	}
+	perAgent := len(s.Rows) > 0 && s.Rows[0].VsStaticPerAgent != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\treward\tvs default\tvs static best\tutil\tRTT p95 ms\tshort FCT p95 ms\t")
+	head := "condition\treward\tvs default\tvs static best\t"
+	if perAgent {
+		head += "vs static/agent\t"
+	}
+	fmt.Fprintln(tw, head+"util\tRTT p95 ms\tshort FCT p95 ms\t")
 	for _, r := range s.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Condition, r.Metrics["reward"].Format(3), r.VsDefault.Format(3), r.VsStatic.Format(3),
-			r.Metrics["util"].Format(3), r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", r.Condition, r.Metrics["reward"].Format(3), r.VsDefault.Format(3), r.VsStatic.Format(3))
+		if perAgent {
+			g := "n/a"
+			if r.VsStaticPerAgent != nil {
+				g = r.VsStaticPerAgent.Format(3)
+			}
+			fmt.Fprintf(tw, "%s\t", g)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", r.Metrics["util"].Format(3), r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
 	}
 	tw.Flush()
 }

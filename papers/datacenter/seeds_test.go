@@ -60,6 +60,25 @@ func TestSummarizeSeeds(t *testing.T) {
 	if _, err := SummarizeSeeds(rows, "PPO", []string{"PPO seed 1", "PPO seed 4"}); err == nil || !strings.Contains(err.Error(), "PPO seed 4") {
 		t.Errorf("a missing scheme gave %v", err)
 	}
+	if tr.VsStaticPerAgent != nil || strings.Contains(text.String(), "static/agent") {
+		t.Errorf("without a per-agent baseline: gain %+v, text\n%s", tr.VsStaticPerAgent, text.String())
+	}
+	// With the per-agent static baseline, its gain is a column of its own.
+	rows = append(rows, seedRow("train", StaticPerAgentName, 2), seedRow("load", StaticPerAgentName, 1))
+	if s, err = SummarizeSeeds(rows, "PPO", []string{"PPO seed 1", "PPO seed 2", "PPO seed 3"}); err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Rows[0].VsStaticPerAgent; g == nil || g.Mean != 1 || s.Rows[0].VsStatic.Mean != 3 {
+		t.Errorf("gain vs static best per agent %+v (vs static best %+v), want 1 and 3", g, s.Rows[0].VsStatic)
+	}
+	if g := s.Rows[1].VsStaticPerAgent; g == nil || g.Mean != 3 {
+		t.Errorf("load: gain vs static best per agent %+v, want 3", g)
+	}
+	text.Reset()
+	s.WriteText(&text)
+	if !strings.Contains(text.String(), "vs static/agent") || !strings.Contains(text.String(), "1.000 ±6.572 [-1.000 0.000 4.000]") {
+		t.Errorf("text lacks the per-agent column:\n%s", text.String())
+	}
 }
 
 // TestSelectPolicy trains three tiny policies and applies the rule on

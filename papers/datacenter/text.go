@@ -33,26 +33,31 @@ func (r *EvalReport) WriteText(w io.Writer) {
 		p := r.Policies[name]
 		fmt.Fprintf(w, "%s: %s, %d learner steps, %.0f s of training (%s)\n", name, p.Algo, p.Steps, p.TrainingWallS, strings.Join(p.Files, ", "))
 	}
+	if len(r.StaticPerAgent) > 0 {
+		fmt.Fprintf(w, "%s: %v (grid search, %d combinations x %d episodes, the static best's episodes)\n", StaticPerAgentName, r.StaticPerAgent, len(r.GridPerAgent), r.GridRuns)
+	}
 	for _, c := range r.Conditions {
 		fmt.Fprintf(w, "\ncondition %s: %s\n", c.Name, c.Doc)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "scheme\treward\tvs default\tvs static best\tutil\tgoodput Mbit/s\tRTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
-		var static *Row
-		for i, row := range r.Rows {
-			if row.Condition == c.Name && row.Scheme == "static best" {
-				static = &r.Rows[i]
-			}
+		head := "scheme\treward\tvs default\tvs static best\t"
+		if len(r.StaticPerAgent) > 0 {
+			head += "vs static/agent\t"
 		}
+		fmt.Fprintln(tw, head+"util\tgoodput Mbit/s\tRTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
 		for _, row := range r.Rows {
 			if row.Condition != c.Name {
 				continue
 			}
-			vsStatic := "-"
-			if static != nil && row.Scheme != "default BBR" && row.Scheme != "static best" {
-				vsStatic = fmtEst(PairedGain(row, *static), 3)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", row.Scheme, fmtEst(row.Get("reward"), 3), fmtEst(row.RewardGain, 3))
+			for _, g := range r.baselineGains(row) {
+				s := "-"
+				if g != nil {
+					s = fmtEst(*g, 3)
+				}
+				fmt.Fprintf(tw, "%s\t", s)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Scheme,
-				fmtEst(row.Get("reward"), 3), fmtEst(row.RewardGain, 3), vsStatic, fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+				fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0),
 				fmtEst(row.Get("rtt_p50_ms"), 2), fmtEst(row.Get("rtt_p95_ms"), 2), fmtEst(row.Get("retx_pct"), 1),
 				fmtEst(row.Get("rtprop_accuracy"), 2), fmtEst(row.Get("bg_fct_mean_ms"), 0), fmtEst(row.Get("small_fct_p95_ms"), 0))
 		}
@@ -61,4 +66,34 @@ func (r *EvalReport) WriteText(w io.Writer) {
 	if r.Seeds != nil {
 		r.Seeds.WriteText(w)
 	}
+}
+
+// baselineGains returns row's paired reward gains over the static best and,
+// when the report has it, the static best per agent, nil where the gain is
+// not shown: a baseline against itself or a lesser one.
+func (r *EvalReport) baselineGains(row Row) []*Estimate {
+	var static, perAgent *Row
+	for i, o := range r.Rows {
+		if o.Condition != row.Condition {
+			continue
+		}
+		switch o.Scheme {
+		case "static best":
+			static = &r.Rows[i]
+		case StaticPerAgentName:
+			perAgent = &r.Rows[i]
+		}
+	}
+	gain := func(base *Row, skip ...string) *Estimate {
+		if base == nil || slices.Contains(skip, row.Scheme) {
+			return nil
+		}
+		g := PairedGain(row, *base)
+		return &g
+	}
+	gs := []*Estimate{gain(static, "default BBR", "static best")}
+	if len(r.StaticPerAgent) > 0 {
+		gs = append(gs, gain(perAgent, "default BBR", "static best", StaticPerAgentName))
+	}
+	return gs
 }

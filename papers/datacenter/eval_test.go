@@ -4,15 +4,16 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/scenarios"
 )
@@ -38,8 +39,13 @@ func TestEvaluateIsPairedAndDeterministic(t *testing.T) {
 	if len(rows1) != len(conds)*len(schemes) {
 		t.Fatalf("%d rows, want %d", len(rows1), len(conds)*len(schemes))
 	}
+	// NaN (the agents' Jain index with one agent) equals itself here.
+	same := func(a, b Estimate) bool {
+		eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+		return eq(a.Mean, b.Mean) && eq(a.CI, b.CI) && a.N == b.N
+	}
 	for i := range rows1 {
-		if !reflect.DeepEqual(rows1[i].Metrics, rows3[i].Metrics) {
+		if len(rows1[i].Metrics) != len(MetricNames) || !maps.EqualFunc(rows1[i].Metrics, rows3[i].Metrics, same) {
 			t.Fatalf("row %d differs between 1 and 3 parallel jobs", i)
 		}
 	}
@@ -219,6 +225,33 @@ func TestGridSearchPerAgent(t *testing.T) {
 	cfg.Agents = 1
 	if _, _, err := GridSearchPerAgent(ctx, cfg, 1, 7, 1, nil); err == nil || !strings.Contains(err.Error(), "two or more agents") {
 		t.Fatalf("one agent: %v", err)
+	}
+}
+
+// TestAgentJain: the agents' goodputs add up to the controlled flows'
+// goodput, and Jain's index is 1 for equal shares, 1/K when one agent's
+// flows deliver everything, undefined with one agent.
+func TestAgentJain(t *testing.T) {
+	for _, c := range []struct {
+		g    []units.Bytes
+		want float64
+	}{{[]units.Bytes{5, 5}, 1}, {[]units.Bytes{7, 0}, 0.5}, {[]units.Bytes{1, 3}, 16.0 / 20}, {[]units.Bytes{4, 0, 0}, 1.0 / 3}, {[]units.Bytes{9}, math.NaN()}, {[]units.Bytes{0, 0}, math.NaN()}} {
+		got := (&EpisodeStats{AgentGoodput: c.g}).Metrics().AgentJain
+		if math.IsNaN(c.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-c.want) > 1e-12) {
+			t.Errorf("goodputs %v: Jain %v, want %v", c.g, got, c.want)
+		}
+	}
+	cfg := smokeConfig(t)
+	cfg.Agents = 2
+	st, err := RunEpisode(cfg, 3, StaticAgentsScheme("x", []Params{{MinRTTWindow: 0.1, BwWindowRounds: 1}, DefaultParams}).New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.AgentGoodput) != 2 || st.AgentGoodput[0]+st.AgentGoodput[1] != st.CtlGoodput || st.AgentGoodput[0] == 0 || st.AgentGoodput[1] == 0 {
+		t.Fatalf("agents' goodputs %v, controlled flows' %v", st.AgentGoodput, st.CtlGoodput)
+	}
+	if j := st.Metrics().AgentJain; !(j > 0.5 && j <= 1) {
+		t.Fatalf("Jain's index %v of %v", j, st.AgentGoodput)
 	}
 }
 

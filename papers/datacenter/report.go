@@ -240,6 +240,9 @@ func (r *EvalReport) Write(dir string) error {
 	}
 	rep.Heading("Results")
 	cols := []string{"reward", "util", "goodput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retx_pct", "rtprop_accuracy", "bg_fct_mean_ms", "small_fct_p95_ms"}
+	if r.Agents > 1 {
+		cols = append(cols, "agent_jain")
+	}
 	for _, c := range r.Conditions {
 		header := append([]string{"scheme"}, cols...)
 		header = append(header, "reward gain vs default BBR", "vs static best")
@@ -275,6 +278,7 @@ func (r *EvalReport) Write(dir string) error {
 			rep.Paragraph(fmt.Sprintf("Shipped-policy rule: %s. Validation: %s; score: %s; scores %.4f: %s.", sel.Rule, sel.Validation, sel.Score, sel.Scores, sd.Schemes[sel.Index]))
 		}
 		perAgent := len(sd.Rows) > 0 && sd.Rows[0].VsStaticPerAgent != nil
+		jain := len(sd.Rows) > 0 && sd.Rows[0].Metrics["agent_jain"].N > 0
 		var rows [][]any
 		for _, row := range sd.Rows {
 			es := []rl.SeedEstimate{row.Metrics["reward"], row.VsDefault, row.VsStatic}
@@ -285,7 +289,11 @@ func (r *EvalReport) Write(dir string) error {
 				}
 				es = append(es, g)
 			}
-			es = append(es, row.Metrics["util"], row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"])
+			es = append(es, row.Metrics["util"])
+			if jain {
+				es = append(es, row.Metrics["agent_jain"])
+			}
+			es = append(es, row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"])
 			cells := []any{row.Condition}
 			for _, e := range es {
 				cells = append(cells, report.MeanCI{Mean: e.Mean, CI: e.CI95})
@@ -296,7 +304,11 @@ func (r *EvalReport) Write(dir string) error {
 		if perAgent {
 			head = append(head, "vs static best per agent")
 		}
-		rep.Table(sd.Name+" over seeds", append(head, "util", "RTT p95 (ms)", "short FCT p95 (ms)"), rows)
+		head = append(head, "util")
+		if jain {
+			head = append(head, "Jain's index of the agents' goodputs")
+		}
+		rep.Table(sd.Name+" over seeds", append(head, "RTT p95 (ms)", "short FCT p95 (ms)"), rows)
 	}
 	rep.Heading("Figures")
 	for _, f := range r.Figures() {

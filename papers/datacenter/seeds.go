@@ -158,7 +158,12 @@ func (s *SeedsSummary) WriteText(w io.Writer) {
 	if perAgent {
 		head += "vs static/agent\t"
 	}
-	fmt.Fprintln(tw, head+"util\tRTT p95 ms\tshort FCT p95 ms\t")
+	jain := len(s.Rows) > 0 && s.Rows[0].Metrics["agent_jain"].N > 0
+	head += "util\t"
+	if jain {
+		head += "Jain (agents)\t"
+	}
+	fmt.Fprintln(tw, head+"RTT p95 ms\tshort FCT p95 ms\t")
 	for _, r := range s.Rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", r.Condition, r.Metrics["reward"].Format(3), r.VsDefault.Format(3), r.VsStatic.Format(3))
 		if perAgent {
@@ -168,7 +173,11 @@ func (s *SeedsSummary) WriteText(w io.Writer) {
 			}
 			fmt.Fprintf(tw, "%s\t", g)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", r.Metrics["util"].Format(3), r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
+		fmt.Fprintf(tw, "%s\t", r.Metrics["util"].Format(3))
+		if jain {
+			fmt.Fprintf(tw, "%s\t", r.Metrics["agent_jain"].Format(3))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
 	}
 	tw.Flush()
 }

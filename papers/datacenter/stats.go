@@ -29,8 +29,10 @@ type EpisodeStats struct {
 	RewardSum, UtilSum, DelaySum float64
 	// Interval is the step length.
 	Interval time.Duration
-	// CtlGoodput is the payload the controlled flows delivered.
-	CtlGoodput units.Bytes
+	// CtlGoodput is the payload the controlled flows delivered;
+	// AgentGoodput splits it by agent.
+	CtlGoodput   units.Bytes
+	AgentGoodput []units.Bytes
 	// CtlRetx and CtlSegs count the controlled flows' retransmitted and
 	// sent segments.
 	CtlRetx, CtlSegs int64
@@ -66,6 +68,10 @@ func (e *EpisodeStats) add(m *Sim) {
 			continue
 		}
 		e.CtlGoodput += s.goodput
+		if e.AgentGoodput == nil {
+			e.AgentGoodput = make([]units.Bytes, m.k)
+		}
+		e.AgentGoodput[c.agent] += s.goodput
 		e.FlowGoodput = append(e.FlowGoodput, float64(s.goodput)*8/m.cfg.Interval.Seconds()/1e6)
 		e.CtlRetx += s.retx
 		e.CtlSegs += s.segs
@@ -137,22 +143,27 @@ type Metrics struct {
 	BgFCTMeanMs, BgFCTP99Ms, SmallFCTP95Ms float64
 	// BgDone and BgUnfinished count background flows.
 	BgDone, BgUnfinished float64
+	// AgentJain is Jain's fairness index of the agents' goodputs over the
+	// episode (1: equal; 1/K: one agent's flows delivered everything),
+	// NaN with one agent. The reward has no fairness term, so this shows
+	// what a scheme's reward may cost the agents' flows.
+	AgentJain float64
 }
 
 // MetricNames lists Metrics' fields in the order of Values.
 var MetricNames = []string{"reward", "util", "delay_term", "goodput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retx_pct",
-	"rtprop_accuracy", "rtprop_err", "bg_fct_mean_ms", "bg_fct_p99_ms", "small_fct_p95_ms", "bg_done", "bg_unfinished"}
+	"rtprop_accuracy", "rtprop_err", "bg_fct_mean_ms", "bg_fct_p99_ms", "small_fct_p95_ms", "bg_done", "bg_unfinished", "agent_jain"}
 
 // Values returns the metrics in MetricNames order.
 func (x Metrics) Values() []float64 {
 	return []float64{x.Reward, x.Util, x.DelayTerm, x.GoodputMbps, x.RTTP50Ms, x.RTTP95Ms, x.RetxPct,
-		x.RTpropAccuracy, x.RTpropErr, x.BgFCTMeanMs, x.BgFCTP99Ms, x.SmallFCTP95Ms, x.BgDone, x.BgUnfinished}
+		x.RTpropAccuracy, x.RTpropErr, x.BgFCTMeanMs, x.BgFCTP99Ms, x.SmallFCTP95Ms, x.BgDone, x.BgUnfinished, x.AgentJain}
 }
 
 // MetricsFromValues is the inverse of Values.
 func MetricsFromValues(v []float64) Metrics {
 	return Metrics{Reward: v[0], Util: v[1], DelayTerm: v[2], GoodputMbps: v[3], RTTP50Ms: v[4], RTTP95Ms: v[5], RetxPct: v[6],
-		RTpropAccuracy: v[7], RTpropErr: v[8], BgFCTMeanMs: v[9], BgFCTP99Ms: v[10], SmallFCTP95Ms: v[11], BgDone: v[12], BgUnfinished: v[13]}
+		RTpropAccuracy: v[7], RTpropErr: v[8], BgFCTMeanMs: v[9], BgFCTP99Ms: v[10], SmallFCTP95Ms: v[11], BgDone: v[12], BgUnfinished: v[13], AgentJain: v[14]}
 }
 
 // Metrics computes the episode's figures of merit. Undefined values (no
@@ -161,7 +172,7 @@ func (e *EpisodeStats) Metrics() Metrics {
 	nan := math.NaN()
 	x := Metrics{Reward: nan, Util: nan, DelayTerm: nan, GoodputMbps: nan, RTTP50Ms: nan, RTTP95Ms: nan, RetxPct: nan,
 		RTpropAccuracy: nan, RTpropErr: nan, BgFCTMeanMs: nan, BgFCTP99Ms: nan, SmallFCTP95Ms: nan,
-		BgDone: float64(len(e.BgFCT)), BgUnfinished: float64(e.BgUnfinished)}
+		BgDone: float64(len(e.BgFCT)), BgUnfinished: float64(e.BgUnfinished), AgentJain: nan}
 	if e.Steps > 0 {
 		k := float64(e.Steps)
 		x.Reward, x.Util, x.DelayTerm = e.RewardSum/k, e.UtilSum/k, e.DelaySum/k
@@ -173,6 +184,16 @@ func (e *EpisodeStats) Metrics() Metrics {
 	}
 	if e.CtlSegs > 0 {
 		x.RetxPct = 100 * float64(e.CtlRetx) / float64(e.CtlSegs)
+	}
+	if len(e.AgentGoodput) > 1 {
+		var sum, sq float64
+		for _, g := range e.AgentGoodput {
+			sum += float64(g)
+			sq += float64(g) * float64(g)
+		}
+		if sq > 0 {
+			x.AgentJain = sum * sum / (float64(len(e.AgentGoodput)) * sq)
+		}
 	}
 	if e.RTpropSamples > 0 {
 		x.RTpropAccuracy = float64(e.RTpropAccurate) / float64(e.RTpropSamples)

@@ -43,7 +43,11 @@ func (r *EvalReport) WriteText(w io.Writer) {
 		if len(r.StaticPerAgent) > 0 {
 			head += "vs static/agent\t"
 		}
-		fmt.Fprintln(tw, head+"util\tgoodput Mbit/s\tRTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
+		head += "util\tgoodput Mbit/s\t"
+		if r.Agents > 1 {
+			head += "Jain (agents)\t"
+		}
+		fmt.Fprintln(tw, head+"RTT p50 ms\tRTT p95 ms\tretx %\tRTprop acc\tbg FCT ms\tshort FCT p95 ms\t")
 		for _, row := range r.Rows {
 			if row.Condition != c.Name {
 				continue
@@ -56,8 +60,11 @@ func (r *EvalReport) WriteText(w io.Writer) {
 				}
 				fmt.Fprintf(tw, "%s\t", s)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-				fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0),
+			fmt.Fprintf(tw, "%s\t%s\t", fmtEst(row.Get("util"), 3), fmtEst(row.Get("goodput_mbps"), 0))
+			if r.Agents > 1 {
+				fmt.Fprintf(tw, "%s\t", fmtEst(row.Get("agent_jain"), 3))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n",
 				fmtEst(row.Get("rtt_p50_ms"), 2), fmtEst(row.Get("rtt_p95_ms"), 2), fmtEst(row.Get("retx_pct"), 1),
 				fmtEst(row.Get("rtprop_accuracy"), 2), fmtEst(row.Get("bg_fct_mean_ms"), 0), fmtEst(row.Get("small_fct_p95_ms"), 0))
 		}

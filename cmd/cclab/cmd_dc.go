@@ -69,7 +69,7 @@ type dcTrainFlags struct {
 	sets                                      stringList
 	wl                                        *dcWorkloadFlags
 	shareEvery                                int
-	consensus                                 float64
+	consensus, fairness                       float64
 }
 
 func (f *dcTrainFlags) register(fs *flag.FlagSet) {
@@ -89,6 +89,7 @@ func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.episode, "episode", datacenter.DefaultSteps, "agent steps per episode")
 	fs.Float64Var(&f.alpha, "alpha", 0.75, "reward weight of utilisation against the RTprop/RTT term")
 	fs.DurationVar(&f.tau, "tau", time.Millisecond, "latency scale of the reward's sigmoid term")
+	fs.Float64Var(&f.fairness, "fairness", 0, fmt.Sprintf("2+ agents, ours: subtract this weight times (1 - Jain's index of the agents' goodputs per active flow) from the reward each interval, in [0, %d] (0: the paper's reward; its evaluation uses the same reward)", datacenter.MaxFairness))
 	fs.Float64Var(&f.lr, "lr", 0, "learning rate (default: ppo 1e-3, a2c 7e-4, dqn 5e-4)")
 	fs.Float64Var(&f.gamma, "gamma", 0.8, "discount factor")
 	fs.Float64Var(&f.lambda, "lambda", 0.9, "GAE lambda (ppo, a2c)")
@@ -143,6 +144,10 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if f.fairness != 0 && f.agents < 2 {
+		return usagef("--fairness weighs the agents' goodputs against each other: it needs --agents 2 or more")
+	}
+	cfg.Reward.Fairness = f.fairness
 	if cfg, err = withWorkload(cfg, wl.Name, wl.Random); err != nil {
 		return err
 	}

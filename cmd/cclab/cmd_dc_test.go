@@ -20,6 +20,7 @@ func TestDCUsageErrors(t *testing.T) {
 		{"dc", "train", "--resume"},
 		{"dc", "train", "--agents", "2", "--mode", "independent", "--checkpoint", "x.ckpt"},
 		{"dc", "train", "--steps", "0"},
+		{"dc", "train", "--fairness", "0.5"},
 		{"dc", "eval", "--runs", "0"},
 		{"dc", "eval", "--policy", "none", "--static-best", "0.01,2"},
 		{"dc", "eval", "--policy", "none", "--static-best", "fast"},
@@ -38,6 +39,9 @@ func TestDCUsageErrors(t *testing.T) {
 	}
 	if code, _, errs := runCmd(t, "dc", "train", "--agents", "9"); code != 1 || !strings.Contains(errs, "9 agents for 8") {
 		t.Errorf("too many agents: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "dc", "train", "--agents", "2", "--fairness", "11"); code != 1 || !strings.Contains(errs, "fairness weight 11 must be in [0, 10]") {
+		t.Errorf("fairness weight out of range: exit %d, stderr %q", code, errs)
 	}
 }
 

@@ -98,6 +98,7 @@ func ConfigFromSettings(base Config, x map[string]string) (Config, error) {
 	get("interval", func(v string) error { d, e := time.ParseDuration(v); base.Interval = d; return e })
 	get("alpha", func(v string) error { a, e := strconv.ParseFloat(v, 64); base.Reward.Alpha = a; return e })
 	get("tau", func(v string) error { d, e := time.ParseDuration(v); base.Reward.Tau = d; return e })
+	get("fairness", func(v string) error { f, e := strconv.ParseFloat(v, 64); base.Reward.Fairness = f; return e })
 	if _, ok := x["workload"]; !ok && cmp.Or(base.Workload, "datacenter") != "datacenter" {
 		return base, fmt.Errorf("datacenter: the policy was trained on workload datacenter, this evaluation runs %s (use --workload datacenter)", base.Workload)
 	}

@@ -255,12 +255,87 @@ func TestAgentJain(t *testing.T) {
 	}
 }
 
+// TestFairnessTerm: Jain's index on hand-computed cases, and the reward's
+// fairness term recomputed from the flows: the same episode with λ = 0.5
+// and without it differs, step by step, by exactly 0.5·(1 − J) in every
+// agent's reward, J from the agents' goodputs per active flow.
+func TestFairnessTerm(t *testing.T) {
+	for _, c := range []struct {
+		good   []float64
+		active []int
+		want   float64
+	}{
+		{[]float64{4, 4}, []int{1, 1}, 1},
+		{[]float64{10, 10}, []int{1, 2}, 225.0 / 250},
+		{[]float64{10, 0}, []int{1, 1}, 0.5},
+		{[]float64{10, 0, 7}, []int{1, 0, 1}, 289.0 / 298},
+		{[]float64{10}, []int{1}, 1},
+		{[]float64{0, 0}, []int{1, 1}, 1},
+	} {
+		if got := FairnessIndex(c.good, c.active); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("goodputs %v over %v flows: %v, want %v", c.good, c.active, got, c.want)
+		}
+	}
+	cfg := smokeConfig(t)
+	cfg.Agents = 2
+	cfg.Steps = 20
+	fair := cfg
+	fair.Reward.Fairness = 0.5
+	a, err := NewSim(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewSim(fair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Reset(4)
+	b.Reset(4)
+	pair := []Params{{MinRTTWindow: 0.1, BwWindowRounds: 1}, DefaultParams}
+	penalised := 0
+	for done := false; !done; {
+		for i, p := range pair {
+			if a.Apply(i, p) != nil || b.Apply(i, p) != nil {
+				t.Fatal("apply")
+			}
+		}
+		done = a.Advance()
+		b.Advance()
+		good, active := make([]float64, 2), make([]int, 2)
+		for j, s := range b.last {
+			if s.active {
+				good[b.flows[j].agent] += float64(s.goodput)
+				active[b.flows[j].agent]++
+			}
+		}
+		pen := 0.5 * (1 - FairnessIndex(good, active))
+		for i := range pair {
+			if d := a.PartialReward(i) - b.PartialReward(i); math.Abs(d-pen) > 1e-12 {
+				t.Fatalf("step %d agent %d: rewards differ by %v, want the penalty %v", a.Step(), i, d, pen)
+			}
+		}
+		if math.Abs(a.TeamReward()-b.TeamReward()-pen) > 1e-12 {
+			t.Fatalf("step %d: team rewards differ by %v, want %v", a.Step(), a.TeamReward()-b.TeamReward(), pen)
+		}
+		if pen > 1e-6 {
+			penalised++
+		}
+	}
+	if penalised == 0 {
+		t.Fatal("no step of two differently tuned racks was penalised")
+	}
+	fair.Reward.Fairness = -1
+	if _, err := NewSim(fair); err == nil || !strings.Contains(err.Error(), "fairness") {
+		t.Fatalf("a negative fairness weight: %v", err)
+	}
+}
+
 func TestPolicySettingsRoundTrip(t *testing.T) {
 	cfg := smokeConfig(t)
 	cfg.History = 2
 	cfg.Agents = 2
 	cfg.Action = Continuous
-	cfg.Reward = RewardConfig{Alpha: 0.6, Tau: 500 * time.Microsecond}
+	cfg.Reward = RewardConfig{Alpha: 0.6, Tau: 500 * time.Microsecond, Fairness: 0.25}
 	res, err := Train(context.Background(), TrainConfig{Env: cfg, Algo: "a2c", Mode: Independent, Steps: 32, Envs: 1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

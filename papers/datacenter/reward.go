@@ -31,6 +31,37 @@ type RewardConfig struct {
 	// Tau is the latency scale τ [1ms]: a gap of τ between RTprop and
 	// the RTT gives a term of 2/(1+e) ≈ 0.54, a gap of 3τ one of 0.09.
 	Tau time.Duration
+	// Fairness λ, ours [0: off, the paper's reward], subtracts
+	// λ·(1 − J) from every agent's reward each interval, J being Jain's
+	// index of the agents' goodputs per active flow (FairnessIndex). The
+	// paper's team reward is highest when one agent's flows give way to
+	// the others' (docs/datacenter.md); this prices that in.
+	Fairness float64
+}
+
+// MaxFairness bounds RewardConfig.Fairness: with J at least 1/K the
+// penalty is then at most 10·(1 − 1/K), several times the reward's range.
+const MaxFairness = 10
+
+// FairnessIndex is Jain's index (Σx)²/(n·Σx²) of the per-flow goodputs
+// goodput[i]/active[i] of the agents with an active flow; 1 when fewer
+// than two agents have one or none delivered anything.
+func FairnessIndex(goodput []float64, active []int) float64 {
+	var sum, sq float64
+	n := 0
+	for i, g := range goodput {
+		if active[i] == 0 {
+			continue
+		}
+		x := g / float64(active[i])
+		sum += x
+		sq += x * x
+		n++
+	}
+	if n < 2 || sq == 0 {
+		return 1
+	}
+	return sum * sum / (float64(n) * sq)
 }
 
 func (c *RewardConfig) defaults() {
@@ -48,6 +79,9 @@ func (c RewardConfig) validate() error {
 	}
 	if c.Tau <= 0 {
 		return fmt.Errorf("datacenter: reward tau %v must be positive", c.Tau)
+	}
+	if !(c.Fairness >= 0 && c.Fairness <= MaxFairness) {
+		return fmt.Errorf("datacenter: reward fairness weight %g must be in [0, %d]", c.Fairness, MaxFairness)
 	}
 	return nil
 }

@@ -48,9 +48,13 @@ type Sim struct {
 	obs     [][]float32 // per agent, History frames
 	frame   []float32
 	partial []float64 // per-agent reward
-	team    float64
-	util    float64
-	sTeam   float64
+	// agentGood and agentActive are each agent's goodput and active flows
+	// in the last interval (the reward's fairness term).
+	agentGood   []float64
+	agentActive []int
+	team        float64
+	util        float64
+	sTeam       float64
 
 	measuring bool
 	last      []flowStats // the last interval's per-flow statistics
@@ -99,6 +103,7 @@ func NewSim(cfg Config) (*Sim, error) {
 	}
 	m.frame = make([]float32, NumFeatures)
 	m.partial = make([]float64, m.k)
+	m.agentGood, m.agentActive = make([]float64, m.k), make([]int, m.k)
 	m.params = make([]Params, m.k)
 	// Build one episode now so that a bad scenario (or flow-size file)
 	// fails here, not in Reset.
@@ -455,9 +460,17 @@ func (m *Sim) observe(now clock.Time) {
 	for i := range m.k {
 		a := aggregate(st, m.agentLo[i], m.agentHi[i])
 		m.partial[i] = partialReward(m.cfg.Reward, m.util, a, sTeam)
-		m.team += m.partial[i] / float64(m.k)
+		m.agentGood[i], m.agentActive[i] = float64(a.goodput), a.active
 		fillFrame(m.frame, a, team, m.params[i], link)
 		pushFrame(m.obs[i], m.frame)
+	}
+	var pen float64
+	if lam := m.cfg.Reward.Fairness; lam > 0 {
+		pen = lam * (1 - FairnessIndex(m.agentGood, m.agentActive))
+	}
+	for i := range m.k {
+		m.partial[i] -= pen
+		m.team += m.partial[i] / float64(m.k)
 	}
 	m.intervalStart = now
 }

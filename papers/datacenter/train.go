@@ -230,6 +230,11 @@ func Train(ctx context.Context, cfg TrainConfig) (*Trained, error) {
 		if cfg.Mode == Independent && k > 1 {
 			m.Extra["agent"] = fmt.Sprint(agent)
 		}
+		if f := mv.sims[0].cfg.Reward.Fairness; f != 0 {
+			// Only when set, so files trained with the paper's reward
+			// stay as they were.
+			m.Extra["fairness"] = fmt.Sprint(f)
+		}
 		if cfg.Consensus > 0 {
 			m.Extra["consensus"] = fmt.Sprint(cfg.Consensus)
 		}

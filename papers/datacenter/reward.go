@@ -54,14 +54,21 @@ func FairnessIndex(goodput []float64, active []int) float64 {
 			continue
 		}
 		x := g / float64(active[i])
-		sum += x
-		sq += x * x
-		n++
+		sum, sq, n = sum+x, sq+x*x, n+1
 	}
+	if j, ok := jain(sum, sq, n); ok {
+		return j
+	}
+	return 1
+}
+
+// jain is Jain's index (Σx)²/(n·Σx²) from Σx, Σx² and n; not ok for fewer
+// than two values or all of them zero.
+func jain(sum, sq float64, n int) (float64, bool) {
 	if n < 2 || sq == 0 {
-		return 1
+		return 0, false
 	}
-	return sum * sum / (float64(n) * sq)
+	return sum * sum / (float64(n) * sq), true
 }
 
 func (c *RewardConfig) defaults() {

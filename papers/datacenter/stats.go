@@ -185,15 +185,12 @@ func (e *EpisodeStats) Metrics() Metrics {
 	if e.CtlSegs > 0 {
 		x.RetxPct = 100 * float64(e.CtlRetx) / float64(e.CtlSegs)
 	}
-	if len(e.AgentGoodput) > 1 {
-		var sum, sq float64
-		for _, g := range e.AgentGoodput {
-			sum += float64(g)
-			sq += float64(g) * float64(g)
-		}
-		if sq > 0 {
-			x.AgentJain = sum * sum / (float64(len(e.AgentGoodput)) * sq)
-		}
+	var sum, sq float64
+	for _, g := range e.AgentGoodput {
+		sum, sq = sum+float64(g), sq+float64(g)*float64(g)
+	}
+	if j, ok := jain(sum, sq, len(e.AgentGoodput)); ok {
+		x.AgentJain = j
 	}
 	if e.RTpropSamples > 0 {
 		x.RTpropAccuracy = float64(e.RTpropAccurate) / float64(e.RTpropSamples)

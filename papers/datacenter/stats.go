@@ -144,9 +144,10 @@ type Metrics struct {
 	// BgDone and BgUnfinished count background flows.
 	BgDone, BgUnfinished float64
 	// AgentJain is Jain's fairness index of the agents' goodputs over the
-	// episode (1: equal; 1/K: one agent's flows delivered everything),
-	// NaN with one agent. The reward has no fairness term, so this shows
-	// what a scheme's reward may cost the agents' flows.
+	// episode (1: equal; 1/K: one agent's flows delivered everything, or
+	// the others' never ran), NaN with one agent. The paper's reward has
+	// no fairness term, so this shows what a scheme's reward may cost the
+	// agents' flows.
 	AgentJain float64
 }
 

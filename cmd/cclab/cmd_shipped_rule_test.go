@@ -95,8 +95,9 @@ func TestDCShippedPolicyIsRuleChoice(t *testing.T) {
 	fromRepo := func(path string) (*policy.Policy, error) {
 		return datacenter.LoadPolicy(filepath.Join("..", "..", filepath.FromSlash(path)))
 	}
-	// agents are the file suffixes of a multi-agent policy trained with
-	// independent policies (one file per agent); nil for one file.
+	// independent is the file suffixes of two agents trained with a
+	// policy each (one file per agent); a case's agents are nil for one
+	// file.
 	independent := []string{".agent0", ".agent1"}
 	for _, tc := range []struct {
 		algo, shipped, workload string

@@ -426,11 +426,8 @@ type AgentGridRow struct {
 // the same setting reproduce GridSearch's rows exactly, and the best
 // combination scores at least the best static setting on them.
 func GridSearchPerAgent(ctx context.Context, cfg Config, runs int, seed uint64, jobs int, progress func(done, total int)) ([]AgentGridRow, []Params, error) {
-	s, err := NewSim(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	k, g := s.Agents(), len(GridMinRTT)*len(GridBwRounds)
+	// Config's default is one agent; searchStatic validates the rest.
+	k, g := max(cfg.Agents, 1), len(GridMinRTT)*len(GridBwRounds)
 	if k < 2 {
 		return nil, nil, fmt.Errorf("datacenter: a per-agent grid search needs two or more agents, the configuration has %d", k)
 	}

@@ -18,6 +18,10 @@ import (
 	"github.com/cclab/cclab/scenarios"
 )
 
+// nanEqual is == with NaN equal to itself: a metric undefined in both runs
+// (the agents' Jain index with one agent) is the same in both.
+func nanEqual(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+
 func TestEvaluateIsPairedAndDeterministic(t *testing.T) {
 	cfg := smokeConfig(t)
 	conds, err := LookupConditions([]string{"train", "load"})
@@ -39,11 +43,7 @@ func TestEvaluateIsPairedAndDeterministic(t *testing.T) {
 	if len(rows1) != len(conds)*len(schemes) {
 		t.Fatalf("%d rows, want %d", len(rows1), len(conds)*len(schemes))
 	}
-	// NaN (the agents' Jain index with one agent) equals itself here.
-	same := func(a, b Estimate) bool {
-		eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
-		return eq(a.Mean, b.Mean) && eq(a.CI, b.CI) && a.N == b.N
-	}
+	same := func(a, b Estimate) bool { return nanEqual(a.Mean, b.Mean) && nanEqual(a.CI, b.CI) && a.N == b.N }
 	for i := range rows1 {
 		if len(rows1[i].Metrics) != len(MetricNames) || !maps.EqualFunc(rows1[i].Metrics, rows3[i].Metrics, same) {
 			t.Fatalf("row %d differs between 1 and 3 parallel jobs", i)

@@ -12,7 +12,6 @@ import (
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
 	"github.com/cclab/cclab/internal/fmtnum"
-	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 )
 
@@ -277,38 +276,21 @@ func (r *EvalReport) Write(dir string) error {
 		if sel := sd.Selection; sel != nil {
 			rep.Paragraph(fmt.Sprintf("Shipped-policy rule: %s. Validation: %s; score: %s; scores %.4f: %s.", sel.Rule, sel.Validation, sel.Score, sel.Scores, sd.Schemes[sel.Index]))
 		}
-		perAgent := len(sd.Rows) > 0 && sd.Rows[0].VsStaticPerAgent != nil
-		jain := len(sd.Rows) > 0 && sd.Rows[0].Metrics["agent_jain"].N > 0
+		cols := sd.columns()
+		head := []string{"condition"}
+		for _, c := range cols {
+			head = append(head, c.html)
+		}
 		var rows [][]any
 		for _, row := range sd.Rows {
-			es := []rl.SeedEstimate{row.Metrics["reward"], row.VsDefault, row.VsStatic}
-			if perAgent {
-				g := rl.SeedEstimate{Mean: math.NaN()}
-				if row.VsStaticPerAgent != nil {
-					g = *row.VsStaticPerAgent
-				}
-				es = append(es, g)
-			}
-			es = append(es, row.Metrics["util"])
-			if jain {
-				es = append(es, row.Metrics["agent_jain"])
-			}
-			es = append(es, row.Metrics["rtt_p95_ms"], row.Metrics["small_fct_p95_ms"])
 			cells := []any{row.Condition}
-			for _, e := range es {
+			for _, c := range cols {
+				e := c.get(row)
 				cells = append(cells, report.MeanCI{Mean: e.Mean, CI: e.CI95})
 			}
 			rows = append(rows, cells)
 		}
-		head := []string{"condition", "reward", "vs default BBR", "vs static best"}
-		if perAgent {
-			head = append(head, "vs static best per agent")
-		}
-		head = append(head, "util")
-		if jain {
-			head = append(head, "Jain's index of the agents' goodputs")
-		}
-		rep.Table(sd.Name+" over seeds", append(head, "RTT p95 (ms)", "short FCT p95 (ms)"), rows)
+		rep.Table(sd.Name+" over seeds", head, rows)
 	}
 	rep.Heading("Figures")
 	for _, f := range r.Figures() {

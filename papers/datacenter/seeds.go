@@ -152,32 +152,55 @@ func (s *SeedsSummary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "shipped-policy rule: %s\nvalidation: %s; score: %s\nscores %.4f -> %s\n",
 			sel.Rule, sel.Validation, sel.Score, sel.Scores, s.Schemes[sel.Index])
 	}
-	perAgent := len(s.Rows) > 0 && s.Rows[0].VsStaticPerAgent != nil
+	cols := s.columns()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "condition\treward\tvs default\tvs static best\t"
-	if perAgent {
-		head += "vs static/agent\t"
+	fmt.Fprint(tw, "condition\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.text)
 	}
-	jain := len(s.Rows) > 0 && s.Rows[0].Metrics["agent_jain"].N > 0
-	head += "util\t"
-	if jain {
-		head += "Jain (agents)\t"
-	}
-	fmt.Fprintln(tw, head+"RTT p95 ms\tshort FCT p95 ms\t")
+	fmt.Fprintln(tw)
 	for _, r := range s.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", r.Condition, r.Metrics["reward"].Format(3), r.VsDefault.Format(3), r.VsStatic.Format(3))
-		if perAgent {
-			g := "n/a"
-			if r.VsStaticPerAgent != nil {
-				g = r.VsStaticPerAgent.Format(3)
-			}
-			fmt.Fprintf(tw, "%s\t", g)
+		fmt.Fprintf(tw, "%s\t", r.Condition)
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", c.get(r).Format(c.digits))
 		}
-		fmt.Fprintf(tw, "%s\t", r.Metrics["util"].Format(3))
-		if jain {
-			fmt.Fprintf(tw, "%s\t", r.Metrics["agent_jain"].Format(3))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", r.Metrics["rtt_p95_ms"].Format(2), r.Metrics["small_fct_p95_ms"].Format(0))
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// seedColumn is a column of the over-seeds table: its heading in the text
+// and in the HTML report, its decimals in the text, and its value.
+type seedColumn struct {
+	text, html string
+	digits     int
+	get        func(SeedsRow) rl.SeedEstimate
+}
+
+// columns are the over-seeds table's columns after the condition; the gain
+// over the static best per agent and the agents' Jain index appear when
+// the evaluation has them.
+func (s *SeedsSummary) columns() []seedColumn {
+	metric := func(k string) func(SeedsRow) rl.SeedEstimate {
+		return func(r SeedsRow) rl.SeedEstimate { return r.Metrics[k] }
+	}
+	cols := []seedColumn{
+		{"reward", "reward", 3, metric("reward")},
+		{"vs default", "vs default BBR", 3, func(r SeedsRow) rl.SeedEstimate { return r.VsDefault }},
+		{"vs static best", "vs static best", 3, func(r SeedsRow) rl.SeedEstimate { return r.VsStatic }},
+	}
+	if len(s.Rows) > 0 && s.Rows[0].VsStaticPerAgent != nil {
+		cols = append(cols, seedColumn{"vs static/agent", "vs static best per agent", 3, func(r SeedsRow) rl.SeedEstimate {
+			if r.VsStaticPerAgent == nil {
+				return rl.SeedEstimate{Mean: math.NaN()}
+			}
+			return *r.VsStaticPerAgent
+		}})
+	}
+	cols = append(cols, seedColumn{"util", "util", 3, metric("util")})
+	if len(s.Rows) > 0 && s.Rows[0].Metrics["agent_jain"].N > 0 {
+		cols = append(cols, seedColumn{"Jain (agents)", "Jain's index of the agents' goodputs", 3, metric("agent_jain")})
+	}
+	return append(cols, seedColumn{"RTT p95 ms", "RTT p95 (ms)", 2, metric("rtt_p95_ms")},
+		seedColumn{"short FCT p95 ms", "short FCT p95 (ms)", 0, metric("small_fct_p95_ms")})
 }

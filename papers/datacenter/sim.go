@@ -309,7 +309,7 @@ func (m *Sim) Reset(seed uint64) {
 	}
 	m.step, m.intervalStart, m.lastCap, m.lastAllGood = 0, 0, 0, 0
 	m.measuring = false
-	m.stats = EpisodeStats{PathEvents: len(events), RateEvents: len(s.Bottleneck.Schedule)}
+	m.stats = EpisodeStats{PathEvents: len(events), RateEvents: len(s.Bottleneck.Schedule), AgentGoodput: make([]units.Bytes, m.k)}
 	m.rttHist = metrics.Hist{}
 	end := clock.Time(m.cfg.Interval)
 	n.Sched.RunUntil(end)

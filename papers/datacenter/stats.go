@@ -68,9 +68,6 @@ func (e *EpisodeStats) add(m *Sim) {
 			continue
 		}
 		e.CtlGoodput += s.goodput
-		if e.AgentGoodput == nil {
-			e.AgentGoodput = make([]units.Bytes, m.k)
-		}
 		e.AgentGoodput[c.agent] += s.goodput
 		e.FlowGoodput = append(e.FlowGoodput, float64(s.goodput)*8/m.cfg.Interval.Seconds()/1e6)
 		e.CtlRetx += s.retx

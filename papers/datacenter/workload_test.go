@@ -207,10 +207,7 @@ func TestOnlineEvaluate(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2, _ := OnlineEvaluate(context.Background(), cfg, p, OnlineLR, seeds)
-	// NaN (the agents' Jain index with one agent) equals itself here.
-	same := func(a, b Metrics) bool {
-		return slices.EqualFunc(a.Values(), b.Values(), func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) })
-	}
+	same := func(a, b Metrics) bool { return slices.EqualFunc(a.Values(), b.Values(), nanEqual) }
 	if len(m1) != 3 || !slices.EqualFunc(m1, m2, same) {
 		t.Fatalf("online runs: %d results, deterministic %v", len(m1), slices.EqualFunc(m1, m2, same))
 	}

@@ -400,8 +400,10 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep.Agents = sim.Agents()
-	if f.perAgent && (rep.Agents < 2 || rep.Agents > 3) {
-		return usagef("--static-per-agent needs 2 or 3 agents (a policy of that many, or --agents), this evaluation has %d", rep.Agents)
+	if f.perAgent {
+		if _, err := datacenter.PerAgentGrid(rep.Agents); err != nil {
+			return usagef("--static-per-agent (agents: a policy's, or --agents): %v", err)
+		}
 	}
 	for _, c := range cl {
 		rep.Conditions = append(rep.Conditions, datacenter.ConditionInfo{Name: c.Name, Doc: c.Describe(wl.Random)})

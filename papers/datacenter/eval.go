@@ -428,14 +428,9 @@ type AgentGridRow struct {
 func GridSearchPerAgent(ctx context.Context, cfg Config, runs int, seed uint64, jobs int, progress func(done, total int)) ([]AgentGridRow, []Params, error) {
 	// Config's default is one agent; searchStatic validates the rest.
 	k, g := max(cfg.Agents, 1), len(GridMinRTT)*len(GridBwRounds)
-	if k < 2 {
-		return nil, nil, fmt.Errorf("datacenter: a per-agent grid search needs two or more agents, the configuration has %d", k)
-	}
-	n := 1
-	for range k {
-		if n *= g; n > MaxAgentGrid {
-			return nil, nil, fmt.Errorf("datacenter: a per-agent grid search over %d agents has %d^%d settings, more than %d: at most %d agents", k, g, k, MaxAgentGrid, k-1)
-		}
+	n, err := PerAgentGrid(k)
+	if err != nil {
+		return nil, nil, err
 	}
 	// Combination a gives agent i grid setting (a / g^i) mod g.
 	setting := func(a, agent int) Params {
@@ -457,6 +452,21 @@ func GridSearchPerAgent(ctx context.Context, cfg Config, runs int, seed uint64, 
 		rows[a] = AgentGridRow{Params: ps, Reward: est[a]}
 	}
 	return rows, rows[best].Params, nil
+}
+
+// PerAgentGrid returns how many combinations GridSearchPerAgent plays for
+// the given number of agents, or an error saying how many it accepts.
+func PerAgentGrid(agents int) (int, error) {
+	if agents < 2 {
+		return 0, fmt.Errorf("datacenter: a per-agent grid search needs two or more agents, the configuration has %d", agents)
+	}
+	g, n := len(GridMinRTT)*len(GridBwRounds), 1
+	for i := 1; i <= agents; i++ {
+		if n *= g; n > MaxAgentGrid {
+			return 0, fmt.Errorf("datacenter: a per-agent grid search over %d agents has %d^%d settings, more than %d: at most %d agents", agents, g, agents, MaxAgentGrid, i-1)
+		}
+	}
+	return n, nil
 }
 
 // searchStatic plays runs episodes (seeds seed, seed+1, ...) of each of n

@@ -238,6 +238,8 @@ type dcEvalFlags struct {
 	sets                         stringList
 	wl                           *dcWorkloadFlags
 	onlineLR                     float64
+	// alpha overrides the reward's weight when given (0: the policy's).
+	alpha float64
 }
 
 func (f *dcEvalFlags) register(fs *flag.FlagSet) {
@@ -259,6 +261,7 @@ func (f *dcEvalFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.sets, "set", "override a scenario field (dotted.path=value)")
 	fs.IntVar(&f.agents, "agents", 1, "number of agents when no policy is given (otherwise the policy's)")
 	f.wl = addDCWorkloadFlags(fs)
+	fs.Float64Var(&f.alpha, "alpha", 0, "score every scheme with this reward weight of utilisation against the RTprop/RTT term, in (0, 1] (default: the first policy's, 0.75 without one)")
 	fs.Float64Var(&f.onlineLR, "online-lr", 0, "also evaluate the --policy while it keeps learning (PPO) at this learning rate, the paper's online evaluation (it used 1e-4); 0: off")
 }
 
@@ -357,6 +360,11 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f.valRuns < 0 {
 		return usagef("--validation-runs must be non-negative, got %d", f.valRuns)
 	}
+	alphaSet := false
+	fs.Visit(func(fl *flag.Flag) { alphaSet = alphaSet || fl.Name == "alpha" })
+	if alphaSet && !(f.alpha > 0 && f.alpha <= 1) {
+		return usagef("--alpha must be in (0, 1], got %g", f.alpha)
+	}
 	if f.valSeed == 0 {
 		f.valSeed = f.seed + datacenter.ValidationSeedOffset
 	}
@@ -394,6 +402,12 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	ls, err := f.learned(rep, &cfg)
 	if err != nil {
 		return err
+	}
+	if alphaSet {
+		// After the policies are loaded: they must agree with each other
+		// on the reward they were trained with, whatever it is scored with.
+		cfg.Reward.Alpha = f.alpha
+		rep.Alpha = f.alpha
 	}
 	sim, err := datacenter.NewSim(cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,52 @@ func TestDCEvalSeeds(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "eval", "report.html")); err != nil {
 		t.Errorf("--out: %v", err)
+	}
+}
+
+// TestDCEvalAlpha scores the baselines with three reward weights on the
+// same episodes: the reward is linear in alpha per episode (r(1/2) =
+// 2 r(3/4) - r(1)), at alpha 1 it is the utilisation term alone, and the
+// weight is recorded; a weight outside (0, 1] is a usage error.
+func TestDCEvalAlpha(t *testing.T) {
+	expectUsageErrors(t, [][]string{
+		{"dc", "eval", "--alpha", "0"},
+		{"dc", "eval", "--alpha", "1.5"},
+		{"dc", "eval", "--alpha", "-0.5", "--policy", "none"},
+	})
+	type result struct {
+		Scheme  string
+		Rewards []float64
+		Metrics map[string]struct{ Mean float64 }
+	}
+	rewards := map[string]map[string][]float64{}
+	for _, a := range []string{"1", "0.75", "0.5"} {
+		code, out, errs := runCmd(t, "dc", "eval", "--policy", "none", "--alpha", a, "--static-best", "0.1,3", "--conditions", "train", "--runs", "1", "--json")
+		if code != 0 {
+			t.Fatalf("alpha %s: exit %d: %s", a, code, errs)
+		}
+		var rep struct {
+			Alpha   float64
+			Results []result
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]float64{"1": 1, "0.75": 0.75, "0.5": 0.5}[a]; rep.Alpha != want || len(rep.Results) != 2 {
+			t.Fatalf("alpha %s: recorded %g, %d rows", a, rep.Alpha, len(rep.Results))
+		}
+		rewards[a] = map[string][]float64{}
+		for _, r := range rep.Results {
+			rewards[a][r.Scheme] = r.Rewards
+			if u := r.Metrics["util"].Mean; a == "1" && math.Abs(r.Rewards[0]-u) > 1e-12 {
+				t.Errorf("%s at alpha 1: reward %v, utilisation %v", r.Scheme, r.Rewards[0], u)
+			}
+		}
+	}
+	for _, s := range []string{"default BBR", "static best"} {
+		r1, r3, r5 := rewards["1"][s][0], rewards["0.75"][s][0], rewards["0.5"][s][0]
+		if math.Abs(r5-(2*r3-r1)) > 1e-12 || r1 == r5 {
+			t.Errorf("%s: rewards %v (alpha 1), %v (3/4), %v (1/2) are not linear in alpha", s, r1, r3, r5)
+		}
 	}
 }

@@ -82,6 +82,9 @@ type EvalReport struct {
 	Traces         map[string][]TracePoint `json:"traces,omitempty"`
 	// TraceSeed is the training-condition episode the traces show.
 	TraceSeed uint64 `json:"trace_seed"`
+	// Alpha is the reward weight every scheme was scored with when
+	// dc eval --alpha overrode the policies' (0: theirs).
+	Alpha float64 `json:"alpha,omitempty"`
 	// Seeds summarises independently trained policies of one learned
 	// scheme (dc eval --seed-policy), whose per-policy rows are in Rows.
 	Seeds *SeedsSummary `json:"seeds,omitempty"`
@@ -228,6 +231,9 @@ func (r *EvalReport) Write(dir string) error {
 	rep := report.New("Data-centre BBR parameter tuning: evaluation")
 	rep.Paragraph(fmt.Sprintf("%d episodes per scheme and condition (seeds %d-%d, the same for every scheme), %d agent(s). Static best: %v (grid search over %d settings, %d episodes each, on the training condition).",
 		r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, r.Agents, r.StaticBest, len(r.Grid), r.GridRuns))
+	if r.Alpha != 0 {
+		rep.Paragraph(fmt.Sprintf("Every scheme scored with the reward weight alpha = %g (--alpha).", r.Alpha))
+	}
 	var cl []string
 	for _, c := range r.Conditions {
 		cl = append(cl, fmt.Sprintf("%s: %s", c.Name, c.Doc))

@@ -24,6 +24,9 @@ func fmtEst(e Estimate, digits int) string {
 // WriteText writes the evaluation as the tables cclab dc eval prints.
 func (r *EvalReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Data-centre BBR tuning: %d episodes per scheme and condition (seeds %d-%d), %d agent(s)\n", r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, r.Agents)
+	if r.Alpha != 0 {
+		fmt.Fprintf(w, "reward: every scheme scored with alpha %g (--alpha)\n", r.Alpha)
+	}
 	if len(r.Grid) > 0 {
 		fmt.Fprintf(w, "static best: %v (grid search, %d settings x %d episodes on the training condition)\n", r.StaticBest, len(r.Grid), r.GridRuns)
 	} else {

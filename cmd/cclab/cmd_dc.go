@@ -22,6 +22,14 @@ func init() {
 	register(&command{name: "dc eval", summary: "compare default BBR, the best static windows and trained agents on training and unseen data-centre conditions", run: runDCEval})
 }
 
+// checkAlpha is --alpha's usage error, nil for a weight in (0, 1].
+func checkAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha <= 1) {
+		return usagef("--alpha must be in (0, 1], got %g", alpha)
+	}
+	return nil
+}
+
 // dcConfig builds the environment configuration from the shared flags.
 func dcConfig(scn string, sets []string, agents int, action string, history int, interval time.Duration, episode int, alpha float64, tau time.Duration) (datacenter.Config, error) {
 	if scn == "" {
@@ -44,9 +52,11 @@ func dcConfig(scn string, sets []string, agents int, action string, history int,
 		return datacenter.Config{}, usagef("--interval must be at least 1ms, got %v", interval)
 	case episode < 1:
 		return datacenter.Config{}, usagef("--episode must be at least 1 step, got %d", episode)
-	case !(alpha > 0 && alpha <= 1):
-		return datacenter.Config{}, usagef("--alpha must be in (0, 1], got %g", alpha)
-	case tau <= 0:
+	}
+	if err := checkAlpha(alpha); err != nil {
+		return datacenter.Config{}, err
+	}
+	if tau <= 0 {
 		return datacenter.Config{}, usagef("--tau must be positive, got %v", tau)
 	}
 	cfg := datacenter.Config{Base: base, Agents: agents, Action: kind, History: history, Interval: interval, Steps: episode,
@@ -351,19 +361,18 @@ func runDCEval(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("dc eval takes no arguments, got %q", pos)
 	}
 	if len(f.seedPols) > 0 {
-		explicit := false
-		fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "policy" })
-		if explicit {
+		if flagGiven(fs, "policy") {
 			return usagef("--policy and --seed-policy exclude each other: give every independently trained policy as a --seed-policy")
 		}
 	}
 	if f.valRuns < 0 {
 		return usagef("--validation-runs must be non-negative, got %d", f.valRuns)
 	}
-	alphaSet := false
-	fs.Visit(func(fl *flag.Flag) { alphaSet = alphaSet || fl.Name == "alpha" })
-	if alphaSet && !(f.alpha > 0 && f.alpha <= 1) {
-		return usagef("--alpha must be in (0, 1], got %g", f.alpha)
+	alphaSet := flagGiven(fs, "alpha")
+	if alphaSet {
+		if err := checkAlpha(f.alpha); err != nil {
+			return err
+		}
 	}
 	if f.valSeed == 0 {
 		f.valSeed = f.seed + datacenter.ValidationSeedOffset

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cclab/cclab/internal/racebuild"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/space"
@@ -232,6 +233,9 @@ func TestEnsembleRefusals(t *testing.T) {
 }
 
 func TestEnsembleActDoesNotAllocate(t *testing.T) {
+	if racebuild.Enabled {
+		t.Skip("under -race sync.Pool drops pooled GEMM buffers at random, so they are allocated again")
+	}
 	for _, head := range []Head{Squash, Argmax} {
 		e, err := NewEnsemble([]*Policy{member(t, head, 1, nil), member(t, head, 2, nil)}, "")
 		if err != nil {

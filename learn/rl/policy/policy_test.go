@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cclab/cclab/internal/atomicfile"
+	"github.com/cclab/cclab/internal/racebuild"
 	"github.com/cclab/cclab/learn/rl/nn"
 	"github.com/cclab/cclab/learn/rl/norm"
 	"github.com/cclab/cclab/learn/rl/space"
@@ -169,6 +170,9 @@ func TestCheckNamesMismatch(t *testing.T) {
 }
 
 func TestActDoesNotAllocate(t *testing.T) {
+	if racebuild.Enabled {
+		t.Skip("under -race sync.Pool drops pooled GEMM buffers at random, so they are allocated again")
+	}
 	p := testPolicy(t, Squash, true)
 	x := []float32{1, 2, 3, 4}
 	p.ActInto(x)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cclab/cclab/internal/racebuild"
 )
 
 // tanhMaxULP is the accuracy Tanh32 is held to: the largest distance, in
@@ -197,6 +199,9 @@ func TestTanhBackward(t *testing.T) {
 // TestTanhNoAlloc: the tanh passes and a fused tanh product allocate
 // nothing.
 func TestTanhNoAlloc(t *testing.T) {
+	if racebuild.Enabled {
+		t.Skip("under -race sync.Pool drops pooled GEMM buffers at random, so they are allocated again")
+	}
 	r := rand.New(rand.NewPCG(17, 18))
 	x, dz, gb := randVec(r, 64*256), randVec(r, 64*256), randVec(r, 256)
 	a, b, c := randVec(r, 64*100), randVec(r, 100*256), make([]float32, 64*256)

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -173,8 +174,13 @@ type Forwarder struct {
 
 	snd, rcv int
 	wake     int
-	start    time.Time
-	byKey    map[uint32]int32
+	// The clock's origin is base plus shift: base is fixed in New, and
+	// Run moves the origin to its own start by setting shift, which
+	// endpoint goroutines reading Now meanwhile see atomically (a
+	// time.Time rewritten in place is a data race for them).
+	base  time.Time
+	shift atomic.Int64 // nanoseconds
+	byKey map[uint32]int32
 
 	mu     sync.Mutex
 	posted []func(now clock.Time)
@@ -202,19 +208,23 @@ func New(sndTUN, rcvTUN int, build func(s *sim.Scheduler, pool *packet.Pool, obs
 	}
 	l.Output = f.output
 	f.Link = l
-	f.start = time.Now()
+	f.base = time.Now()
 	return f, nil
 }
 
 // Close releases the forwarder's wake-up descriptor (not the TUNs).
 func (f *Forwarder) Close() error { return unix.Close(f.wake) }
 
-// Now returns the time since the forwarder was created; it is the clock of
-// every timestamp the emulator records.
-func (f *Forwarder) Now() clock.Time { return clock.Time(time.Since(f.start)) }
+// Now returns the time since the forwarder was created, or since Run
+// started if nothing ran before it (setup between New and Run is not part
+// of the run); it is the clock of every timestamp the emulator records,
+// safe from any goroutine.
+func (f *Forwarder) Now() clock.Time {
+	return clock.Time(time.Since(f.base) - time.Duration(f.shift.Load()))
+}
 
 // Start returns the wall-clock origin of Now.
-func (f *Forwarder) Start() time.Time { return f.start }
+func (f *Forwarder) Start() time.Time { return f.base.Add(time.Duration(f.shift.Load())) }
 
 func key(proto uint8, port uint16) uint32 { return uint32(proto)<<16 | uint32(port) }
 
@@ -286,7 +296,7 @@ func (f *Forwarder) Run(until clock.Time) error {
 	if f.S.Now() == 0 && f.S.Events() == 0 {
 		// Setup between New and Run (namespaces, sockets) is not part of
 		// the run.
-		f.start = time.Now()
+		f.shift.Store(int64(time.Since(f.base)))
 	}
 	fds := []unix.PollFd{
 		{Fd: int32(f.snd), Events: unix.POLLIN},

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -133,6 +134,57 @@ func FuzzReadGridFile(f *testing.F) {
 		for _, a := range axes {
 			if a.check() != nil {
 				t.Fatalf("%q: axis %+v accepted", data, a)
+			}
+		}
+	})
+}
+
+// FuzzReadManifest feeds manifest.json contents to the loader that a
+// resume, a merge and a report use, once as they are and once with the
+// hash recomputed (so that the checks behind it are reached too, as a
+// manifest edited by hand and re-hashed would reach them): it must refuse
+// them with the file's name or return a manifest whose counts are sane,
+// never panic.
+func FuzzReadManifest(f *testing.F) {
+	m := &Manifest{Format: Format, Scenario: "dumbbell", Runs: 2, Combinations: 2, Shard: Shard{0, 1},
+		Grid: []Axis{{Key: "cc", Values: []string{"newreno", "cubic"}}}, FirstSeed: 1}
+	m.Hash = m.hash()
+	good, err := json.Marshal(m)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"format":1}`))
+	f.Add([]byte(`not json`))
+	f.Add([]byte(strings.Replace(string(good), `"runs":2`, `"runs":4611686018427387904`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"combinations":2`, `"combinations":-2`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(data []byte) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ManifestFile)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, RowsFile), nil, 0o644)
+			got, rs, err := Load(dir, nil)
+			if err != nil {
+				if !strings.Contains(err.Error(), path) {
+					t.Fatalf("error without the file: %v", err)
+				}
+				return
+			}
+			if got.Runs < 1 || got.Combinations < 1 || got.Jobs() < got.Runs || got.Jobs() < got.Combinations ||
+				got.Jobs()/got.Runs != got.Combinations || got.ShardJobs() < 0 || got.ShardJobs() > got.Jobs() || len(rs.rows) != 0 {
+				t.Fatalf("accepted a manifest with %d runs of %d combinations (%d jobs, %d in its shard)",
+					got.Runs, got.Combinations, got.Jobs(), got.ShardJobs())
+			}
+		}
+		check(data)
+		var edited Manifest
+		if json.Unmarshal(data, &edited) == nil {
+			edited.Hash = edited.hash()
+			if b, err := json.Marshal(&edited); err == nil {
+				check(b)
 			}
 		}
 	})

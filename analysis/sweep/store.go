@@ -57,7 +57,15 @@ func ReadManifest(dir string) (*Manifest, error) {
 		if err := a.check(); err != nil {
 			return nil, fmt.Errorf("%s: corrupt grid: %v", path, err)
 		}
+		// Planning bounds a sweep at MaxJobs runs; a manifest beyond it
+		// (edited by hand) would overflow the job count.
+		if len(a.Values) > MaxJobs/combos {
+			return nil, fmt.Errorf("%s: corrupt grid: more than %d combinations", path, MaxJobs)
+		}
 		combos *= len(a.Values)
+	}
+	if m.Runs > MaxJobs/combos {
+		return nil, fmt.Errorf("%s: corrupt manifest: %d runs of %d combinations, more than the %d runs a sweep may have", path, m.Runs, combos, MaxJobs)
 	}
 	if combos != m.Combinations {
 		return nil, fmt.Errorf("%s: corrupt manifest: %d combinations recorded, the grid gives %d", path, m.Combinations, combos)

@@ -7,11 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cclab/cclab/core/clock"
-	"github.com/cclab/cclab/core/sim"
-	"github.com/cclab/cclab/emu/link"
 	nlink "github.com/cclab/cclab/netsim/link"
-	"github.com/cclab/cclab/netsim/packet"
-	"github.com/cclab/cclab/netsim/queue"
 )
 
 // TestClockOrigin: setup between New and Run is not part of the run (Run
@@ -29,17 +25,7 @@ func TestClockOrigin(t *testing.T) {
 		defer unix.Close(fds[i][0])
 		defer unix.Close(fds[i][1])
 	}
-	f, err := link.New(fds[0][0], fds[1][0], func(s *sim.Scheduler, pool *packet.Pool, obs nlink.Observer) (*nlink.Link, error) {
-		q, err := queue.NewDropTail(queue.Limit{Packets: 10})
-		if err != nil {
-			return nil, err
-		}
-		return nlink.New(s, pool, nlink.Config{Rate: 1e6, Queue: q}, obs)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := newForwarder(t, fds[0][0], fds[1][0], nlink.Config{Rate: 1e6})
 	f.NoRealtime = true
 	created := f.Start()
 	const setup = 30 * time.Millisecond

@@ -44,17 +44,25 @@ func setup(t *testing.T, cfg nlink.Config) (*netns.Pair, *link.Forwarder) {
 			t.Errorf("removing namespaces: %v", err)
 		}
 	})
+	return p, newForwarder(t, p.SndTUN, p.RcvTUN, cfg)
+}
+
+// newForwarder returns a forwarder between the two descriptors whose
+// bottleneck is cfg (Queue defaults to a 1000-packet DropTail), closed
+// when the test ends.
+func newForwarder(t *testing.T, snd, rcv int, cfg nlink.Config) *link.Forwarder {
+	t.Helper()
 	if cfg.Queue == nil {
 		cfg.Queue, _ = queue.NewDropTail(queue.Limit{Packets: 1000})
 	}
-	f, err := link.New(p.SndTUN, p.RcvTUN, func(s *sim.Scheduler, pool *packet.Pool, obs nlink.Observer) (*nlink.Link, error) {
+	f, err := link.New(snd, rcv, func(s *sim.Scheduler, pool *packet.Pool, obs nlink.Observer) (*nlink.Link, error) {
 		return nlink.New(s, pool, cfg, obs)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return p, f
+	return f
 }
 
 // stamped receives datagrams whose first 8 bytes carry their send time on

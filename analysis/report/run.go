@@ -31,7 +31,7 @@ func WriteRunDir(dir string, s *scenario.Scenario, r *experiment.Result, n *netw
 	if err := WriteJSON(filepath.Join(dir, "summary.json"), r); err != nil {
 		return err
 	}
-	if y, err := s.Marshal(); err == nil {
+	if y, err := s.MarshalFor(dir); err == nil {
 		if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), y, 0o644); err != nil {
 			return err
 		}

@@ -63,6 +63,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *seed < 0 && flagGiven(fs, "seed") {
 		return usagef("--seed %d: want a seed >= 0", *seed)
 	}
+	if *sample < 0 || (*sample == 0 && flagGiven(fs, "sample")) {
+		return usagef("--sample %v: want a positive interval (e.g. 100ms); omit it for the scenario's or 100ms", *sample)
+	}
 	if err := checkCaptures(capture); err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ func TestOverrideErrorsNameTheFlag(t *testing.T) {
 		{[]string{"run", satcomLike, "--set", "bottleneck.loss.p=2"}, "--set bottleneck.loss.p=2: bottleneck.loss.p: must be in [0, 1)"},
 		{[]string{"run", satcomLike, "--cc", "nosuch"}, "--cc nosuch: flows[0].cc: unknown congestion controller"},
 		{[]string{"run", satcomLike, "--seed", "-5"}, "--seed -5: want a seed >= 0"},
+		{[]string{"run", satcomLike, "--sample", "-1s"}, "--sample -1s: want a positive interval"},
+		{[]string{"run", satcomLike, "--set", "bottleneck.queue.limit=42.0"}, "--set bottleneck.queue.limit=42.0: bottleneck.queue.limit: a bare number is a packet count"},
 		{[]string{"sweep", satcomLike, "--out", t.TempDir(), "--seed", "-5"}, "--seed -5: want a seed >= 0"},
 	}
 	for _, c := range cases {

@@ -112,11 +112,16 @@ var byteUnits = map[string]float64{
 
 // ParseBytes parses a size such as "1500", "1500B", "150KB", "1.5MB" or
 // "64KiB". KB, MB and GB are decimal (1000-based), as in networking; KiB, MiB
-// and GiB are binary.
+// and GiB are binary. The prefix's case is free (kB, KB), the B's is not:
+// a lower-case b is a bit in networking ("600Kb" is 75 KB), so it is
+// refused rather than read as a byte.
 func ParseBytes(s string) (Bytes, error) {
 	v, unit, err := splitNumber(s)
 	if err != nil {
 		return 0, err
+	}
+	if strings.HasSuffix(unit, "b") && len(unit) <= 3 {
+		return 0, fmt.Errorf("%q: %q counts bits; a size is in bytes, with a capital B (B, KB, MB, GB, KiB, MiB, GiB)", s, unit)
 	}
 	m, ok := byteUnits[strings.ToLower(unit)]
 	if !ok {
@@ -143,11 +148,16 @@ const MaxBandwidth = 1e15
 
 // ParseBandwidth parses a rate such as "256kbps", "1Mbps", "10 Mbit/s" or
 // "1Gbps". A unit is required: a bare number is ambiguous between bits and
-// bytes per second.
+// bytes per second. The prefix's case is free (mbps, Mbps); "MBps", a
+// capital B, is bytes per second, eight times the rate, and is refused
+// rather than read as Mbps.
 func ParseBandwidth(s string) (Bandwidth, error) {
 	v, unit, err := splitNumber(s)
 	if err != nil {
 		return 0, err
+	}
+	if i := strings.Index(unit, "B"); i >= 0 && (strings.HasPrefix(unit[i+1:], "ps") || strings.HasPrefix(unit[i+1:], "/s")) {
+		return 0, fmt.Errorf("%q: %q is bytes per second; rates are in bits per second (bps, kbps, Mbps, Gbps: %g %s is %g %sbit/s)", s, unit, v, unit, 8*v, unit[:i])
 	}
 	m, ok := rateUnits[strings.ToLower(unit)]
 	if !ok {

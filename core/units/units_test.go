@@ -16,7 +16,13 @@ func TestParseBytes(t *testing.T) {
 		{"150KB", 150000, true},
 		{"1.5MB", 1500000, true},
 		{"64KiB", 65536, true},
-		{" 2 gb ", 2e9, true},
+		{" 2 GB ", 2e9, true},
+		{"2kB", 2000, true},
+		{"2 bytes", 2, true},
+		{" 2 gb ", 0, false}, // b is a bit
+		{"600Kb", 0, false},
+		{"1b", 0, false},
+		{"64kib", 0, false},
 		{"1e3KB", 1e6, true},
 		{"", 0, false},
 		{"KB", 0, false},
@@ -48,7 +54,11 @@ func TestParseBandwidth(t *testing.T) {
 		{"1Gbps", 1e9, true},
 		{"0.5Mbps", 5e5, true},
 		{"100", 0, false},
-		{"1MBps", 1e6, true}, // case-insensitive: MBps is read as Mbps
+		{"1mbps", 1e6, true},
+		{"1MBit/s", 1e6, true},
+		{"1MBps", 0, false}, // bytes per second, not Mbps
+		{"1 KB/s", 0, false},
+		{"1Bps", 0, false},
 		{"-1Mbps", 0, false},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,7 @@ func TestAbsurdRunsRefusedUpFront(t *testing.T) {
 		{"sample 1us", "name: t\nduration: 60s\nsample: 1us\nbottleneck: {rate: 10Mbps}\nflows: [{cc: newreno}]\n", "sample less often"},
 		{"rto 1ns", "name: t\nbottleneck: {rate: 10Mbps}\ntransport: {min_rto: 1ns, max_rto: 1ns}\nflows: [{cc: newreno}]\n", "test.yaml:3:22: transport.min_rto: must be at least 1µs"},
 		{"max_rto below the default min", "name: t\nbottleneck: {rate: 10Mbps}\ntransport: {max_rto: 1ms}\nflows: [{cc: newreno}]\n", "test.yaml:3:22: transport.max_rto: need min_rto <= max_rto"},
-		{"recv_window 0B", "name: t\nbottleneck: {rate: 10Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be positive"},
+		{"recv_window 0B", "name: t\nbottleneck: {rate: 10Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be at least one MSS"},
 	}
 	for _, tt := range tests {
 		_, err := parseScenarioAs(tt.yml)

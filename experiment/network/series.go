@@ -65,8 +65,9 @@ type FlowSeries struct {
 	// interval, retransmissions included.
 	SentMbps []float64
 	// CarriedMbps is what the bottleneck transmitted for the flow over
-	// the last interval (headers included): never more than the link's
-	// rate, summed over flows.
+	// the last interval (headers included), each packet counted whole in
+	// the interval where its transmission ends: summed over flows, at most
+	// the link's rate plus one packet per interval.
 	CarriedMbps []float64
 }
 

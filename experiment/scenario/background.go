@@ -96,6 +96,9 @@ func (s *Scenario) validateBackground(b *Background, p string, depth int) error 
 		if b.Load == 0 && b.Interval.V <= 0 {
 			return errf(p+".interval", "arrivals need a mean inter-arrival time (interval) or an offered load (load)")
 		}
+		if b.Load > 0 && b.Interval.IsSet() {
+			return errf(p+".interval", "give interval or load, not both (load %g sets the mean inter-arrival time itself)", b.Load)
+		}
 	case "sequence":
 		if depth > 0 {
 			return errf(p+".type", "sequences cannot be nested")

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -237,4 +238,71 @@ func zeroCount(file *ast.File) *position {
 		}), doc.Body)
 	}
 	return found
+}
+
+// fractionalInt finds a number with a fraction ("2.7", "25e-1") given
+// for a whole-number field (count, loss_hops, seed...): the
+// YAML library truncates it to an integer without a word, where --set
+// refuses the same value. It returns the value's position and text.
+func fractionalInt(file *ast.File) (*position, string) {
+	var found *position
+	var value string
+	var walk func(n ast.Node, t reflect.Type)
+	walk = func(n ast.Node, t reflect.Type) {
+		for found == nil && n != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if found != nil || n == nil {
+			return
+		}
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			// The library reads "2.7" as a float and "25e-1" as a string,
+			// and truncates both; 2.0 and 1e3 are whole and stand.
+			tk := n.GetToken()
+			if _, ok := n.(*ast.FloatNode); !ok {
+				if _, ok := n.(*ast.StringNode); !ok {
+					break
+				}
+			}
+			if tk == nil || tk.Position == nil {
+				break
+			}
+			if v, err := strconv.ParseFloat(tk.Value, 64); err == nil && v != math.Trunc(v) {
+				found = &position{tk.Position.Line, tk.Position.Column, strings.TrimPrefix(n.GetPath(), "$.")}
+				value = tk.Value
+			}
+		case reflect.Slice, reflect.Array:
+			if sq, ok := n.(*ast.SequenceNode); ok {
+				for _, v := range sq.Values {
+					walk(v, t.Elem())
+				}
+			}
+		case reflect.Struct:
+			var values []*ast.MappingValueNode
+			switch m := n.(type) {
+			case *ast.MappingNode:
+				values = m.Values
+			case *ast.MappingValueNode:
+				values = []*ast.MappingValueNode{m}
+			}
+			for _, mv := range values {
+				if mv.Key == nil {
+					continue
+				}
+				for i := range t.NumField() {
+					if yamlName(t.Field(i)) == mv.Key.String() {
+						walk(mv.Value, t.Field(i).Type)
+					}
+				}
+			}
+		}
+	}
+	for _, doc := range file.Docs {
+		if doc != nil && doc.Body != nil {
+			walk(doc.Body, reflect.TypeFor[Scenario]())
+		}
+	}
+	return found, value
 }

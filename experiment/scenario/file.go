@@ -8,11 +8,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"github.com/cclab/cclab/internal/boundedio"
 	"github.com/cclab/cclab/internal/yamlguard"
+	"github.com/cclab/cclab/netsim/traffic"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -89,6 +92,9 @@ func decodeUnguarded(data []byte, name string) (*Scenario, *ast.File, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s", positioned(name, firstLine(yaml.FormatError(err, false, false))))
 	}
+	if len(file.Docs) == 0 || file.Docs[0] == nil || file.Docs[0].Body == nil {
+		return nil, nil, fmt.Errorf("%s: empty scenario file (only comments or blank lines)", name)
+	}
 	for _, doc := range file.Docs[min(1, len(file.Docs)):] {
 		if doc == nil || doc.Body == nil {
 			continue // an empty document after a final "---"
@@ -102,6 +108,9 @@ func decodeUnguarded(data []byte, name string) (*Scenario, *ast.File, error) {
 	var s Scenario
 	if err := yaml.UnmarshalWithOptions(data, &s, yaml.Strict()); err != nil {
 		return nil, nil, decodeError(err, file, name)
+	}
+	if at, v := fractionalInt(file); at != nil {
+		return nil, nil, fmt.Errorf("%s:%d:%d: %s: must be a whole number, got %s", name, at.line, at.col, at.path, v)
 	}
 	// An absent count means 1; an explicit 0 is a mistake, not 1.
 	if at := zeroCount(file); at != nil {
@@ -131,8 +140,16 @@ func decodeError(err error, file *ast.File, name string) error {
 		te *yaml.TypeError
 		ue *yaml.UnknownFieldError
 		ne *yaml.UnexpectedNodeTypeError
+		oe *yaml.OverflowError
 	)
 	switch {
+	case errors.As(err, &oe) && oe.Token != nil && oe.Token.Position != nil:
+		pos := oe.Token.Position
+		path := pathAt(file, pos.Line, pos.Column)
+		if path == "" {
+			path = "value"
+		}
+		return fmt.Errorf("%s:%d:%d: %s: %s out of range for %s", name, pos.Line, pos.Column, path, oe.SrcNum, kindName(oe.DstType))
 	case errors.As(err, &ne) && ne.Token != nil && ne.Token.Position != nil:
 		pos := ne.Token.Position
 		path := pathAt(file, pos.Line, pos.Column)
@@ -266,6 +283,39 @@ func parentPath(p string) string {
 // scenario of a run next to its results).
 func (s *Scenario) Marshal() ([]byte, error) {
 	return yaml.MarshalWithOptions(s, yaml.OmitEmpty(), yaml.OmitZero())
+}
+
+// MarshalFor is Marshal for a copy of the scenario written into dir: its
+// relative file paths (the bottleneck's trace, background size CDFs) are
+// rewritten to reach the same files from dir, so that the copy re-runs
+// from where it is. A path that names no file on disk (a built-in trace,
+// found by name anywhere) is kept as written.
+func (s *Scenario) MarshalFor(dir string) ([]byte, error) {
+	c := s.Clone()
+	rebase := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if _, err := os.Stat(s.Path(p)); err != nil {
+			return p
+		}
+		abs, err1 := filepath.Abs(s.Path(p))
+		base, err2 := filepath.Abs(dir)
+		if err1 != nil || err2 != nil {
+			return p
+		}
+		if rel, err := filepath.Rel(base, abs); err == nil {
+			return rel
+		}
+		return abs
+	}
+	c.Bottleneck.Trace = rebase(c.Bottleneck.Trace)
+	for i := range c.Background {
+		if b := &c.Background[i]; !slices.Contains(traffic.NamedDistributions(), b.Sizes) {
+			b.Sizes = rebase(b.Sizes)
+		}
+	}
+	return c.Marshal()
 }
 
 // Clone returns a deep copy, so that parallel runs can each modify their own.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -181,7 +182,7 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"scale_background negative", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, scale_background: -2}]}\nflows: [{cc: newreno}]\n" + bg, "scale_background: must be a factor >= 0"},
 		{"unknown stop_background", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [bgg]}]}\nflows: [{cc: newreno}]\n" + bg, `bottleneck.schedule[0].stop_background[0]: no background source is named "bgg" (background sources: bg)`},
 		{"stop_background names a flow", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, stop_background: [f]}]}\nflows: [{name: f, cc: newreno}]\n" + bg, `no background source is named "f"`},
-		{"recv_window 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be positive"},
+		{"recv_window 0B", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 0B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be at least one MSS"},
 		{"flow after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, start: 20s}]\n", "x.yaml:4:30: flows[0].start: 20s is not before the end of the run (duration 10s)"},
 		{"schedule after the end", "name: x\nduration: 10s\nbottleneck: {rate: 1Mbps, schedule: [{at: 11s, rate: 2Mbps}]}\nflows: [{cc: newreno}]\n", "bottleneck.schedule[0].at: 11s is after the end of the run"},
 		{"count 0", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 0}]\n", "x.yaml:3:30: flows[0].count: must be at least 1, got 0"},
@@ -218,6 +219,25 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"ack_read_share above 1", "name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: 80us, ack_read_share: 1.5}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_share: must be in [0, 1]"},
 		{"ack_read_share NaN", "name: x\nbottleneck: {rate: 1Mbps, ack_read_share: .nan}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_share: must be in [0, 1]"},
 		{"ack_read_delay negative", "name: x\nbottleneck: {rate: 1Mbps, ack_read_delay: -5us}\nflows: [{cc: newreno}]\n", "bottleneck.ack_read_delay: \"-5us\": a duration cannot be negative"},
+		// Each of these delivered nothing, or something else than asked,
+		// without a word before (the audit of 2026-12-07).
+		{"queue limit 42.0", "name: x\nbottleneck: {rate: 1Mbps, queue: {limit: 42.0}}\nflows: [{cc: newreno}]\n", "x.yaml:2:42: bottleneck.queue.limit: a bare number is a packet count and must be a whole number, got \"42.0\""},
+		{"queue limit 1e2", "name: x\nbottleneck: {rate: 1Mbps, queue: {limit: 1e2}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.limit: a bare number is a packet count"},
+		{"queue limit below a packet", "name: x\nbottleneck: {rate: 1Mbps, queue: {limit: 1499B}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.limit: \"1499B\" holds no full-size packet (1500 bytes with its header)"},
+		{"schedule queue below a packet", "name: x\nbottleneck: {rate: 1Mbps, schedule: [{at: 1s, queue: {limit: 1KB}}]}\nflows: [{cc: newreno}]\n", "bottleneck.schedule[0].queue.limit: \"1KB\" holds no full-size packet"},
+		{"queue limit in bits", "name: x\nbottleneck: {rate: 1Mbps, queue: {limit: 150Kb}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.limit: \"150Kb\": \"Kb\" counts bits"},
+		{"rate in bytes", "name: x\nbottleneck: {rate: 1MBps}\nflows: [{cc: newreno}]\n", "bottleneck.rate: \"1MBps\": \"MBps\" is bytes per second"},
+		{"recv_window below an MSS", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 1447B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be at least one MSS (1448 bytes"},
+		{"start_spread past the end", "name: x\nduration: 5s\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 20, start_spread: 100s}]\n", "flows[0].start_spread: start 0s + start_spread 1m40s is after the end of the run (duration 5s)"},
+		{"interval and load", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\nbackground: [{name: web, type: arrivals, cc: cubic, sizes: websearch, load: 0.5, interval: 10ms}]\n", "background[0].interval: give interval or load, not both"},
+		{"count 2.7", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 2.7}]\n", "x.yaml:3:30: flows[0].count: must be a whole number, got 2.7"},
+		{"loss_hops 2.5", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, loss: {model: bernoulli, p: 0.01}, loss_hops: 2.5}]\n", "flows[0].loss_hops: must be a whole number, got 2.5"},
+		{"background count 2.5", "name: x\nbottleneck: {rate: 1Mbps}\nbackground: [{name: b, type: cbr, rate: 100kbps, count: 2.5}]\n", "background[0].count: must be a whole number, got 2.5"},
+		{"seed 25e-1", "name: x\nseed: 25e-1\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n", "x.yaml:2:7: seed: must be a whole number, got 25e-1"},
+		{"seed negative", "name: x\nseed: -4\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\n", "x.yaml:2:7: seed: -4 out of range for a non-negative integer"},
+		{"codel target", "name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: codel, target: 1ms, interval: 1ms}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.target: must be below interval (1ms), got 1ms"},
+		{"codel target above the default interval", "name: x\nbottleneck: {rate: 1Mbps, queue: {discipline: codel, target: 200ms}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.target: must be below interval (100ms), got 200ms"},
+		{"only a comment", "# a scenario to write\n", "x.yaml: empty scenario file (only comments or blank lines)"},
 	}
 	for _, tt := range tests {
 		if got := parseErr(tt.in); !strings.Contains(got, tt.want) {
@@ -266,5 +286,55 @@ func TestSetSuggestsNearestField(t *testing.T) {
 	}
 	if err := s.Set("flows.0.extra_dealy", "1ms"); err == nil || !strings.Contains(err.Error(), `did you mean "extra_delay"?`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestWholeNumbersWritten: a whole number written as a float or with an
+// exponent is the number (the library's reading, kept); only a fraction is
+// refused (TestAcceptedButInvalid).
+func TestWholeNumbersWritten(t *testing.T) {
+	s, err := Parse([]byte("name: x\nseed: 1e3\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 2.0}]\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Seed != 1000 || s.Flows[0].Count != 2 {
+		t.Errorf("seed %d, count %d; want 1000 and 2", s.Seed, s.Flows[0].Count)
+	}
+}
+
+// TestMarshalForReRunsFromItsDirectory: cclab run --out copied a relative
+// trace path into DIR/scenario.yaml, which then named no file from DIR.
+func TestMarshalForReRunsFromItsDirectory(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"scn", "out/run1"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "scn", "link.trace"), []byte("1\n2\n3\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "scn", "sizes.cdf"), []byte("1000 0\n2000 1\n"), 0o644)
+	path := filepath.Join(root, "scn", "s.yaml")
+	os.WriteFile(path, []byte("name: x\nbottleneck: {trace: link.trace}\nflows: [{cc: cubic}]\n"+
+		"background: [{name: b, type: arrivals, cc: cubic, sizes: sizes.cdf, load: 0.1}, {name: w, type: arrivals, cc: cubic, sizes: websearch, load: 0.1}]\n"), 0o644)
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out", "run1")
+	y, err := s.MarshalFor(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(out, "scenario.yaml")
+	os.WriteFile(copyPath, y, 0o644)
+	c, err := Load(copyPath)
+	if err != nil {
+		t.Fatalf("the copy does not load: %v\n%s", err, y)
+	}
+	if c.Bottleneck.Trace != filepath.Join("..", "..", "scn", "link.trace") || c.Background[0].Sizes != filepath.Join("..", "..", "scn", "sizes.cdf") || c.Background[1].Sizes != "websearch" {
+		t.Errorf("paths in the copy: trace %q, sizes %q and %q", c.Bottleneck.Trace, c.Background[0].Sizes, c.Background[1].Sizes)
+	}
+	if s.Bottleneck.Trace != "link.trace" {
+		t.Errorf("MarshalFor changed the scenario itself: trace %q", s.Bottleneck.Trace)
 	}
 }

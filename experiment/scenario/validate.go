@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -110,7 +111,54 @@ func (s *Scenario) Validate() error {
 	if err := s.checkStopBackground(); err != nil {
 		return err
 	}
+	if err := s.checkQueueBytes(); err != nil {
+		return err
+	}
 	return s.CheckBudget()
+}
+
+// checkQueueBytes refuses a queue limited in bytes below one full-size
+// data packet: drop-tail would drop every such packet, and the run would
+// deliver nothing without saying why. The smallest packet any flow sends
+// (its own transport's mss and header, or the scenario's) is the bound.
+func (s *Scenario) checkQueueBytes() error {
+	packet := func(t *Transport) units.Bytes {
+		mss, hdr := units.Bytes(1448), units.Bytes(52)
+		if s.Transport.MSS.IsSet() {
+			mss = s.Transport.MSS.V
+		}
+		if s.Transport.Header.IsSet() {
+			hdr = s.Transport.Header.V
+		}
+		if t != nil && t.MSS.IsSet() {
+			mss = t.MSS.V
+		}
+		if t != nil && t.Header.IsSet() {
+			hdr = t.Header.V
+		}
+		return mss + hdr
+	}
+	least := packet(nil)
+	for i := range s.Flows {
+		if s.Flows[i].Transport != nil {
+			least = min(least, packet(s.Flows[i].Transport))
+		}
+	}
+	check := func(q *Queue, p string) error {
+		if q == nil || q.Limit.V <= 0 || q.Limit.V >= least {
+			return nil
+		}
+		return errf(p+".limit", "%q holds no full-size packet (%d bytes with its header): give at least that, or a packet count such as 100", q.Limit.Raw, least)
+	}
+	if err := check(&s.Bottleneck.Queue, "bottleneck.queue"); err != nil {
+		return err
+	}
+	for i := range s.Bottleneck.Schedule {
+		if err := check(s.Bottleneck.Schedule[i].Queue, fmt.Sprintf("bottleneck.schedule[%d].queue", i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Scenario) validateLink() error {
@@ -295,6 +343,14 @@ func validateQueue(q *Queue, p string) error {
 			return err
 		}
 	}
+	if q.Discipline == "codel" {
+		// Checked here, where the error can name the file and line, as
+		// well as where the queue is built; 0 is CoDel's default.
+		target, interval := cmp.Or(q.Target.V, 5*time.Millisecond), cmp.Or(q.Interval.V, 100*time.Millisecond)
+		if target >= interval {
+			return errf(p+".target", "must be below interval (%v), got %v", interval, target)
+		}
+	}
 	for _, f := range []struct {
 		v    float64
 		name string
@@ -475,9 +531,6 @@ func validateTransport(t *Transport, p string) error {
 	if err := parseSize(&t.RecvWindow, p+".recv_window", false); err != nil {
 		return err
 	}
-	if t.RecvWindow.IsSet() && t.RecvWindow.V <= 0 {
-		return errf(p+".recv_window", "must be positive (omit it for an unlimited window), got %q", t.RecvWindow.Raw)
-	}
 	if err := parseSize(&t.PendingQueue, p+".pending_queue", false); err != nil {
 		return err
 	}
@@ -486,6 +539,9 @@ func validateTransport(t *Transport, p string) error {
 	mss := units.Bytes(1448)
 	if t.MSS.IsSet() {
 		mss = t.MSS.V
+	}
+	if t.RecvWindow.IsSet() && t.RecvWindow.V < mss {
+		return errf(p+".recv_window", "must be at least one MSS (%d bytes; omit it for an unlimited window), got %q", mss, t.RecvWindow.Raw)
 	}
 	if t.PendingQueue.IsSet() && t.PendingQueue.V < mss {
 		return errf(p+".pending_queue", "must be at least one MSS (%d bytes; omit it for an unlimited queue), got %q", mss, t.PendingQueue.Raw)
@@ -522,6 +578,9 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	}
 	if f.Start.V >= s.Duration.V {
 		return errf(p+".start", "%v is not before the end of the run (duration %v): the flow would never send", f.Start.V, s.Duration.V)
+	}
+	if f.StartSpread.V > 0 && f.Start.V+f.StartSpread.V > s.Duration.V {
+		return errf(p+".start_spread", "start %v + start_spread %v is after the end of the run (duration %v): replicas drawn after it would never send", f.Start.V, f.StartSpread.V, s.Duration.V)
 	}
 	if f.Count == 0 {
 		f.Count = 1
@@ -644,12 +703,18 @@ func parseSize(s *Size, path string, packets bool) error {
 		return nil
 	}
 	if packets {
-		if n, err := strconv.Atoi(strings.TrimSpace(s.Raw)); err == nil {
+		raw := strings.TrimSpace(s.Raw)
+		if n, err := strconv.Atoi(raw); err == nil {
 			if n <= 0 {
 				return errf(path, "must be positive, got %d", n)
 			}
 			s.Packets = n
 			return nil
+		}
+		// A bare number is a packet count here, so "42.0" or "1e2" is one
+		// that is not whole: read as bytes it would hold no packet.
+		if _, err := strconv.ParseFloat(raw, 64); err == nil {
+			return errf(path, "a bare number is a packet count and must be a whole number, got %q (or give a size with a unit, such as 150KB)", s.Raw)
 		}
 	}
 	v, err := units.ParseBytes(s.Raw)

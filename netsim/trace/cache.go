@@ -4,7 +4,6 @@ import (
 	"github.com/cclab/cclab/internal/boundedio"
 
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -153,10 +152,10 @@ func Open(path string) (io.ReadCloser, error) {
 	if !strings.HasSuffix(path, ".gz") {
 		return raw, nil
 	}
-	zr, err := gzip.NewReader(raw)
+	zr, err := gunzip(raw, path)
 	if err != nil {
 		raw.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return struct {
 		io.Reader
@@ -189,9 +188,9 @@ func loadBuiltin(path string) (*Trace, bool, error) {
 	}
 	var r io.Reader = bytes.NewReader(data)
 	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(r)
+		zr, err := gunzip(r, path)
 		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", path, err)
+			return nil, true, err
 		}
 		r = zr
 	}
@@ -233,8 +232,14 @@ func (c *Cache) Load(path string) (*Trace, error) {
 // trace if length is 0), cached.
 func (c *Cache) Piece(path string, from, length time.Duration) (*Trace, error) {
 	t, err := c.Load(path)
-	if err != nil || length <= 0 {
-		return t, err
+	if err != nil {
+		return nil, err
+	}
+	if from >= t.Period() {
+		return nil, fmt.Errorf("%s: trace_start %v is not before the trace's end (it is %v long)", t.Name, from, t.Period())
+	}
+	if length <= 0 {
+		return t, nil
 	}
 	fk, _ := c.key(path)
 	k := partKey{fk, from, length}

@@ -56,14 +56,24 @@ func Load(path string) (*Trace, error) {
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
+		zr, err := gunzip(f, path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		defer zr.Close()
 		r = zr
 	}
 	return Parse(r, path)
+}
+
+// gunzip opens a .gz trace, saying what is wrong with one that is not
+// gzip data (the library's own word for a short file is "unexpected EOF").
+func gunzip(r io.Reader, path string) (*gzip.Reader, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not gzip data (%v): a trace named .gz must be gzip-compressed", path, err)
+	}
+	return zr, nil
 }
 
 // maxTime bounds a trace's times, 10^10 ms (116 days): simulated times
@@ -84,6 +94,15 @@ func Parse(r io.Reader, name string) (*Trace, error) {
 	line := 0
 	prev := int64(-1)
 	var total int64
+	// A line-level error may be the last, partial line of a file that is
+	// cut short (a truncated .gz): then the reader's own error, which the
+	// scanner holds until the end, is the one to report.
+	lineErr := func(format string, args ...any) (*Trace, error) {
+		if _, err := io.Copy(io.Discard, io.LimitReader(r, 1<<16)); err != nil {
+			return nil, fmt.Errorf("%s:%d: the file is cut short or corrupt (%v)", name, line, err)
+		}
+		return nil, fmt.Errorf(format, args...)
+	}
 	for sc.Scan() {
 		line++
 		b := sc.Bytes()
@@ -91,20 +110,20 @@ func Parse(r io.Reader, name string) (*Trace, error) {
 			b = b[:len(b)-1]
 		}
 		if len(b) == 0 {
-			return nil, fmt.Errorf("%s:%d: empty line (a Mahimahi trace has one integer per line: a time in ms)", name, line)
+			return lineErr("%s:%d: empty line (a Mahimahi trace has one integer per line: a time in ms)", name, line)
 		}
 		v, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%s:%d: %q is not a non-negative integer time in ms", name, line, b)
+			return lineErr("%s:%d: %q is not a non-negative integer time in ms", name, line, b)
 		}
 		if v > maxTime {
-			return nil, fmt.Errorf("%s:%d: time %d ms is implausibly large (limit %d ms, %v)", name, line, v, int64(maxTime), time.Duration(maxTime)*time.Millisecond)
+			return lineErr("%s:%d: time %d ms is implausibly large (limit %d ms, %v)", name, line, v, int64(maxTime), time.Duration(maxTime)*time.Millisecond)
 		}
 		if v < prev {
-			return nil, fmt.Errorf("%s:%d: time %d ms is before the previous line's %d ms (times must not decrease)", name, line, v, prev)
+			return lineErr("%s:%d: time %d ms is before the previous line's %d ms (times must not decrease)", name, line, v, prev)
 		}
 		if line > maxLines {
-			return nil, fmt.Errorf("%s:%d: more than %d lines", name, line, maxLines)
+			return lineErr("%s:%d: more than %d lines", name, line, maxLines)
 		}
 		if v == prev {
 			t.count[len(t.count)-1]++
@@ -230,6 +249,12 @@ func (t *Trace) Slice(from, length time.Duration) (*Trace, error) {
 	l := int64(length / time.Millisecond)
 	if f < 0 || l <= 0 {
 		return nil, fmt.Errorf("%s: bad slice [%v, +%v)", t.Name, from, length)
+	}
+	// A piece is looped with its own length as the period, so a piece
+	// past the trace's end would loop a stretch with no opportunity: a
+	// link switched off for part of every loop.
+	if f+l > t.period {
+		return nil, fmt.Errorf("%s: the piece [%v, %v) runs past the trace's end (it is %v long): trace_start + trace_length must be at most that", t.Name, from, from+length, t.Period())
 	}
 	out := &Trace{Name: fmt.Sprintf("%s[%v+%v]", t.Name, from, length), period: l}
 	var total int64

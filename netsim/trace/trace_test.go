@@ -127,6 +127,20 @@ func TestSlice(t *testing.T) {
 	if _, err := tr.Slice(13*time.Millisecond, time.Millisecond); err == nil {
 		t.Errorf("empty slice accepted")
 	}
+	// A piece past the end would loop a stretch without opportunities.
+	if _, err := tr.Slice(5*time.Millisecond, 8*time.Millisecond); err == nil || !strings.Contains(err.Error(), "runs past the trace's end (it is 12ms long)") {
+		t.Errorf("slice [5ms, 13ms) of a 12 ms trace: %v", err)
+	}
+	if _, err := tr.Slice(0, 12*time.Millisecond); err != nil {
+		t.Errorf("the whole trace as a slice: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "x.trace")
+	if err := os.WriteFile(path, []byte("1\n5\n5\n9\n12\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := new(Cache).Piece(path, 12*time.Millisecond, 0); err == nil || !strings.Contains(err.Error(), "trace_start 12ms is not before the trace's end") {
+		t.Errorf("trace_start at the end: %v", err)
+	}
 }
 
 func FuzzParse(f *testing.F) {
@@ -327,6 +341,45 @@ func TestBuiltinByNameWithOrWithoutGz(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
 			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+}
+
+// TestBrokenGzipSaysSo: a .gz trace cut short ended in a partial line,
+// which was reported as that line's mistake ("time 3 ms is before the
+// previous line's 3020 ms"); a file that is not gzip at all said only
+// "unexpected EOF".
+func TestBrokenGzipSaysSo(t *testing.T) {
+	var text strings.Builder
+	for ms := 1; ms <= 20000; ms++ {
+		text.WriteString(strconv.Itoa(ms*3) + "\n")
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(text.String()))
+	zw.Close()
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.gz")
+	if err := os.WriteFile(cut, z.Bytes()[:z.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notGz := filepath.Join(dir, "plain.gz")
+	if err := os.WriteFile(notGz, []byte("12\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole := filepath.Join(dir, "whole.gz")
+	if err := os.WriteFile(whole, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, load := range []func(string) (*Trace, error){Load, new(Cache).Load} {
+		if _, err := load(cut); err == nil || !strings.Contains(err.Error(), "cut short or corrupt") {
+			t.Errorf("truncated gzip: %v, want it called cut short or corrupt", err)
+		}
+		if _, err := load(notGz); err == nil || !strings.Contains(err.Error(), "plain.gz: not gzip data") {
+			t.Errorf("plain file named .gz: %v, want not gzip data", err)
+		}
+		if tr, err := load(whole); err != nil || tr.Opportunities() != 20000 {
+			t.Errorf("whole gzip: %v", err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	_ "github.com/cclab/cclab/cc/cubic"
+	"github.com/cclab/cclab/experiment"
 )
 
 // TestRunCountsDoNotOverflow: hardening 7. --runs 9223372036854775807 with
@@ -153,4 +155,25 @@ func TestCSVWithoutFloatNoise(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTotalGoodputWithinTheLink: two flows, one over the whole 10 s run at
+// 5 Mbit/s and one over its last 5 s at 10 Mbit/s (each flow's goodput is
+// over its own active time), together delivered 6.25 MB: 5 Mbit/s over the
+// run. The sum of their goodputs, the column's earlier value, was 15.
+func TestTotalGoodputWithinTheLink(t *testing.T) {
+	r := &experiment.Result{SimSeconds: 10, Flows: []experiment.FlowResult{
+		{BytesDelivered: 6_250_000 / 2, GoodputMbps: 2.5},
+		{BytesDelivered: 6_250_000 / 2, GoodputMbps: 5},
+	}}
+	for _, c := range scalarColumns {
+		if c.Name != "total_goodput_mbps" {
+			continue
+		}
+		if got := c.Value(r); math.Abs(got-5) > 1e-9 {
+			t.Errorf("total_goodput_mbps = %g, want 5", got)
+		}
+		return
+	}
+	t.Fatal("no total_goodput_mbps column")
 }

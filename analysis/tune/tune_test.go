@@ -62,10 +62,13 @@ func TestMetricsOnHandMadeResult(t *testing.T) {
 	fct := 2.5
 	rti := 0.25
 	jain := 0.8
+	// y ran the last 5 s of 10 at 6 Mbit/s: sum_goodput_mbps adds rates
+	// over different times, total_goodput_mbps is the bytes over the run.
 	r := &experiment.Result{
+		SimSeconds: 10,
 		Flows: []experiment.FlowResult{
-			{Name: "x", GoodputMbps: 2, QdelayMeanMs: 10, FCT: &fct, Retransmissions: 3},
-			{Name: "y", GoodputMbps: 6, QdelayMeanMs: 30, Retransmissions: 5},
+			{Name: "x", GoodputMbps: 2, BytesDelivered: 2_500_000, QdelayMeanMs: 10, FCT: &fct, Retransmissions: 3},
+			{Name: "y", GoodputMbps: 6, BytesDelivered: 3_750_000, QdelayMeanMs: 30, Retransmissions: 5},
 		},
 		Links: []experiment.LinkResult{{Utilization: 0.9, Drops: 4}},
 		Jain:  &jain,
@@ -74,7 +77,7 @@ func TestMetricsOnHandMadeResult(t *testing.T) {
 	want := map[string]float64{
 		"goodput_mbps": 4, "sum_goodput_mbps": 8, "min_goodput_mbps": 2, "max_goodput_mbps": 6,
 		"qdelay_mean_ms": 20, "flow1.qdelay_mean_ms": 30, "flow0.fct_s": 2.5, "sum_retransmissions": 8,
-		"jain": 0.8, "utilization": 0.9, "link_drops": 4, "rti": 0.25,
+		"jain": 0.8, "utilization": 0.9, "link_drops": 4, "rti": 0.25, "total_goodput_mbps": 5,
 	}
 	for name, w := range want {
 		m, err := LookupMetric(name)

@@ -76,6 +76,9 @@ func runDirReport(dir string) (*Report, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkRunSummary(dir, path, data); err != nil {
+		return nil, nil, err
+	}
 	var res experiment.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, nil, fmt.Errorf("%s: not a run summary: %v", path, err)
@@ -104,6 +107,38 @@ func runDirReport(dir string) (*Report, []string, error) {
 		return nil, nil, err
 	}
 	return r, fsv.saved, r.Err()
+}
+
+// runSummaryKeys are fields experiment.Result always writes (none is
+// omitempty, and all date from its first version): other commands also
+// write a summary.json, and decoding theirs as a run's yields an empty
+// report that would overwrite the report they wrote themselves.
+var runSummaryKeys = []string{"scenario", "seed", "sim_seconds", "flows", "links"}
+
+// checkRunSummary refuses a summary.json that another command wrote,
+// naming that command when it is recognisable.
+func checkRunSummary(dir, path string, data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("%s: not a run summary: %v", path, err)
+	}
+	_, pareto := fields["pareto"]
+	_, evaluations := fields["evaluations"]
+	if pareto && evaluations {
+		return fmt.Errorf("%s holds a cclab tune output (%s is a tune's summary, with a Pareto set and evaluations); its %s is tune's own and is left as it is; cclab report reads cclab run --out and cclab sweep --out directories",
+			dir, path, File)
+	}
+	var missing []string
+	for _, k := range runSummaryKeys {
+		if _, ok := fields[k]; !ok {
+			missing = append(missing, strconv.Quote(k))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: not the summary of a cclab run (no %s field), so %s is not a cclab run --out directory; cclab report reads cclab run --out and cclab sweep --out directories",
+			path, strings.Join(missing, ", "), dir)
+	}
+	return nil
 }
 
 // runTables lists the run's flows, background sources and links.

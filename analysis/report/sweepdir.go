@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -220,7 +222,7 @@ func sweepReport(ctx context.Context, dir string, series bool, warn func(string)
 		}
 	}
 	if series {
-		if err := sweepSeries(ctx, r, fsv, m, rs); err != nil {
+		if err := sweepSeries(ctx, r, fsv, dir, m, rs, warn); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -424,12 +426,24 @@ func meanCIOf(st sweep.Stat, ok bool) MeanCI {
 // and draws their time series together. Rows keep no time series (they
 // would dwarf the results); the simulator is deterministic, so run 0 is
 // reproduced exactly, which the report checks against its recorded row.
-func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, m *sweep.Manifest, rs *sweep.Rows) error {
+func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, dir string, m *sweep.Manifest, rs *sweep.Rows, warn func(string)) error {
 	r.Heading("Time series of run 0")
-	spec := sweep.Spec{ScenarioPath: m.ScenarioPath, ScenarioData: []byte(m.Scenario), Sets: m.Sets, Grid: m.Grid, FirstSeed: &m.FirstSeed, Runs: m.Runs}
+	scnPath, found := locateScenario(dir, m)
+	spec := sweep.Spec{ScenarioPath: scnPath, ScenarioData: []byte(m.Scenario), Sets: m.Sets, Grid: m.Grid, FirstSeed: &m.FirstSeed, Runs: m.Runs}
 	plan, err := sweep.NewPlan(spec)
 	if err != nil {
 		r.Paragraph("Run 0 could not be re-simulated for time series: " + err.Error())
+		msg := fmt.Sprintf("%s: no time-series plot: run 0 could not be re-simulated: %v", dir, err)
+		switch {
+		case found:
+			// The scenario file is there: the error says what else is wrong.
+		case filepath.IsAbs(m.ScenarioPath):
+			msg += fmt.Sprintf("; the sweep's scenario file %s is no longer there with the content the sweep ran, and the scenario's relative paths (traces) resolve against it", m.ScenarioPath)
+		default:
+			msg += fmt.Sprintf("; %s records the scenario as %s, relative to the directory cclab sweep ran in, and neither the current directory nor a directory above %s holds that file with the content the sweep ran: run cclab report from the directory the sweep ran in (the scenario's relative paths, such as traces, resolve against the scenario file), or pass --no-series",
+				sweep.ManifestFile, m.ScenarioPath, dir)
+		}
+		warn(msg)
 		return nil
 	}
 	recorded := map[int]*sweep.Row{}
@@ -451,6 +465,7 @@ func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, m *sweep.Mani
 		res, net, err := experiment.Run(ctx, s)
 		if err != nil {
 			r.Paragraph(fmt.Sprintf("Combination %s could not be re-simulated: %v", plan.Combos[c].Label(), err))
+			warn(fmt.Sprintf("%s: combination %s left out of the time-series plot: run 0 could not be re-simulated: %v", dir, plan.Combos[c].Label(), err))
 			continue
 		}
 		if row := recorded[c]; row != nil {
@@ -510,6 +525,7 @@ func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, m *sweep.Mani
 	text += fmt.Sprintf(", re-simulated with %v sampling; cwnd, RTT and throughput are the first measured flow's.", SeriesSample)
 	r.Paragraph(text)
 	if len(mismatched) > 0 {
+		warn(fmt.Sprintf("%s: the re-simulated run 0 differs from the recorded row for %s: the time series may not match the tables", dir, strings.Join(mismatched, "; ")))
 		r.Paragraph("Warning: the re-simulated run 0 differs from the recorded row for " + strings.Join(mismatched, "; ") +
 			": this cclab simulates differently from the one that ran the sweep, so these time series may not match the tables.")
 	}
@@ -524,4 +540,47 @@ func sweepSeries(ctx context.Context, r *Report, fsv *figureSaver, m *sweep.Mani
 		},
 	}
 	return fsv.add("Congestion window, RTT, throughput and bottleneck queue over time, run 0 of each combination shown.", "timeseries-run0", plot.PNG, fig)
+}
+
+// locateScenario finds the sweep's scenario file, against which the
+// scenario's relative paths (traces) resolve. The manifest records the
+// path as given to cclab sweep, relative to a working directory it does
+// not record; besides the current directory, the directory holding the
+// sweep and those above it are the likely origins (cclab sweep x.yaml
+// --out results/s). A candidate counts only if it holds the content the
+// sweep ran, so an unrelated file of the same name is never taken. found
+// is false when no candidate matched; path is then the recorded one
+// (still right for a built-in scenario, or one without relative paths).
+func locateScenario(dir string, m *sweep.Manifest) (path string, found bool) {
+	p := m.ScenarioPath
+	if p == "" {
+		return p, false
+	}
+	if sameContent(p, m.Scenario) {
+		return p, true
+	}
+	if filepath.IsAbs(p) {
+		return p, false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return p, false
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if c := filepath.Join(d, p); sameContent(c, m.Scenario) {
+			return c, true
+		}
+		if filepath.Dir(d) == d {
+			return p, false
+		}
+	}
+}
+
+func sameContent(path, content string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(content)) {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	return err == nil && string(data) == content
 }

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(&command{name: "report", summary: "write an HTML report with plots for a sweep or run output directory",
-		args: "DIR", help: "DIR is the output directory of cclab sweep --out or cclab run --out.", run: runReport})
+		args: "DIR", help: "DIR is the output directory of cclab sweep --out or cclab run --out. Other commands' --out directories (tune, study, nc study, ...) hold their own report.html, which report leaves alone. A sweep's scenario path is relative to the directory cclab sweep ran in; report looks for it from the current directory and from DIR and the directories above it, and warns when it cannot re-simulate the time series.", run: runReport})
 }
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

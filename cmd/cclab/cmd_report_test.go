@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,82 @@ func TestReportBadInput(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(rows); len(got) != len(data)/2 {
 		t.Error("report modified rows.jsonl")
+	}
+}
+
+// TestReportRefusesTuneDir: a cclab tune --out directory has a
+// summary.json too; report refuses it, saying what it is, and leaves
+// tune's report.html alone instead of overwriting it with an empty run.
+func TestReportRefusesTuneDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tune")
+	code, _, stderr := mainIn(context.Background(), "tune", "dumbbell", "--set", "duration=2s", "--cc", "vegas", "--param", "vegas.alpha=1:10:int",
+		"--objective", "max:goodput_mbps", "--pop", "4", "--gens", "1", "--progress", "none", "--out", dir)
+	if code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := mainIn(context.Background(), "report", dir)
+	if code != 1 || stdout != "" {
+		t.Errorf("report: exit %d, stdout %q; want exit 1 and nothing written", code, stdout)
+	}
+	for _, want := range []string{"holds a cclab tune output", filepath.Join(dir, "summary.json"), "report.html is tune's own", "cclab run --out and cclab sweep --out"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "report.html")); !bytes.Equal(before, after) {
+		t.Error("report overwrote tune's report.html")
+	}
+}
+
+// TestReportSweepFromAnotherDirectory: sweep.json records the scenario
+// path relative to where cclab sweep ran, and the scenario's trace is
+// relative to the scenario. Reporting from elsewhere still draws the time
+// series when the sweep directory lies under that origin, and says on
+// stderr why it cannot when it does not.
+func TestReportSweepFromAnotherDirectory(t *testing.T) {
+	root := t.TempDir()
+	var trace strings.Builder
+	for ms := 1; ms <= 10; ms++ {
+		fmt.Fprintf(&trace, "%d\n", ms)
+	}
+	files := map[string]string{
+		"scn/link.yaml":     "name: traced\nseed: 1\nduration: 2s\nbottleneck:\n  trace: ../traces/link.trace\n  delay: 20ms\n  queue: {limit: 50}\nflows:\n  - {name: f, cc: cubic}\n",
+		"traces/link.trace": trace.String(),
+	}
+	for name, data := range files {
+		path := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inside := filepath.Join(root, "results", "s")
+	outside := filepath.Join(t.TempDir(), "s")
+	t.Chdir(root)
+	for _, out := range []string{"results/s", outside} {
+		if code, _, stderr := mainIn(context.Background(), "sweep", "scn/link.yaml", "--grid", "cc=cubic,vegas", "--runs", "1", "--out", out); code != 0 {
+			t.Fatalf("sweep --out %s: exit %d: %s", out, code, stderr)
+		}
+	}
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := mainIn(context.Background(), "report", inside)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "and 11 plot(s)") {
+		t.Errorf("report of a sweep under its origin: exit %d, stdout %q, stderr %q; want 11 plots and no warning", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(inside, "timeseries-run0.png")); err != nil {
+		t.Error(err)
+	}
+	code, stdout, stderr = mainIn(context.Background(), "report", outside)
+	if code != 0 || !strings.Contains(stdout, "and 10 plot(s)") {
+		t.Errorf("report of a sweep outside its origin: exit %d, stdout %q", code, stdout)
+	}
+	for _, want := range []string{"warning: ", "no time-series plot", "traces/link.trace", "scn/link.yaml", "run cclab report from the directory the sweep ran in"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/cclab/cclab/internal/progress"
 
@@ -27,7 +28,7 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write study.json, plots and report.html to this directory")
-	quick := fs.Bool("quick", false, "3 seeds of 100 s and fewer points (about a second)")
+	quick := fs.Bool("quick", false, "3 seeds of 100 s and fewer points (about a second); an explicit --seeds or --duration still applies")
 	noSACK := fs.Bool("no-sack", false, noSACKUsage)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -36,10 +37,26 @@ func runNCStudy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("nc study takes no arguments, got %q", pos)
 	}
+	// Checked here, not left to cfg.Validate: tcpnc reads a zero as "the
+	// default" (10 seeds, 200 s), which an explicit 0 is not.
+	switch {
+	case *seeds < 1:
+		return usagef("--seeds must be at least 1, got %d", *seeds)
+	case flagGiven(fs, "duration") && *dur < time.Second:
+		return usagef("--duration must be at least 1s, got %v", *dur)
+	case *jobs < 0:
+		return usagef("--jobs must be 0 (all cores) or more, got %d", *jobs)
+	}
 	cfg := tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, NoSACK: *noSACK}
 	if *quick {
-		cfg.Seeds = 3
-		cfg.Duration = 100e9
+		// --quick's sizes are defaults, like a --workload's in the dc
+		// commands: what the command line sets explicitly wins.
+		if !flagGiven(fs, "seeds") {
+			cfg.Seeds = 3
+		}
+		if !flagGiven(fs, "duration") {
+			cfg.Duration = 100 * time.Second
+		}
 		cfg.Redundancies = []float64{1, 1.04, 1.08, 1.1, 1.11, 1.12, 1.13, 1.15, 1.2, 1.25, 1.3}
 	}
 	if err := cfg.Validate(); err != nil {

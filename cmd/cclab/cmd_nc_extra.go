@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/cclab/cclab/internal/progress"
@@ -106,6 +107,12 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *seeds < 1 || *dur <= 0 || *hops < 1 || *hops > 64 {
 		return usagef("--seeds and --duration must be positive, --hops in [1, 64]")
 	}
+	if *jobs < 0 {
+		return usagef("--jobs must be 0 (all cores) or more, got %d", *jobs)
+	}
+	if err := checkHopLosses(q, *hops); err != nil {
+		return err
+	}
 	bar := progress.NewRuns(stderr, "nc hops")
 	rows, err := tcpnc.HopsStudy(ctx, tcpnc.Config{Seeds: *seeds, Duration: *dur, Jobs: *jobs, NoSACK: *noSACK, Progress: bar.Update}, q, *hops)
 	bar.Finish()
@@ -119,4 +126,52 @@ func runNCHops(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return emit(stdout, *asJSON, rows, func(w io.Writer) { tcpnc.WriteHopsText(w, rows, cfg, *hops) })
+}
+
+// maxNCRedundancy is the largest TCP/NC redundancy R a simulated flow
+// accepts (experiment/scenario's coding.redundancy range).
+const maxNCRedundancy = 10
+
+// hopLossOK reports whether nc hops can simulate per-hop loss q over hops
+// hops: the end-to-end loss p = 1-(1-q)^hops, which the one-hop
+// comparison runs and TCP/NC's redundancy are derived from, must leave
+// something to deliver and need a redundancy the simulator takes.
+func hopLossOK(q float64, hops int) bool {
+	p := 1 - math.Pow(1-q, float64(hops))
+	return p < 1 && tcpnc.WellChosenR(p) <= maxNCRedundancy
+}
+
+// checkHopLosses refuses, before any run, the per-hop losses nc hops
+// cannot simulate. Left to the runs, they fail only once all have
+// finished, naming a scenario field (flows[0].loss.p, or the coding
+// redundancy) that the command line never set.
+func checkHopLosses(qs []float64, hops int) error {
+	for _, q := range qs {
+		if !(q >= 0 && q < 1) {
+			return usagef("--q %g is not an erasure probability; accepted: 0 <= q < 1", q)
+		}
+		if hopLossOK(q, hops) {
+			continue
+		}
+		// The largest accepted q, by bisection (acceptance falls with q),
+		// cut to four decimals so that the value printed is accepted too.
+		lo, hi := 0.0, 1.0
+		for range 100 {
+			if mid := (lo + hi) / 2; hopLossOK(mid, hops) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		qMax := math.Floor(lo*1e4) / 1e4
+		accepted := fmt.Sprintf("accepted with --hops %d: --q up to %g (an end-to-end loss up to %.4g, for which TCP/NC needs R = %.2f)",
+			hops, qMax, 1-math.Pow(1-qMax, float64(hops)), tcpnc.WellChosenR(1-math.Pow(1-qMax, float64(hops))))
+		p := 1 - math.Pow(1-q, float64(hops))
+		if p >= 1 {
+			return usagef("--q %g over --hops %d is an end-to-end loss of 1-(1-%g)^%d ≈ 1, which no flow survives; %s", q, hops, q, hops, accepted)
+		}
+		return usagef("--q %g over --hops %d is an end-to-end loss of 1-(1-%g)^%d = %.4g, for which TCP/NC would need a redundancy R = %.2f coded packets per packet, above the simulator's limit of %d; %s",
+			q, hops, q, hops, p, tcpnc.WellChosenR(p), maxNCRedundancy, accepted)
+	}
+	return nil
 }

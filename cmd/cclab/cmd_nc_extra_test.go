@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,4 +97,52 @@ func TestNCNoSACK(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.NoSACK {
 		t.Errorf("nc study --no-sack --json: no_sack = %v (%v)", res.NoSACK, err)
 	}
+}
+
+// TestNCHopsEndToEndLossUpFront: per-hop losses whose end-to-end loss the
+// study cannot simulate are refused before any run, in the command line's
+// terms (--q, --hops), with the largest --q that works.
+func TestNCHopsEndToEndLossUpFront(t *testing.T) {
+	upTo := regexp.MustCompile(`--q up to ([0-9.]+)`)
+	for _, tc := range []struct {
+		args []string
+		hops int
+		want []string
+	}{
+		{[]string{"--q", "0.9", "--hops", "64"}, 64, []string{"--q 0.9 over --hops 64", "1-(1-0.9)^64 ≈ 1", "no flow survives"}},
+		{[]string{"--q", "0.01,0.5", "--hops", "4"}, 4, []string{"--q 0.5 over --hops 4", "= 0.9375", "R = 16.01", "limit of 10"}},
+		{[]string{"--q", "0.8999", "--hops", "1"}, 1, []string{"--q 0.8999 over --hops 1"}},
+	} {
+		args := append([]string{"nc", "hops", "--seeds", "1", "--duration", "2s"}, tc.args...)
+		code, _, errs := runCmd(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d (stderr %q), want 2", tc.args, code, errs)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, errs, w)
+			}
+		}
+		if strings.Contains(errs, "flows[0]") || strings.Contains(errs, " runs") {
+			t.Errorf("%v: the runs started, or the error names a scenario field: %q", tc.args, errs)
+		}
+		// The largest --q offered is accepted, and a little more is not.
+		m := upTo.FindStringSubmatch(errs)
+		if m == nil {
+			t.Errorf("%v: stderr %q offers no largest --q", tc.args, errs)
+			continue
+		}
+		qMax, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkHopLosses([]float64{qMax}, tc.hops); err != nil {
+			t.Errorf("--hops %d: the offered --q %g is refused: %v", tc.hops, qMax, err)
+		}
+		if err := checkHopLosses([]float64{qMax + 0.001}, tc.hops); err == nil {
+			t.Errorf("--hops %d: --q %g, above the offered %g, is accepted", tc.hops, qMax+0.001, qMax)
+		}
+	}
+	expectUsageErrors(t, [][]string{{"nc", "hops", "--q", "1"}, {"nc", "hops", "--q", "-0.1"}, {"nc", "hops", "--jobs", "-1"}})
 }

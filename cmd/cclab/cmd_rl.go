@@ -71,6 +71,15 @@ func runRLBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !slices.Contains(task.Algos, *algo) {
 		return usagef("--algo %q does not apply to %s; want one of %s", *algo, pos[0], strings.Join(task.Algos, ", "))
 	}
+	// Every seed's policy file, before the first seed trains: a later
+	// seed's path failing would otherwise waste the earlier seeds' hours.
+	for i := 0; i < *seeds; i++ {
+		if p := suffix(*savePath, *seed+uint64(i), *seeds); p != "" {
+			if err := bench.CheckSavePath(p); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+		}
+	}
 	command := "cclab rl bench " + strings.Join(args, " ")
 	fmt.Fprintf(stdout, "# %s on %s, backend %s\n", *algo, task.Name, nn.BackendName())
 	var finals []float64
@@ -171,13 +180,31 @@ func runRLSpeed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if _, err := fmt.Sscan(strings.TrimSpace(f), &h); err != nil || h < 1 {
 			return usagef("--hidden: %q is not a positive width", f)
 		}
+		if h > maxSpeedWidth {
+			return usagef("--hidden: width %d is out of range; accepted: 1 to %d", h, maxSpeedWidth)
+		}
 		hs = append(hs, h)
 	}
-	if *obsDim < 1 || *actDim < 1 || *batch < 1 || !(*seconds > 0) {
-		return usagef("--obs, --act, --batch and --seconds must be positive")
+	if len(hs) > maxSpeedLayers {
+		return usagef("--hidden: %d layers; accepted: 1 to %d", len(hs), maxSpeedLayers)
+	}
+	for _, b := range []struct {
+		name   string
+		v, max int
+	}{{"--obs", *obsDim, maxSpeedObs}, {"--act", *actDim, maxSpeedAct}, {"--batch", *batch, maxSpeedBatch}} {
+		if b.v < 1 || b.v > b.max {
+			return usagef("%s %d is out of range; accepted: 1 to %d", b.name, b.v, b.max)
+		}
+	}
+	if !(*seconds > 0) {
+		return usagef("--seconds must be positive, got %g", *seconds)
 	}
 	if !slices.Contains(bench.SpeedAlgos, *algo) {
 		return usagef("--algo must be sac, ddpg, ppo, mlp or infer, got %q", *algo)
+	}
+	if mem, params := speedFootprint(*algo, *obsDim, *actDim, hs, *batch); mem > speedMemoryLimit {
+		return usagef("--obs %d --act %d --hidden %s --batch %d: %s at these sizes has %.3g parameters and needs about %s of memory, above the limit of %s; use a smaller --obs, --hidden or --batch",
+			*obsDim, *actDim, *hidden, *batch, *algo, params, humanBytes(mem), humanBytes(speedMemoryLimit))
 	}
 	n, el, cpu, err := bench.Speed(ctx, bench.SpeedConfig{Algo: *algo, Obs: *obsDim, Act: *actDim, Hidden: hs, Batch: *batch, Seconds: *seconds})
 	if err != nil {
@@ -191,4 +218,83 @@ func runRLSpeed(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "%s update: obs %d, act %d, hidden %v, batch %d, backend %s: %.1f updates/s (%d in %.1f s; %.1f s CPU)\n",
 		*algo, *obsDim, *actDim, hs, *batch, nn.BackendName(), float64(n)/el, n, el, cpu)
 	return nil
+}
+
+// Bounds of rl speed's sizes. Each alone keeps the arithmetic below far
+// from overflow; speedMemoryLimit then refuses combinations that would
+// exhaust memory (the runtime's out-of-memory error is a fatal crash, not
+// an error the command could report).
+const (
+	maxSpeedObs    = 1 << 20
+	maxSpeedAct    = 4096
+	maxSpeedWidth  = 65536
+	maxSpeedLayers = 16
+	maxSpeedBatch  = 65536
+	// speedMemoryLimit is what a measurement may need by speedFootprint's
+	// estimate: well above the sizes measured in practice (MARLIN's 980
+	// inputs and [400, 300] need about 0.1 GiB) and well below a machine's
+	// memory once the garbage collector's headroom is added.
+	speedMemoryLimit = 2 << 30
+)
+
+// speedFootprint estimates the memory (bytes) of rl speed's measurement
+// and the number of trainable parameters. It follows what the learners
+// allocate, in float32s: per trained network the parameters, gradients and
+// Adam's two moments, two more copies for each target network, the
+// activations and backward scratch of every workspace, and the batch's
+// transitions (a replay buffer of about one batch, which grows by
+// appending, and the sampled minibatch).
+func speedFootprint(algo string, obs, act int, hidden []int, batch int) (bytes, params float64) {
+	type net struct{ in, out int }
+	nparams := func(n net) float64 {
+		p, in := 0.0, float64(n.in)
+		for _, w := range append(append([]int(nil), hidden...), n.out) {
+			p += in*float64(w) + float64(w)
+			in = float64(w)
+		}
+		return p
+	}
+	workspace := func(n net, b int) float64 {
+		widest, sum := max(n.in, n.out), float64(n.out)
+		for _, w := range hidden {
+			widest = max(widest, w)
+			sum += float64(w)
+		}
+		return float64(b) * (2*float64(n.in) + sum + 2*float64(widest))
+	}
+	b, o, a := float64(batch), float64(obs), float64(act)
+	transitions := 3 * b * (2*o + a + 2)
+	var floats float64
+	switch algo {
+	case "mlp":
+		m := net{obs, act}
+		params = nparams(m)
+		floats = 4*params + workspace(m, batch) + b*(o+a)
+	case "infer":
+		m := net{obs, 2 * act}
+		params = nparams(m)
+		floats = 4*params + workspace(m, 1) + o
+	case "sac":
+		actor, critic := net{obs, 2 * act}, net{obs + act, 1}
+		params = nparams(actor) + 2*nparams(critic)
+		floats = 4*nparams(actor) + 2*(4+2)*nparams(critic) + 3*workspace(actor, batch) + 4*workspace(critic, batch) + transitions
+	case "ddpg":
+		actor, critic := net{obs, act}, net{obs + act, 1}
+		params = nparams(actor) + nparams(critic)
+		floats = 6*params + 3*workspace(actor, batch) + 2*workspace(critic, batch) + transitions
+	case "ppo":
+		pi, vf := net{obs, act}, net{obs, 1}
+		params = nparams(pi) + nparams(vf)
+		// A rollout of 4 batches, then minibatches of one.
+		floats = 4*params + 2*workspace(pi, batch) + 2*workspace(vf, batch) + 5*b*(o+a+9)
+	}
+	return 4 * floats, params
+}
+
+// humanBytes prints a size in MiB or GiB.
+func humanBytes(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.3g GiB", b/(1<<30))
 }

@@ -9,8 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/cclab/cclab/internal/atomicfile"
 	"github.com/cclab/cclab/learn/rl"
 	"github.com/cclab/cclab/learn/rl/a2c"
 	"github.com/cclab/cclab/learn/rl/cartpole"
@@ -133,6 +138,13 @@ func Run(ctx context.Context, r Config, stdout, stderr io.Writer) (Result, error
 		defer f.Close()
 		csvOut = f
 	}
+	// Saving comes after training, which can take hours: a path it cannot
+	// write should fail now, as an unwritable --csv does.
+	if r.Save != "" {
+		if err := CheckSavePath(r.Save); err != nil {
+			return Result{}, err
+		}
+	}
 	var progressOut io.Writer
 	if r.Progress {
 		progressOut = stderr
@@ -174,7 +186,7 @@ func Run(ctx context.Context, r Config, stdout, stderr io.Writer) (Result, error
 				return err
 			}
 			tr, _ := a.EpisodeWindow()
-			fmt.Fprintf(stdout, "%-8d %10d %14.1f %14.1f %10.1f\n", r.Seed, ag.Steps(), tr, ev.Mean, time.Since(start).Seconds())
+			fmt.Fprintf(stdout, "%-8d %10d %14s %14.1f %10.1f\n", r.Seed, ag.Steps(), formatReturn(tr), ev.Mean, time.Since(start).Seconds())
 			return nil
 		}}
 	if r.Resume && checkpoint.Exists(r.Checkpoint) {
@@ -203,4 +215,31 @@ func Run(ctx context.Context, r Config, stdout, stderr io.Writer) (Result, error
 		}
 	}
 	return Result{Mean: ev.Mean, Std: ev.Std, Wall: run.WallSeconds}, nil
+}
+
+// formatReturn prints a mean training return with one decimal, and a dash
+// before any episode has finished (the mean of nothing, NaN), as the
+// tool's other text tables print undefined values. The CSV keeps its own
+// convention: an empty cell.
+func formatReturn(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// CheckSavePath reports whether a policy can be saved to path: path is not
+// a folder, and its folder takes the temporary file that policy.Save
+// writes and renames (created and removed here).
+func CheckSavePath(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("cannot save the policy to %s: it is a folder", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("cannot save the policy to %s: %w", path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,18 @@ func TestSpeedRuns(t *testing.T) {
 	}
 	if _, _, _, err := Speed(context.Background(), SpeedConfig{Algo: "nope", Obs: 1, Act: 1, Batch: 1, Seconds: 0.01}); err == nil {
 		t.Error("unknown algorithm: no error")
+	}
+}
+
+// TestFormatReturn: the curve printed NaN as the training return before
+// the first episode ended.
+func TestFormatReturn(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{math.NaN(), "-"}, {-921.66, "-921.7"}, {0, "0.0"}, {475, "475.0"}} {
+		if got := formatReturn(tc.v); got != tc.want {
+			t.Errorf("formatReturn(%g) = %q, want %q", tc.v, got, tc.want)
+		}
 	}
 }

@@ -193,6 +193,11 @@ func (c *cutter) pieces(s *scenario.Scenario, pieceLen time.Duration) ([]piece, 
 	case length > 0:
 		starts = []time.Duration{b.TraceStart.V}
 	default:
+		// Parsed now (the cache keeps it for the runs): a malformed
+		// held-out trace would otherwise fail only after the whole search.
+		if _, err := trace.Shared.Load(path); err != nil {
+			return nil, err
+		}
 		s.Bottleneck.Trace = path
 		return []piece{{s: s, trace: path, start: b.TraceStart.V}}, nil
 	}

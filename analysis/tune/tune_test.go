@@ -550,3 +550,19 @@ func TestBeatsAndBestGain(t *testing.T) {
 		t.Errorf("BestGain on delay = %d, %v; want point 1 with gain 1", i, g)
 	}
 }
+
+// TestMalformedTraceFailsBeforeTuning: a held-out trace given whole (no
+// pieces) was parsed only when its first case ran, after the whole search.
+func TestMalformedTraceFailsBeforeTuning(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.trace")
+	if err := os.WriteFile(bad, []byte("1\n2\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, filepath.Join(dir, "one.gz"), 4*time.Second)
+	s := parse(t, strings.Replace(traced, "MODE", "exact", 1), dir)
+	_, err := Cases([]*scenario.Scenario{s}, CaseOptions{Traces: []string{bad}})
+	if err == nil || !strings.Contains(err.Error(), "bad.trace:3:") {
+		t.Errorf("Cases with a malformed trace: %v, want its line named", err)
+	}
+}

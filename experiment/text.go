@@ -18,9 +18,10 @@ func (r *Result) WriteText(w io.Writer) {
 		r.Scenario, r.Seed, r.SimSeconds, r.WallSeconds, r.Events, float64(r.Events)/max(r.WallSeconds, 1e-9)/1e6)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flow\tcc\tdelivered\tgoodput Mbit/s\tFCT s\tretx\tRTOs\tRTT mean ms\tRTT p95 ms\tRTT max ms\tqdelay mean ms\tqdelay p95 ms\tRTI\t")
+	more := 0
 	for i, f := range r.Flows {
 		if i == maxTableFlows && len(r.Flows) > maxTableFlows+1 {
-			fmt.Fprintf(tw, "(%d more flows: see --json or --out)\t\n", len(r.Flows)-i)
+			more = len(r.Flows) - i
 			break
 		}
 		fct := "-"
@@ -41,6 +42,10 @@ func (r *Result) WriteText(w io.Writer) {
 			ms(f.RTTMeanMs), ms(f.RTTP95Ms), ms(f.RTTMaxMs), ms(f.QdelayMeanMs), ms(f.QdelayP95Ms), rti)
 	}
 	tw.Flush()
+	// After the table, not in it: as a cell it set the flow column's width.
+	if more > 0 {
+		fmt.Fprintf(w, "(%d more flows: see --json or --out)\n", more)
+	}
 	if len(r.Background) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

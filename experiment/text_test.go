@@ -23,6 +23,10 @@ func TestRunTableBounds(t *testing.T) {
 	if !strings.Contains(out, "(950 more flows: see --json or --out)") {
 		t.Errorf("no note of the flows left out:\n%s", out)
 	}
+	// The note set the flow column's width when it was a cell of the table.
+	if !strings.Contains(out, "\n  flow  ") {
+		t.Errorf("the flow column is wider than its longest name (f-999):\n%s", out[:min(len(out), 300)])
+	}
 	if strings.Contains(out, "0.00  0.00  0.00") || !strings.Contains(out, "Jain's fairness index - ") {
 		t.Errorf("unmeasured values printed as numbers:\n%s", out[:min(len(out), 600)])
 	}

@@ -491,3 +491,24 @@ func TestLinuxTLPTimerArming(t *testing.T) {
 		}
 	}
 }
+
+// TestNoProbeBeforeTheTimedAck: a receiver that acknowledges only on a
+// timer (Config.AckInterval, Mockets' SACK timer) holds every ACK up to
+// the interval, and the sender's RTT samples leave the hold out; on a path
+// whose RTT is below the interval, a probe timeout of 2 SRTT fired before
+// nearly every ACK (cclab send --ack-interval 20ms on loopback: 67 probes
+// in a lossless 10 MB). The probe now waits at least SRTT plus the
+// interval; on longer paths 2 SRTT already does, and nothing changes.
+func TestNoProbeBeforeTheTimedAck(t *testing.T) {
+	for _, delay := range []time.Duration{500 * time.Microsecond, 50 * time.Millisecond} {
+		cfg := Config{Bytes: 300 * 1448, AckInterval: 20 * time.Millisecond}
+		h := newHarness(t, cfg, reno(1448), 10*units.Mbps, delay)
+		h.run(t, 60*time.Second)
+		if h.rcv.DeliveredBytes != cfg.Bytes {
+			t.Fatalf("delay %v: delivered %d of %d", delay, h.rcv.DeliveredBytes, cfg.Bytes)
+		}
+		if st := h.snd.Stats(); st.TLPs != 0 || st.Retransmissions != 0 {
+			t.Errorf("delay %v, lossless: %d probes and %d retransmissions, want none", delay, st.TLPs, st.Retransmissions)
+		}
+	}
+}

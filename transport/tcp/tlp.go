@@ -95,17 +95,29 @@ func (s *Sender) probeMayWait() bool {
 
 // pto is the probe timeout: two SRTT, plus the worst-case delayed ACK for
 // a lone segment (RFC 8985's WCDelAckT; Linux adds its minimum RTO) or
-// Linux's TCP_TIMEOUT_MIN (Config.TimeoutMin) otherwise; the initial RTO
-// before the first RTT sample.
+// Linux's TCP_TIMEOUT_MIN (Config.TimeoutMin) otherwise, and at least
+// SRTT plus a timed receiver's ACK interval; the initial RTO before the
+// first RTT sample.
 func (s *Sender) pto() time.Duration {
 	srtt := s.rtt.SRTT()
+	var p time.Duration
 	switch {
 	case srtt == 0:
 		return s.cfg.InitialRTO
 	case s.n == 1:
-		return 2*srtt + s.cfg.MinRTO
+		p = 2*srtt + s.cfg.MinRTO
+	default:
+		p = 2*srtt + time.Duration(s.tlpSlack)
 	}
-	return 2*srtt + time.Duration(s.tlpSlack)
+	// A receiver on a timer (AckInterval) holds each ACK up to the
+	// interval, which the RTT samples leave out: the probe must outwait
+	// SRTT plus the hold, or on a path shorter than the interval it fires
+	// before nearly every ACK. Where SRTT is at least the interval, as on
+	// MARLIN's paths, 2 SRTT already does and p is unchanged.
+	if a := s.cfg.AckInterval; a > 0 {
+		p = max(p, srtt+a+time.Duration(s.tlpSlack))
+	}
+	return p
 }
 
 // onPTO sends the probe.

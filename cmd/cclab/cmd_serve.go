@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cclab/cclab/rpc"
@@ -21,6 +22,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	envs := fs.Int("envs", 256, "most environments alive at once, over all clients")
 	workers := fs.Int("workers", 0, "goroutines stepping environments at once (default: all cores)")
 	grace := fs.Duration("grace", 5*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
+	idle := fs.Duration("idle-timeout", 10*time.Minute, "when a Make would exceed --envs, close vectors unused for longer than this (left by clients that died without closing them), oldest first, to make room; 0 never closes them")
 	stdinEOF := fs.Bool("exit-on-stdin-eof", false, "stop when standard input closes (clients that start the server hold it open, so the server dies with them)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -29,8 +31,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("serve takes no arguments, got %q", pos)
 	}
-	if *envs < 1 || *workers < 0 || *grace < 0 {
-		return usagef("--envs must be positive, --workers and --grace not negative")
+	if err := checkServeFlags(*envs, *workers, *grace, *idle); err != nil {
+		return err
 	}
 	// Any interface the user names is allowed: serving other machines is
 	// what --listen is for (the default stays loopback).
@@ -57,7 +59,32 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cancel()
 		}()
 	}
-	err = gym.Serve(ctx, lis, gym.Config{MaxEnvs: *envs, Workers: *workers}, *grace)
+	cfg := gym.Config{MaxEnvs: *envs, Workers: *workers, IdleTimeout: *idle, Logf: func(format string, args ...any) {
+		fmt.Fprintf(stderr, "cclab serve: "+format+"\n", args...)
+	}}
+	err = gym.Serve(ctx, lis, cfg, *grace)
 	fmt.Fprintln(stderr, "cclab serve: stopped")
 	return err
+}
+
+// checkServeFlags reports every out-of-range numeric flag of serve, one
+// message each, naming the flag and the values it accepts.
+func checkServeFlags(envs, workers int, grace, idle time.Duration) error {
+	var msgs []string
+	if envs < 1 {
+		msgs = append(msgs, fmt.Sprintf("--envs is %d, want 1 or more (the most environments alive at once)", envs))
+	}
+	if workers < 0 {
+		msgs = append(msgs, fmt.Sprintf("--workers is %d, want 0 (all cores) or more", workers))
+	}
+	if grace < 0 {
+		msgs = append(msgs, fmt.Sprintf("--grace is %v, want 0s or more", grace))
+	}
+	if idle < 0 {
+		msgs = append(msgs, fmt.Sprintf("--idle-timeout is %v, want 0 (never close idle vectors) or more", idle))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return usagef("%s", strings.Join(msgs, "; "))
 }

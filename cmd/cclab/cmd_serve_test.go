@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,5 +68,43 @@ func TestServeUnixSocket(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("socket %s left behind after stop (%v)", path, err)
+	}
+}
+
+// TestServeFlagRanges checks that an out-of-range flag of serve gets a
+// message naming that flag (not the others) and the values it accepts,
+// one message per wrong flag, and exit code 2.
+func TestServeFlagRanges(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--workers", "-3"}, []string{"--workers is -3, want 0 (all cores) or more"}},
+		{[]string{"--grace", "-1s"}, []string{"--grace is -1s, want 0s or more"}},
+		{[]string{"--envs", "0"}, []string{"--envs is 0, want 1 or more"}},
+		{[]string{"--idle-timeout", "-1m"}, []string{"--idle-timeout is -1m0s, want 0 (never close idle vectors) or more"}},
+		{[]string{"--envs", "-1", "--grace", "-2s"}, []string{"--envs is -1, want 1 or more", "--grace is -2s, want 0s or more"}},
+	} {
+		var out, errb syncBuffer
+		// An accepted command would serve: listen on a socket nobody
+		// dials, so that a wrongly accepted flag fails the test quickly.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		args := append([]string{"serve", "--listen", "unix:" + filepath.Join(t.TempDir(), "s")}, tc.args...)
+		code := Main(ctx, args, &out, &errb)
+		cancel()
+		msg := errb.String()
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, msg)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: stderr %q, want %q", tc.args, msg, w)
+			}
+		}
+		for _, f := range []string{"--envs", "--workers", "--grace", "--idle-timeout"} {
+			if !slices.Contains(tc.args, f) && strings.Contains(msg, f) {
+				t.Errorf("%v: stderr %q names %s, which is fine", tc.args, msg, f)
+			}
+		}
 	}
 }

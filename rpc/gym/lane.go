@@ -198,9 +198,10 @@ func (s *Server) OpenSharedLane(_ context.Context, req *gympb.OpenLaneRequest) (
 		return nil, status.Error(codes.Unavailable, "the server is stopping")
 	}
 	if s.vecs[l.handle] == nil {
+		err := s.missing(l.handle)
 		s.mu.Unlock()
 		l.release()
-		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d", l.handle)
+		return nil, err
 	}
 	if s.lanes == nil {
 		s.lanes = map[uint64]*lane{}
@@ -371,7 +372,7 @@ func (l *lane) serve(seq uint64) (fatal bool) {
 		return false
 	}
 	l.keys = encodeBatch(&l.batch, &l.out, l.keys)
-	v.mu.Unlock()
+	l.s.release(v)
 	if err := l.write(); err != nil {
 		l.answer(seq, codes.ResourceExhausted, err.Error())
 		return false

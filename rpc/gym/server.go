@@ -12,6 +12,7 @@
 package gym
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -39,6 +40,18 @@ type Config struct {
 	// Workers is the number of goroutines stepping environments at once,
 	// over all calls [GOMAXPROCS].
 	Workers int
+	// IdleTimeout is how long a vector may go unused (no call on its
+	// handle, no step over its lane) before the server may close it, as
+	// Close would, to make room for a Make that would otherwise exceed
+	// MaxEnvs: the vectors of a client that died without closing them
+	// (a crashed training script) would hold their share of MaxEnvs
+	// until the server stops. Idle vectors are closed only then, oldest
+	// first, only as many as the Make needs, and only if closing them
+	// makes enough room; a vector in a call is never closed. Zero means
+	// never (`cclab serve` defaults to 10 minutes).
+	IdleTimeout time.Duration
+	// Logf, if not nil, reports the vectors closed for being idle.
+	Logf func(format string, args ...any)
 }
 
 // Server implements gympb.GymServer.
@@ -54,6 +67,12 @@ type Server struct {
 	lanes map[uint64]*lane
 	// lanesClosed is set by CloseLanes.
 	lanesClosed bool
+	// reclaimed holds how long each vector closed for being idle had been
+	// idle, by handle, so that a later call on its handle says why it is
+	// gone (a few bytes a vector; such closes are rare).
+	reclaimed map[uint64]time.Duration
+	// now is the clock of idle times: time.Now, but in tests.
+	now func() time.Time
 }
 
 // NewServer returns a server with no environments.
@@ -64,7 +83,10 @@ func NewServer(cfg Config) *Server {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	return &Server{cfg: cfg, sem: make(chan struct{}, cfg.Workers), vecs: map[uint64]*vector{}}
+	if cfg.IdleTimeout < 0 {
+		cfg.IdleTimeout = 0
+	}
+	return &Server{cfg: cfg, sem: make(chan struct{}, cfg.Workers), vecs: map[uint64]*vector{}, reclaimed: map[uint64]time.Duration{}, now: time.Now}
 }
 
 // seedStream separates the per-environment seed sequence from every
@@ -111,6 +133,12 @@ type vector struct {
 	actBuf   []float32
 	broken   error
 	maxSteps int
+	// used is when the last call on the vector (or step over its lane)
+	// began or ended; gone, set when the server closed the vector for
+	// being idle, is the error of the calls that were waiting for it.
+	// Both are guarded by mu.
+	used time.Time
+	gone error
 
 	// The step in progress: its destination, and v.stepOne bound once
 	// (a closure per step would be an allocation per step).
@@ -153,13 +181,24 @@ func (s *Server) Make(_ context.Context, req *gympb.MakeRequest) (*gympb.MakeRes
 		return nil, invalid("num_envs: %d is not in [1, %d]", req.GetNumEnvs(), s.cfg.MaxEnvs)
 	}
 	s.mu.Lock()
+	var closed []idleVector
 	if s.live+n > s.cfg.MaxEnvs {
-		live := s.live
-		s.mu.Unlock()
-		return nil, status.Errorf(codes.ResourceExhausted, "num_envs: %d more environments would exceed the server's limit of %d (%d alive; close some or start the server with a larger --envs)", n, s.cfg.MaxEnvs, live)
+		var idle int
+		closed, idle = s.reclaimIdle(s.live + n - s.cfg.MaxEnvs)
+		if closed == nil {
+			live := s.live
+			s.mu.Unlock()
+			return nil, s.exhausted(n, live, idle)
+		}
 	}
 	s.live += n // reserve while building
 	s.mu.Unlock()
+	for _, c := range closed {
+		s.closeLane(c.h)
+		if s.cfg.Logf != nil {
+			s.cfg.Logf("closed environment vector %d (%d of %s) after %v idle, longer than --idle-timeout %v, to make room for a new one", c.h, len(c.v.envs), c.v.id, c.idle.Round(time.Second), s.cfg.IdleTimeout)
+		}
+	}
 	envs, maxSteps, err := s.build(spec, req.GetOptions(), n)
 	if err != nil {
 		s.mu.Lock()
@@ -167,7 +206,7 @@ func (s *Server) Make(_ context.Context, req *gympb.MakeRequest) (*gympb.MakeRes
 		s.mu.Unlock()
 		return nil, err
 	}
-	v := &vector{id: spec.ID, envs: envs, slots: make([]slot, n), maxSteps: maxSteps}
+	v := &vector{id: spec.ID, envs: envs, slots: make([]slot, n), maxSteps: maxSteps, used: s.now()}
 	obs, act := envs[0].ObservationSpace(), envs[0].ActionSpace()
 	v.obsDim, v.act = obs.Dim(), act
 	v.actBuf = make([]float32, n*act.Dim())
@@ -205,20 +244,135 @@ func toProto(sp space.Space) *gympb.Space {
 	return &gympb.Space{Kind: gympb.Space_BOX, Shape: shape, Low: sp.Low, High: sp.High}
 }
 
-// vec returns the vector of handle h, locked.
+// exhausted is Make's error when n more environments do not fit beside
+// the live ones, idle of them in vectors idle for longer than IdleTimeout
+// (too few to make room).
+func (s *Server) exhausted(n, live, idle int) error {
+	msg := fmt.Sprintf("num_envs: %d more environments would exceed the server's limit of %d (%d alive", n, s.cfg.MaxEnvs, live)
+	switch t := s.cfg.IdleTimeout; {
+	case t == 0:
+		msg += "; idle vectors are never closed, as --idle-timeout is 0; close some or start the server with a larger --envs)"
+	case idle == 0:
+		msg += fmt.Sprintf(", none in a vector idle for longer than --idle-timeout %v, which the server would close to make room; close some or start the server with a larger --envs)", t)
+	default:
+		msg += fmt.Sprintf(", %d in vectors idle for longer than --idle-timeout %v: too few to make room, so none was closed; close some or start the server with a larger --envs)", idle, t)
+	}
+	return status.Error(codes.ResourceExhausted, msg)
+}
+
+// idleVector is a vector idle for longer than IdleTimeout.
+type idleVector struct {
+	h    uint64
+	v    *vector
+	idle time.Duration
+}
+
+// reclaimIdle closes, as Close would (but for their lanes, which the
+// caller closes once it has released s.mu), the vectors idle for longer
+// than IdleTimeout, oldest first, until need environments are freed. It
+// closes none if all of them would not free need; it returns the vectors
+// closed and the environments of all the idle vectors. A vector in a call
+// (its mu held) is in use, never idle. The caller holds s.mu.
+func (s *Server) reclaimIdle(need int) (closed []idleVector, idleEnvs int) {
+	if s.cfg.IdleTimeout <= 0 {
+		return nil, 0
+	}
+	var cs []idleVector
+	now := s.now()
+	for h, v := range s.vecs {
+		// TryLock never blocks, so holding s.mu here cannot deadlock; the
+		// idle candidates stay locked until decided, so that no call can
+		// start on one in between.
+		if !v.mu.TryLock() {
+			continue
+		}
+		if idle := now.Sub(v.used); idle > s.cfg.IdleTimeout {
+			cs = append(cs, idleVector{h, v, idle})
+			idleEnvs += len(v.envs)
+		} else {
+			v.mu.Unlock()
+		}
+	}
+	defer func() {
+		for _, c := range cs {
+			c.v.mu.Unlock()
+		}
+	}()
+	if idleEnvs < need {
+		return nil, idleEnvs
+	}
+	slices.SortFunc(cs, func(a, b idleVector) int {
+		if a.idle != b.idle {
+			return cmp.Compare(b.idle, a.idle) // the longest idle first
+		}
+		return cmp.Compare(a.h, b.h)
+	})
+	freed := 0
+	for _, c := range cs {
+		if freed >= need {
+			break
+		}
+		// Calls that found the vector before it left the table and wait
+		// for its lock get this error.
+		c.v.gone = s.reclaimedError(c.h, c.idle)
+		s.drop(c.h, c.v)
+		s.reclaimed[c.h] = c.idle
+		freed += len(c.v.envs)
+		closed = append(closed, c)
+	}
+	return closed, idleEnvs
+}
+
+func (s *Server) reclaimedError(h uint64, idle time.Duration) error {
+	return status.Errorf(codes.NotFound, "handle: environment vector %d was closed by the server after being idle for %v, longer than its --idle-timeout (%v), to make room for another; make a new one", h, idle.Round(time.Second), s.cfg.IdleTimeout)
+}
+
+// missing is the error for handle h, not in the table. The caller holds
+// s.mu.
+func (s *Server) missing(h uint64) error {
+	if idle, ok := s.reclaimed[h]; ok {
+		return s.reclaimedError(h, idle)
+	}
+	return status.Errorf(codes.NotFound, "handle: no environment vector %d (closed, or made by another server)", h)
+}
+
+// drop removes vector h from the table. The caller holds s.mu, and closes
+// h's lane once it has released s.mu.
+func (s *Server) drop(h uint64, v *vector) {
+	delete(s.vecs, h)
+	s.live -= len(v.envs)
+}
+
+// vec returns the vector of handle h, locked, and marks it used.
 func (s *Server) vec(h uint64) (*vector, error) {
 	s.mu.Lock()
 	v := s.vecs[h]
+	var err error
+	if v == nil {
+		err = s.missing(h)
+	}
 	s.mu.Unlock()
 	if v == nil {
-		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d (closed, or made by another server)", h)
+		return nil, err
 	}
 	v.mu.Lock()
+	if v.gone != nil {
+		v.mu.Unlock()
+		return nil, v.gone
+	}
+	v.used = s.now()
 	if v.broken != nil {
 		v.mu.Unlock()
 		return nil, status.Errorf(codes.FailedPrecondition, "handle %d: %v; close it", h, v.broken)
 	}
 	return v, nil
+}
+
+// release unlocks a vector vec returned, marking it used: a call that ran
+// for longer than IdleTimeout does not leave its vector idle.
+func (s *Server) release(v *vector) {
+	v.used = s.now()
+	v.mu.Unlock()
 }
 
 // Reset implements gympb.GymServer.
@@ -227,7 +381,7 @@ func (s *Server) Reset(_ context.Context, req *gympb.ResetRequest) (*gympb.Reset
 	if err != nil {
 		return nil, err
 	}
-	defer v.mu.Unlock()
+	defer s.release(v)
 	n := len(v.envs)
 	seeds := req.GetSeeds()
 	if len(seeds) != 0 && len(seeds) != n {
@@ -340,7 +494,7 @@ func (s *Server) Step(_ context.Context, req *gympb.StepRequest) (*gympb.StepRes
 	if err != nil {
 		return nil, err
 	}
-	defer v.mu.Unlock()
+	defer s.release(v)
 	resp := &gympb.StepResponse{Observations: out.obs, Rewards: out.reward, Terminated: out.term, Truncated: out.trunc, Infos: make([]*gympb.Info, len(out.info))}
 	for i, info := range out.info {
 		resp.Infos[i] = infoProto(info)
@@ -371,7 +525,7 @@ func (s *Server) StepStream(stream gympb.Gym_StepStreamServer) error {
 			return err
 		}
 		keys = encodeBatch(batch, &out, keys)
-		v.mu.Unlock()
+		s.release(v)
 		if err := stream.Send(batch); err != nil {
 			return err
 		}
@@ -435,13 +589,15 @@ func boolByte(b bool) byte {
 func (s *Server) Close(_ context.Context, req *gympb.CloseRequest) (*gympb.CloseResponse, error) {
 	s.mu.Lock()
 	v := s.vecs[req.GetHandle()]
+	var err error
 	if v != nil {
-		delete(s.vecs, req.GetHandle())
-		s.live -= len(v.envs)
+		s.drop(req.GetHandle(), v)
+	} else {
+		err = s.missing(req.GetHandle())
 	}
 	s.mu.Unlock()
 	if v == nil {
-		return nil, status.Errorf(codes.NotFound, "handle: no environment vector %d", req.GetHandle())
+		return nil, err
 	}
 	s.closeLane(req.GetHandle())
 	return &gympb.CloseResponse{}, nil

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,11 +56,11 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	bytesFlag := fs.String("bytes", "", "transfer size, e.g. 600KB, 10MB")
 	dur := fs.Duration("time", 0, "transfer duration, e.g. 10s (bulk transfer)")
 	mss := fs.Int("mss", udp.DefaultMSS, "payload bytes per datagram (the default makes 1500-byte IP packets)")
-	ackInterval := fs.Duration("ack-interval", 0, "timer-driven SACKs every interval (Mockets style) instead of per-segment ACKs")
-	ncWindow := fs.Int("nc-window", 0, "TCP/NC coding window in packets (0 = no coding)")
-	ncR := fs.Float64("nc-r", 1.1, "TCP/NC redundancy: coded packets per segment")
+	ackInterval := fs.Duration("ack-interval", 0, "timer-driven SACKs every interval (Mockets style) instead of per-segment ACKs; 0 = off, else 1µs..1h11m34.967295s (the Syn carries a u32 of µs)")
+	ncWindow := fs.Int("nc-window", 0, "TCP/NC coding window in packets (0 = no coding; at most 4096, less with a large --mss)")
+	ncR := fs.Float64("nc-r", 1.1, "with --nc-window: TCP/NC redundancy, coded packets per segment (1..100)")
 	ecn := fs.Bool("ecn", false, "ask for ECN (RFC 3168, as Linux's net.ipv4.tcp_ecn=1): new data leaves ECT(0), and CE marks on the path reduce the window without loss; controllers that need ECN (dctcp) ask whatever this says")
-	retries := fs.Int("max-retries", 8, "consecutive retransmission timeouts without an answer before giving up")
+	retries := fs.Int("max-retries", 8, "give up at this many consecutive retransmission timeouts without an answer (0 = the default, 8)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	agentAddr := fs.String("agent", "", "drive the flow from the agent served at `ADDR` (cclab agent serve; host:port or unix:PATH)")
 	policy := fs.String("policy", "", "with --cc marlin, deepcc or dc-bbr: a policy file instead of the shipped one (dc-bbr: static keeps the windows)")
@@ -67,6 +70,7 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	set := flagsSet(fs)
 	if len(pos) != 1 {
 		return usagef("usage: cclab send ADDR --cc NAME [--bytes N | --time D] [--json]")
 	}
@@ -76,11 +80,29 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return usagef("--bytes %q: want a positive size such as 600KB or 10MB", *bytesFlag)
 		}
 	}
-	if size == 0 && *dur <= 0 {
+	if *dur < 0 || set["time"] && *dur == 0 {
+		return usagef("--time %v: want a positive duration such as 10s", *dur)
+	}
+	if size == 0 && *dur == 0 {
 		return usagef("give --bytes N or --time D (or both)")
 	}
 	if *mss < 64 || *mss > 8900 {
 		return usagef("--mss %d: want 64..8900", *mss)
+	}
+	if a := *ackInterval; a != 0 && (a < time.Microsecond || a > udp.MaxAckIntervalUs*time.Microsecond) {
+		return usagef("--ack-interval %v: want 0 (off) or 1µs..%v (the handshake carries it as a u32 of microseconds)", a, time.Duration(udp.MaxAckIntervalUs)*time.Microsecond)
+	}
+	if maxW := udp.MaxCodingWindow(*mss); *ncWindow < 0 || *ncWindow > maxW {
+		return usagef("--nc-window %d: want 0 (no coding) or 1..%d with --mss %d (a coded datagram carries a coefficient per packet of the window)", *ncWindow, maxW, *mss)
+	}
+	if set["nc-r"] && *ncWindow == 0 {
+		return usagef("--nc-r needs --nc-window: without a coding window there is no coding")
+	}
+	if math.IsNaN(*ncR) || *ncR < 1 || *ncR > 100 {
+		return usagef("--nc-r %g: want 1..100 coded packets per segment", *ncR)
+	}
+	if *retries < 0 {
+		return usagef("--max-retries %d: want a positive count of timeouts (0 = the default, 8)", *retries)
 	}
 	o := live.SendOptions{
 		Addr: pos[0], CC: *ccName, Params: params, Bytes: size, Duration: *dur, MaxRetries: *retries,
@@ -112,6 +134,12 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	res, err := live.Send(ctx, o)
 	finish(res)
+	// Nothing answered, or the port was refused before the handshake (a
+	// refusal after it is also ErrPeerVanished): there was no connection,
+	// and an all-zero table would only bury the error.
+	if errors.Is(err, udp.ErrNoAnswer) || errors.Is(err, udp.ErrRefused) && !errors.Is(err, udp.ErrPeerVanished) {
+		res = nil
+	}
 	if res != nil {
 		if perr := emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) }); perr != nil {
 			return perr
@@ -123,12 +151,25 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
+// flagsSet returns the names of the flags given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// minIdle is the shortest --idle: a sender that lost a window is silent
+// for a retransmission timeout, at least its 200 ms minimum RTO and 1 s
+// before its first RTT sample (and backed off, longer), so a shorter
+// idle timeout drops healthy connections at their first loss.
+const minIdle = time.Second
+
 func runRecv(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recv", stderr)
 	listen := fs.String("listen", "127.0.0.1:5201", "UDP address to listen on")
 	once := fs.Bool("once", false, "serve one connection, then exit")
-	maxWin := fs.String("max-window", "16MiB", "largest receive window accepted (memory per connection)")
-	idle := fs.Duration("idle", 10*time.Second, "give up on a sender silent this long")
+	maxWin := fs.String("max-window", "16MiB", "largest receive window accepted (memory per connection), 1500B..2GiB")
+	idle := fs.Duration("idle", 10*time.Second, "give up on a sender silent this long, at least 1s (0 = never: a receiver whose sender died then waits until interrupted)")
 	asJSON := fs.Bool("json", false, "print each result as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -141,25 +182,45 @@ func runRecv(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usagef("--max-window %q: %v", *maxWin, err)
 	}
-	l, err := udp.Listen(*listen, udp.ListenConfig{MaxWindow: w, Idle: *idle})
+	if w < 1500 || w > 1<<31 {
+		return usagef("--max-window %s: want 1500B..2GiB", *maxWin)
+	}
+	cfg := udp.ListenConfig{MaxWindow: w, Idle: *idle}
+	switch {
+	case *idle == 0:
+		cfg.Idle = udp.NeverIdle
+	case *idle < minIdle:
+		return usagef("--idle %v: want at least %v (a sender is silent for a whole retransmission timeout), or 0 for never", *idle, minIdle)
+	}
+	cfg.OnRefuse = func(peer netip.AddrPort, id uint64, why string) {
+		fmt.Fprintf(stderr, "cclab recv: refused %s (connection %016x): %s\n", peer, id, why)
+	}
+	l, err := udp.Listen(*listen, cfg)
 	if err != nil {
-		return err
+		return fmt.Errorf("--listen %s: %w", *listen, err)
 	}
 	defer l.Close()
 	fmt.Fprintf(stderr, "cclab recv: listening on %s\n", l.Addr())
 	for {
 		res, err := live.Receive(ctx, l)
 		if ctx.Err() != nil {
+			// Interrupted: a connection in progress was reset (its sender
+			// stops at once) and its statistics so far are still worth
+			// printing.
+			if res != nil && res.Peer != "" {
+				fmt.Fprintf(stderr, "cclab recv: interrupted: connection %016x from %s reset\n", res.ConnID, res.Peer)
+				return emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) })
+			}
 			return nil
 		}
 		if perr := emit(stdout, *asJSON, res, func(w io.Writer) { printLive(w, res) }); perr != nil {
 			return perr
 		}
+		if *once {
+			return err // Main prints it
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "cclab recv: %v\n", err)
-		}
-		if *once {
-			return err
 		}
 	}
 }
@@ -174,9 +235,14 @@ func printLive(w io.Writer, r *live.Result) {
 	if f.FCT != nil {
 		fct = strconv.FormatFloat(*f.FCT, 'f', 3, 64)
 	}
+	rtt := []string{f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms)}
+	if r.Role == "receiver" {
+		// The receiver takes no RTT samples: 0.00 would read as measured.
+		rtt = []string{"-", "-", "-", "-", "-"}
+	}
 	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n",
 		f.Name, f.CC, experiment.HumanBytes(f.BytesDelivered), f2(f.GoodputMbps), fct, f.Retransmissions, f.RTOs,
-		f2(f.RTTMeanMs), f2(f.RTTP95Ms), f2(f.RTTMaxMs), f2(f.QdelayMeanMs), f2(f.QdelayP95Ms))
+		rtt[0], rtt[1], rtt[2], rtt[3], rtt[4])
 	tw.Flush()
 	if d := r.Drops; d.Total() > 0 {
 		fmt.Fprintf(w, "dropped datagrams: %d truncated, %d oversized, %d bad version, %d malformed, %d stray, %d beyond the window\n",

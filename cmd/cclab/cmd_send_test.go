@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/live"
 	"github.com/cclab/cclab/internal/ipecn"
+	"github.com/cclab/cclab/transport/udp"
 )
 
 // freeUDPAddr returns a loopback address with a port free at the time.
@@ -144,5 +147,165 @@ func TestAgentServeRefusesRemote(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := Main(context.Background(), []string{"agent", "serve", "--listen", "0.0.0.0:0"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "allow-remote") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestSendRecvFlagRanges: out-of-range flags are refused before anything
+// is sent, with the flag's name and what it accepts (several used to be
+// accepted and wrap, be ignored, or fail later naming an internal field).
+func TestSendRecvFlagRanges(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"send", "127.0.0.1:9", "--time", "-1s"}, "--time -1s: want a positive duration"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--ack-interval", "-1s"}, "--ack-interval -1s: want 0 (off) or 1µs..1h11m34.967295s"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--ack-interval", "2h"}, "--ack-interval 2h0m0s: want 0 (off) or 1µs"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--ack-interval", "500ns"}, "--ack-interval 500ns"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--nc-window", "-1"}, "--nc-window -1: want 0 (no coding) or 1..4096"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--nc-window", "100000"}, "--nc-window 100000: want 0 (no coding) or 1..4096 with --mss 1432"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--mss", "8900", "--nc-window", "64"}, "--nc-window 64: want 0 (no coding) or 1..50 with --mss 8900"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--nc-r", "2"}, "--nc-r needs --nc-window"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--nc-window", "8", "--nc-r", "0.5"}, "--nc-r 0.5: want 1..100"},
+		{[]string{"send", "127.0.0.1:9", "--time", "1s", "--max-retries", "-1"}, "--max-retries -1"},
+		{[]string{"recv", "--max-window", "1KB"}, "--max-window 1KB: want 1500B..2GiB"},
+		{[]string{"recv", "--max-window", "0"}, "--max-window 0: want 1500B..2GiB"},
+		{[]string{"recv", "--idle", "-1s"}, "--idle -1s: want at least 1s"},
+		{[]string{"recv", "--idle", "1ns"}, "--idle 1ns: want at least 1s"},
+		{[]string{"recv", "--listen", "127.0.0.1:99999"}, "--listen 127.0.0.1:99999: "},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), c.args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), "listening") {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// TestSendNoReceiver: a sender whose receiver is not running fails with
+// a message saying so, at once on a closed loopback port (the kernel
+// refuses) and when the duration ends for a host that drops the Syn; it
+// used to print an all-zero table and exit 0, or retry for minutes.
+func TestSendNoReceiver(t *testing.T) {
+	closed := freeUDPAddr(t)
+	hole, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hole.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"send", closed, "--bytes", "1MB"}, "connection refused by " + closed + " (no cclab recv listening there?)"},
+		{[]string{"send", closed, "--time", "3s"}, "connection refused by " + closed},
+		{[]string{"send", hole.LocalAddr().String(), "--time", "200ms"}, "no answer from " + hole.LocalAddr().String() + " (is cclab recv running?)"},
+	} {
+		var out, errb bytes.Buffer
+		start := time.Now()
+		code := Main(context.Background(), c.args, &out, &errb)
+		if code != 1 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and %q", c.args, code, out.String(), errb.String(), c.want)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%v: took %v", c.args, d)
+		}
+	}
+}
+
+// TestRecvInterrupted: interrupting `cclab recv` mid-transfer resets the
+// connection (the sender stops at once, saying why) and prints the
+// connection's statistics so far; it used to exit silently and leave the
+// sender retransmitting for about 100 s.
+func TestRecvInterrupted(t *testing.T) {
+	addr := freeUDPAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rctx, interrupt := context.WithCancel(ctx)
+	var rout, rerr bytes.Buffer
+	rcode := make(chan int)
+	go func() { rcode <- Main(rctx, []string{"recv", "--listen", addr, "--once"}, &rout, &rerr) }()
+	time.Sleep(100 * time.Millisecond)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		interrupt()
+	}()
+	var sout, serr bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"send", addr, "--time", "5s"}, &sout, &serr)
+	if code != 1 || !strings.Contains(serr.String(), "receiver closed the connection") {
+		t.Errorf("send: exit %d, stderr %q; want 1 and the reset", code, serr.String())
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("sender stopped after %v", d)
+	}
+	if code := <-rcode; code != 0 {
+		t.Errorf("recv exit %d: %s", code, rerr.String())
+	}
+	if !strings.Contains(rout.String(), "receiver  peer ") || !strings.Contains(rerr.String(), "interrupted") {
+		t.Errorf("recv printed %q, stderr %q; want the partial result", rout.String(), rerr.String())
+	}
+}
+
+// TestRecvReportsRefusal: a sender the receiver refuses is named on the
+// receiver's stderr with the reason; it used to print nothing.
+func TestRecvReportsRefusal(t *testing.T) {
+	addr := freeUDPAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rctx, stop := context.WithCancel(ctx)
+	var rout, rerr bytes.Buffer
+	rcode := make(chan int)
+	go func() {
+		rcode <- Main(rctx, []string{"recv", "--listen", addr, "--once", "--max-window", "1500"}, &rout, &rerr)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	var sout, serr bytes.Buffer
+	if code := Main(ctx, []string{"send", addr, "--bytes", "1MB"}, &sout, &serr); code == 0 || !strings.Contains(serr.String(), "parameters refused") {
+		t.Errorf("send: exit %d, stderr %q", code, serr.String())
+	}
+	stop()
+	<-rcode
+	if !regexp.MustCompile(`cclab recv: refused 127\.0\.0\.1:\d+ \(connection [0-9a-f]{16}\): receive window 4194304 above the limit 1500`).MatchString(rerr.String()) {
+		t.Errorf("recv stderr %q", rerr.String())
+	}
+}
+
+// TestRecvErrorOnce: with --once, a connection's error is printed once
+// (it used to be printed by the loop and again on exit).
+func TestRecvErrorOnce(t *testing.T) {
+	addr := freeUDPAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var rout, rerr bytes.Buffer
+	rcode := make(chan int)
+	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--idle", "1s"}, &rout, &rerr) }()
+	time.Sleep(100 * time.Millisecond)
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := udp.Header{Type: udp.TypeSyn, ConnID: 7, Syn: udp.SynParams{MSS: 1432, Window: 1 << 16, Bytes: 1 << 20}}
+	_, _ = c.Write(udp.Encode(nil, &h))
+	if code := <-rcode; code != 1 || strings.Count(rerr.String(), "sender fell silent") != 1 {
+		t.Errorf("recv exit %d, stderr %q; want 1 and the error once", code, rerr.String())
+	}
+}
+
+// TestPrintLiveReceiverNoRTT: the receiver measures no RTT, so its table
+// shows "-" in the RTT and queueing-delay columns, not 0.00.
+func TestPrintLiveReceiverNoRTT(t *testing.T) {
+	var b bytes.Buffer
+	printLive(&b, &live.Result{Role: "receiver", Flow: experiment.FlowResult{Name: "udp", CC: "-", BytesDelivered: 1000}})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	row := strings.Fields(lines[len(lines)-1])
+	if len(row) < 5 || strings.Join(row[len(row)-5:], " ") != "- - - - -" {
+		t.Errorf("receiver row %q", lines[len(lines)-1])
+	}
+	b.Reset()
+	printLive(&b, &live.Result{Role: "sender", Flow: experiment.FlowResult{Name: "udp", CC: "cubic", RTTMeanMs: 1.5}})
+	if !strings.Contains(b.String(), "1.50") {
+		t.Errorf("sender table lost its RTT: %q", b.String())
 	}
 }

@@ -21,7 +21,9 @@ type ListenConfig struct {
 	// so the receiver's memory per connection [DefaultMaxWindow].
 	MaxWindow units.Bytes
 	// Idle ends a connection whose sender has been silent this long
-	// [10s].
+	// [10s; 0 means the default]; a negative Idle (NeverIdle) never ends
+	// one, which leaves a receiver whose sender died waiting until
+	// cancelled.
 	Idle time.Duration
 	// Linger is how long a receiver that has every byte of a finite
 	// transfer keeps acknowledging retransmissions while waiting for the
@@ -34,7 +36,15 @@ type ListenConfig struct {
 	// OnDone, if set, is called (on the connection's goroutine) when the
 	// last byte of a finite transfer has been delivered.
 	OnDone func()
+	// OnRefuse, if set, is called (on the accepting goroutine) when the
+	// listener turns a sender away with a Reset, once per connection id:
+	// why, in words, and whom. The sender learns only a reason code.
+	OnRefuse func(peer netip.AddrPort, connID uint64, reason string)
 }
+
+// NeverIdle, as ListenConfig.Idle, keeps a connection however long its
+// sender is silent.
+const NeverIdle time.Duration = -1
 
 // ReceiverResult summarises one served connection.
 type ReceiverResult struct {
@@ -73,6 +83,9 @@ type Listener struct {
 	sock *socket
 	// Drops counts datagrams dropped between connections.
 	Drops Drops
+	// refusedID is the connection id last reported to OnRefuse: a sender
+	// retransmitting its Syn is told again but logged once.
+	refusedID uint64
 }
 
 // Listen opens a UDP socket on addr ("host:port"; port 0 picks one).
@@ -86,6 +99,9 @@ func Listen(addr string, cfg ListenConfig) (*Listener, error) {
 	if cfg.Idle == 0 {
 		cfg.Idle = 10 * time.Second
 	}
+	if cfg.Idle < 0 {
+		cfg.Idle = NeverIdle
+	}
 	if cfg.Linger == 0 {
 		cfg.Linger = 2 * time.Second
 	}
@@ -97,7 +113,9 @@ func Listen(addr string, cfg ListenConfig) (*Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udp: %w", err)
 	}
-	return &Listener{cfg: cfg, sock: newSocket(conn)}, nil
+	// An unconnected socket hears no ICMP errors (without IP_RECVERR):
+	// the listener has no refusal to react to.
+	return &Listener{cfg: cfg, sock: newSocket(conn, nil)}, nil
 }
 
 // Addr returns the listening address.
@@ -114,7 +132,8 @@ var ErrIdle = errors.New("udp: sender fell silent")
 
 // Accept waits for a connection and serves it to its end: the sender's
 // FIN, the idle timeout, or ctx's cancellation (returned as the error with
-// the result so far).
+// the result so far; an open connection's sender is sent a Reset, closed,
+// so that it stops at once rather than after its retransmission timeouts).
 func (l *Listener) Accept(ctx context.Context) (ReceiverResult, error) {
 	c := &rconn{l: l, clk: clock.NewReal(), stop: make(chan struct{})}
 	c.res.Done = clock.Never
@@ -125,7 +144,12 @@ func (l *Listener) Accept(ctx context.Context) (ReceiverResult, error) {
 	go func() {
 		select {
 		case <-ctx.Done():
-			c.clk.Post(func() { c.end(c.clk.Now(), ctx.Err()) })
+			c.clk.Post(func() {
+				if c.open && !c.ended {
+					c.reset(c.peer, c.id, ResetClosed)
+				}
+				c.end(c.clk.Now(), ctx.Err())
+			})
 		case <-watch:
 		}
 	}()
@@ -161,6 +185,9 @@ type rconn struct {
 	// are free.
 	delivered int64
 	dec       *decoderSide
+	// quickAcked says the ACK of the transfer's last byte was forced out
+	// (at most once).
+	quickAcked bool
 
 	idleT, lingerT clock.Timer
 	rx, hdr        Header
@@ -195,6 +222,16 @@ func (c *rconn) reset(to netip.AddrPort, id uint64, reason uint32) {
 	c.reply(to, Encode(c.obuf, &c.hdr))
 }
 
+// refuse resets a sender the listener will not serve and tells the
+// listener's owner why.
+func (c *rconn) refuse(to netip.AddrPort, id uint64, code uint32, why string) {
+	c.reset(to, id, code)
+	if f := c.l.cfg.OnRefuse; f != nil && id != c.l.refusedID {
+		c.l.refusedID = id
+		f(to, id, why)
+	}
+}
+
 func (c *rconn) handle(d datagram) {
 	defer c.l.sock.release(d)
 	if c.ended {
@@ -218,11 +255,13 @@ func (c *rconn) handle(d datagram) {
 	} else if h.ConnID != c.id || d.from != c.peer {
 		c.res.Drops.count(ErrStray)
 		if h.Type == TypeSyn && h.ConnID != c.id {
-			c.reset(d.from, h.ConnID, ResetBusy)
+			c.refuse(d.from, h.ConnID, ResetBusy, fmt.Sprintf("busy with connection %016x from %s", c.id, c.peer))
 		}
 		return
 	}
-	c.idleT.Reset(now.Add(c.l.cfg.Idle))
+	if c.l.cfg.Idle > 0 {
+		c.idleT.Reset(now.Add(c.l.cfg.Idle))
+	}
 	switch h.Type {
 	case TypeSyn:
 		p := c.pool.Get()
@@ -293,12 +332,25 @@ func (c *rconn) data(now clock.Time, seq int64, payload []byte, tsval clock.Time
 		from := max(seq, rcvNxt)
 		c.ringWrite(from, payload[from-seq:])
 	}
+	c.segment(now, seq, int64(len(payload)), tsval, c.ecnBits(codepoint, flags))
+	if total := int64(c.params.Bytes); total > 0 && c.tcp.RcvNxt() == total && !c.quickAcked && c.params.AckIntervalUs == 0 {
+		// The transfer is complete, and an ACK the delayed-ACK timer holds
+		// (an odd segment count leaves the last one alone) would add 40 ms
+		// to the sender's FCT for nothing. Linux quick-ACKs a FIN; here
+		// the Syn's size says this was the last byte.
+		c.quickAcked = true
+		c.tcp.Flush(now)
+	}
+}
+
+// segment hands one data segment to the tcp.Receiver.
+func (c *rconn) segment(now clock.Time, seq, n int64, tsval clock.Time, ecn packet.ECNBits) {
 	p := c.pool.Get()
 	p.Kind = packet.Data
 	p.Seq = seq
-	p.Len = units.Bytes(len(payload))
+	p.Len = units.Bytes(n)
 	p.SentAt = tsval
-	p.ECN = c.ecnBits(codepoint, flags)
+	p.ECN = ecn
 	c.tcp.Receive(now, p)
 }
 
@@ -336,10 +388,22 @@ func (c *rconn) accept(now clock.Time, from netip.AddrPort, h *Header) bool {
 	if p.CodingWindow > 0 {
 		maxMSS -= 10 + uint32(p.CodingWindow)
 	}
-	if p.MSS < 64 || p.MSS > maxMSS || p.Window < p.MSS || int64(p.Window) > int64(c.l.cfg.MaxWindow) ||
-		p.Bytes > 1<<62 || (p.CodingWindow > 0 && p.RedundancyK < 1000) {
+	why := ""
+	switch {
+	case p.MSS < 64 || p.MSS > maxMSS:
+		why = fmt.Sprintf("mss %d out of range 64..%d", p.MSS, maxMSS)
+	case p.Window < p.MSS:
+		why = fmt.Sprintf("receive window %d below its mss %d", p.Window, p.MSS)
+	case int64(p.Window) > int64(c.l.cfg.MaxWindow):
+		why = fmt.Sprintf("receive window %d above the limit %d (max window)", p.Window, c.l.cfg.MaxWindow)
+	case p.Bytes > 1<<62:
+		why = fmt.Sprintf("transfer size %d above 2^62", p.Bytes)
+	case p.CodingWindow > 0 && p.RedundancyK < 1000:
+		why = fmt.Sprintf("coding redundancy %.3f below 1", float64(p.RedundancyK)/1000)
+	}
+	if why != "" {
 		c.l.Drops.count(ErrMalformed)
-		c.reset(from, h.ConnID, ResetRefused)
+		c.refuse(from, h.ConnID, ResetRefused, why)
 		return false
 	}
 	c.open = true
@@ -376,7 +440,7 @@ func (c *rconn) accept(now clock.Time, from netip.AddrPort, h *Header) bool {
 		if err != nil {
 			c.open = false
 			c.l.Drops.count(ErrMalformed)
-			c.reset(from, h.ConnID, ResetRefused)
+			c.refuse(from, h.ConnID, ResetRefused, err.Error())
 			return false
 		}
 		c.dec = dec

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"syscall"
 	"time"
 
 	"github.com/cclab/cclab/cc"
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/core/units"
 	"github.com/cclab/cclab/netsim/packet"
+	"github.com/cclab/cclab/transport/nc"
 	"github.com/cclab/cclab/transport/tcp"
 )
 
@@ -30,9 +32,11 @@ type Config struct {
 	Duration time.Duration
 	// MaxRetries is how many consecutive retransmission timeouts without
 	// hearing from the receiver end the connection with ErrPeerVanished
-	// [8]. With the default 200 ms minimum RTO and doubling, that is about
-	// a minute after the peer stopped answering (less with a smaller
-	// TCP.MaxRTO).
+	// (ErrNoAnswer if the receiver never answered) [8; 0 means the
+	// default, negative is an error]: the Nth timeout gives up instead of
+	// retransmitting, so N timeouts send N-1 retransmissions. With the
+	// default 200 ms minimum RTO and doubling, that is about 50 seconds
+	// after the peer stopped answering (less with a smaller TCP.MaxRTO).
 	MaxRetries int
 	// Coding, if set, puts a TCP/NC coding layer below the sender.
 	Coding *Coding
@@ -74,6 +78,50 @@ const ipUDPHeader = 28
 
 // ErrPeerVanished is returned when the receiver stops answering.
 var ErrPeerVanished = errors.New("udp: peer stopped answering")
+
+// ErrNoAnswer is returned (wrapped, with the address) when the handshake
+// never completed: nothing answered the Syn before the transfer's
+// duration ran out or MaxRetries timeouts passed. Such an error also
+// matches ErrPeerVanished when it came from the timeouts.
+var ErrNoAnswer = errors.New("udp: no answer")
+
+// ErrRefused is returned (wrapped) when the receiver's host reports the
+// port closed (ICMP port unreachable, ECONNREFUSED on the connected
+// socket): before the handshake completed, nothing listens there; after,
+// the receiver went away, and the error also matches ErrPeerVanished.
+// Platforms that do not report it (Windows) fall back to the timeouts.
+var ErrRefused = errors.New("udp: connection refused")
+
+// connError is a sender's end-of-connection error that matches several
+// sentinels but reads as one sentence.
+type connError struct {
+	msg string
+	is  []error
+}
+
+func (e *connError) Error() string { return e.msg }
+
+func (e *connError) Is(target error) bool {
+	for _, t := range e.is {
+		if t == target {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxAckIntervalUs is the largest ACK interval the Syn can carry: the
+// field is a u32 of microseconds (docs/wire.md).
+const MaxAckIntervalUs = 1<<32 - 1
+
+// MaxCodingWindow returns the largest TCP/NC coding window usable with
+// payloads of mss bytes: a coded datagram carries the window's
+// coefficients beside a full payload and must fit MaxDatagram, and the
+// coder bounds the window (nc.MaxWindow). It is below 1 when no coding
+// window fits.
+func MaxCodingWindow(mss int) int {
+	return min(nc.MaxWindow, MaxDatagram-HeaderLen-codingOverhead(&Coding{})-mss)
+}
 
 // SenderResult summarises a finished transfer.
 type SenderResult struct {
@@ -131,6 +179,14 @@ type Sender struct {
 	finsLeft   int
 	finT       clock.Timer
 	everyTimer []clock.Timer
+
+	addr string
+	// heard says the receiver has answered (a SynAck or Ack arrived): the
+	// handshake completed. refusedSeen keeps a burst of ECONNREFUSED
+	// writes to one posted check.
+	heard, refusedSeen bool
+	// goneT ends an established connection shortly after a refusal.
+	goneT clock.Timer
 }
 
 // Dial opens a UDP socket towards addr ("host:port") and returns a sender
@@ -148,8 +204,20 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	if cfg.TCP.Header == 0 {
 		cfg.TCP.Header = HeaderLen + ipUDPHeader
 	}
+	if cfg.MaxRetries < 0 {
+		return nil, fmt.Errorf("udp: max retries %d is negative", cfg.MaxRetries)
+	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 8
+	}
+	// The Syn carries the interval in whole microseconds: a negative one
+	// would wrap to about 71 minutes and one below 1 µs would read as 0
+	// (per-segment ACKs), silently not what was asked.
+	if a := cfg.TCP.AckInterval; a != 0 && (a < time.Microsecond || a > MaxAckIntervalUs*time.Microsecond) {
+		return nil, fmt.Errorf("udp: ack interval %v out of range: 0 (off) or 1µs..%v", a, time.Duration(MaxAckIntervalUs)*time.Microsecond)
+	}
+	if c := cfg.Coding; c != nil && (c.Window < 1 || c.Window > MaxCodingWindow(int(cfg.TCP.MSS))) {
+		return nil, fmt.Errorf("udp: coding window %d out of range 1..%d (with mss %d)", c.Window, MaxCodingWindow(int(cfg.TCP.MSS)), cfg.TCP.MSS)
 	}
 	cfg.TCP = cfg.TCP.WithDefaults()
 	if err := cfg.TCP.Validate(); err != nil {
@@ -172,6 +240,7 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	s := &Sender{
+		addr: addr,
 		cfg:  cfg,
 		clk:  clock.NewReal(),
 		id:   binary.BigEndian.Uint64(idb[:]) | 1, // never 0
@@ -195,7 +264,7 @@ func Dial(addr string, alg cc.Algorithm, cfg Config) (*Sender, error) {
 		s.coder = c
 	}
 	s.tcp.OnDone = func(now clock.Time) { s.finish(now, nil) }
-	s.sock = newSocket(conn)
+	s.sock = newSocket(conn, s.readRefused)
 	if s.tcp.ECNCapable() {
 		s.res.ECNAsked = true
 		if s.ecnAsked = s.sock.canSetECT(); !s.ecnAsked {
@@ -294,10 +363,18 @@ func (s *Sender) finish(now clock.Time, err error) {
 	if s.deadline != nil {
 		s.deadline.Stop()
 	}
+	if s.goneT != nil {
+		s.goneT.Stop()
+	}
 	s.res.End = now
 	s.res.Final = s.tcp.State()
 	s.res.Complete = s.tcp.Done() && s.cfg.TCP.Bytes > 0 && s.res.Final.SndUna >= int64(s.cfg.TCP.Bytes)
-	if errors.Is(err, ErrPeerVanished) || errors.Is(err, errReset) {
+	if err == nil && !s.heard {
+		// A duration (or Stop) ended a transfer that never started: a
+		// zero-byte result with no error would read as success.
+		s.err = s.noAnswer("")
+	}
+	if errors.Is(err, ErrPeerVanished) || errors.Is(err, errReset) || errors.Is(err, ErrRefused) {
 		close(s.stop)
 		return
 	}
@@ -322,10 +399,55 @@ func (s *Sender) sendFin(now clock.Time) {
 
 var errReset = errors.New("udp: connection reset by the receiver")
 
+func (s *Sender) noAnswer(detail string) error {
+	e := &connError{msg: fmt.Sprintf("udp: no answer from %s (is cclab recv running?)%s", s.addr, detail), is: []error{ErrNoAnswer}}
+	if detail != "" {
+		e.is = append(e.is, ErrPeerVanished)
+	}
+	return e
+}
+
 func (s *Sender) write(b []byte) {
 	s.res.Datagrams++
 	if _, err := s.sock.conn.Write(b); err != nil {
 		s.res.SendErrors++
+		if errors.Is(err, syscall.ECONNREFUSED) && !s.refusedSeen {
+			// Posted, not handled here: write runs inside the tcp.Sender's
+			// output path, which finish would stop under its feet.
+			s.refusedSeen = true
+			s.Post(s.refused)
+		}
+	}
+}
+
+// readRefused is the socket reader's report of ECONNREFUSED (Linux and
+// the BSDs deliver the ICMP error to a blocked read on a connected
+// socket); it runs on the reader goroutine.
+func (s *Sender) readRefused() { s.Post(s.refused) }
+
+// refused ends the connection on the receiver host's port-unreachable
+// report. Before the handshake nothing listens there; after it, the
+// receiver has gone (a process that still listened would not cause one).
+func (s *Sender) refused(now clock.Time) {
+	s.refusedSeen = false
+	if s.stopped {
+		return
+	}
+	if !s.heard {
+		s.finish(now, &connError{msg: fmt.Sprintf("udp: connection refused by %s (no cclab recv listening there?)", s.addr), is: []error{ErrRefused}})
+		return
+	}
+	// A receiver that was stopped sends a Reset (closed) before its port
+	// closes, but the kernel reports the pending error ahead of queued
+	// datagrams: give the Reset a moment to be read, so the sender says
+	// why.
+	if s.goneT == nil {
+		s.goneT = s.clk.NewTimer(func(now clock.Time) {
+			s.finish(now, &connError{msg: "udp: receiver gone (connection refused)", is: []error{ErrRefused, ErrPeerVanished}})
+		})
+	}
+	if !s.goneT.Armed() {
+		s.goneT.Reset(now.Add(min(max(2*s.tcp.State().SRTT, 10*time.Millisecond), time.Second)))
 	}
 }
 
@@ -352,6 +474,7 @@ func (s *Sender) handle(d datagram) {
 	switch h.Type {
 	case TypeSynAck, TypeAck:
 		s.rtosHeard = s.tcp.Stats().RTOs
+		s.heard = true
 		if s.stopped {
 			break
 		}
@@ -382,6 +505,8 @@ func (s *Sender) handle(d datagram) {
 			reason = "parameters refused (receive window, mss or coding above the receiver's limits)"
 		case ResetBusy:
 			reason = "receiver busy with another connection"
+		case ResetClosed:
+			reason = "receiver closed the connection"
 		}
 		s.sock.release(d)
 		s.finish(now, fmt.Errorf("%w: %s", errReset, reason))
@@ -410,10 +535,16 @@ type wireOut Sender
 
 func (w *wireOut) Receive(now clock.Time, p *packet.Packet) {
 	s := (*Sender)(w)
-	if p.Retransmission && s.tcp.Stats().RTOs-s.rtosHeard > int64(s.cfg.MaxRetries) {
+	// The Nth timeout in a row gives up rather than retransmit: MaxRetries
+	// counts timeouts, as documented, not retransmissions.
+	if n := s.tcp.Stats().RTOs - s.rtosHeard; p.Retransmission && n >= int64(s.cfg.MaxRetries) {
 		s.pool.Put(p)
+		if !s.heard {
+			s.finish(now, s.noAnswer(fmt.Sprintf(": %d retransmission timeouts in a row", n)))
+			return
+		}
 		s.finish(now, fmt.Errorf("%w: %d retransmission timeouts in a row, last RTO %v",
-			ErrPeerVanished, s.tcp.Stats().RTOs-s.rtosHeard, s.tcp.State().RTO))
+			ErrPeerVanished, n, s.tcp.State().RTO))
 		return
 	}
 	if s.coder != nil && p.Kind == packet.Data {

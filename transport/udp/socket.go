@@ -1,6 +1,7 @@
 package udp
 
 import (
+	"errors"
 	"net"
 	"net/netip"
 	"sync"
@@ -36,6 +37,11 @@ type socket struct {
 	wg   sync.WaitGroup
 	once sync.Once
 
+	// refused, if set, is called on the reader goroutine when a read
+	// reports ECONNREFUSED: on a connected socket, the peer's port is
+	// closed.
+	refused func()
+
 	raw syscall.RawConn
 	oob []byte // the reader goroutine's control-message buffer
 	// ecnRecv says received datagrams carry their ECN field.
@@ -50,16 +56,17 @@ type socket struct {
 // kernel caps it at net.core.{r,w}mem_max.
 const socketBuffer = 4 << 20
 
-func newSocket(conn *net.UDPConn) *socket {
+func newSocket(conn *net.UDPConn, refused func()) *socket {
 	_ = conn.SetReadBuffer(socketBuffer)
 	_ = conn.SetWriteBuffer(socketBuffer)
 	forceBuffers(conn)
 	s := &socket{
-		conn: conn,
-		free: make(chan int32, nbufs),
-		in:   make(chan datagram, nbufs),
-		done: make(chan struct{}),
-		oob:  make([]byte, ipecn.OOBLen),
+		conn:    conn,
+		free:    make(chan int32, nbufs),
+		in:      make(chan datagram, nbufs),
+		done:    make(chan struct{}),
+		oob:     make([]byte, ipecn.OOBLen),
+		refused: refused,
 	}
 	if raw, err := conn.SyscallConn(); err == nil {
 		s.raw = raw
@@ -95,7 +102,12 @@ func (s *socket) read() {
 			default:
 			}
 			// ICMP errors (a closed peer port) surface as read errors on
-			// Linux; they are not fatal for the socket.
+			// a connected socket (Linux, the BSDs; Go on Windows turns
+			// them off); they are not fatal for the socket, but the
+			// owner decides what a closed port means for the connection.
+			if s.refused != nil && errors.Is(err, syscall.ECONNREFUSED) {
+				s.refused()
+			}
 			continue
 		}
 		select {

@@ -186,21 +186,17 @@ func TestPeerVanishes(t *testing.T) {
 	t.Logf("%v after %v", err, time.Since(start))
 }
 
-// TestNoReceiver: a SYN nobody answers ends the same way.
+// TestNoReceiver: a SYN nobody answers (a host that drops it: a closed
+// port is refused at once, TestRefusedDuringHandshake) ends the same way.
 func TestNoReceiver(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
+	b := newBlackHole(t)
 	cfg := Config{TCP: tcp.Config{Bytes: 1000, InitialRTO: 20 * time.Millisecond, MinRTO: 20 * time.Millisecond, MaxRTO: 40 * time.Millisecond}, MaxRetries: 3}
-	s, err := Dial(addr, newCC(t, "cubic"), cfg)
+	s, err := Dial(b.addr(), newCC(t, "cubic"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Run(context.Background()); !errors.Is(err, ErrPeerVanished) {
-		t.Fatalf("got %v, want ErrPeerVanished", err)
+	if _, err := s.Run(context.Background()); !errors.Is(err, ErrPeerVanished) || !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("got %v, want ErrPeerVanished and ErrNoAnswer", err)
 	}
 }
 

@@ -106,6 +106,7 @@ const (
 	ResetRefused  = 1 // the receiver cannot accept the SYN's parameters
 	ResetBusy     = 2 // the receiver serves another connection
 	ResetProtocol = 3 // the peer broke the protocol
+	ResetClosed   = 4 // the receiver closed the connection (it was stopped)
 )
 
 // Header is a decoded datagram. Slices alias the datagram's buffer.

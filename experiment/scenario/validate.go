@@ -579,9 +579,6 @@ func (s *Scenario) validateFlow(f *Flow, p string) error {
 	if f.Start.V >= s.Duration.V {
 		return errf(p+".start", "%v is not before the end of the run (duration %v): the flow would never send", f.Start.V, s.Duration.V)
 	}
-	if f.StartSpread.V > 0 && f.Start.V+f.StartSpread.V > s.Duration.V {
-		return errf(p+".start_spread", "start %v + start_spread %v is after the end of the run (duration %v): replicas drawn after it would never send", f.Start.V, f.StartSpread.V, s.Duration.V)
-	}
 	if f.Count == 0 {
 		f.Count = 1
 	}

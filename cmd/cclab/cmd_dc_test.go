@@ -28,6 +28,12 @@ func TestDCUsageErrors(t *testing.T) {
 		{"dc", "eval", "--policy", "none", "--conditions", "train,mars"},
 		{"dc", "eval", "--compare", "nofile"},
 		{"dc", "eval", "--policy", "none", "--static-best", "0.1,3", "--static-per-agent"},
+		// A NaN passed every ordering test, and its arrival gaps filled
+		// memory with events until the process was killed.
+		{"dc", "eval", "--load", "NaN,0.2"},
+		{"dc", "train", "--load", "0.1,NaN"},
+		{"dc", "train", "--load", "0.1,Inf"},
+		{"dc", "eval", "--churn", "NaN"},
 	})
 	// Bad files are errors naming the problem, not panics.
 	expectJunkPolicy(t, "dc", "eval")

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,9 @@ func (w *dcWorkloadFlags) resolve(fs *flag.FlagSet, scn *string, interval *time.
 		}
 		lo, err1 := parse(strings.TrimSpace(a))
 		hi, err2 := parse(strings.TrimSpace(b))
-		if err1 != nil || err2 != nil || lo > hi {
+		// !(lo <= hi) and the finiteness check refuse NaN and infinities,
+		// which every ordering test would let through.
+		if err1 != nil || err2 != nil || !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 			return usagef("--%s wants an ordered LO,HI, got %q", flagName, v)
 		}
 		dst(lo, hi)
@@ -83,6 +86,9 @@ func (w *dcWorkloadFlags) resolve(fs *flag.FlagSet, scn *string, interval *time.
 		if err != nil {
 			return wl, err
 		}
+	}
+	if math.IsNaN(*w.churn) {
+		return wl, usagef("--churn must be in [0, 1], got %g", *w.churn)
 	}
 	if *w.churn >= 0 {
 		if *w.churn > 1 {

@@ -90,7 +90,7 @@ func (s *Scenario) validateBackground(b *Background, p string, depth int) error 
 		if _, err := s.FlowSizes(b); err != nil {
 			return errf(p+".sizes", "%v", err)
 		}
-		if b.Load < 0 || b.Load >= 1 {
+		if !(b.Load >= 0 && b.Load < 1) { // a NaN fails too
 			return errf(p+".load", "must be in [0, 1), got %g", b.Load)
 		}
 		if b.Load == 0 && b.Interval.V <= 0 {

@@ -228,6 +228,7 @@ func TestAcceptedButInvalid(t *testing.T) {
 		{"queue limit in bits", "name: x\nbottleneck: {rate: 1Mbps, queue: {limit: 150Kb}}\nflows: [{cc: newreno}]\n", "bottleneck.queue.limit: \"150Kb\": \"Kb\" counts bits"},
 		{"rate in bytes", "name: x\nbottleneck: {rate: 1MBps}\nflows: [{cc: newreno}]\n", "bottleneck.rate: \"1MBps\": \"MBps\" is bytes per second"},
 		{"recv_window below an MSS", "name: x\nbottleneck: {rate: 1Mbps}\ntransport: {recv_window: 1447B}\nflows: [{cc: newreno}]\n", "transport.recv_window: must be at least one MSS (1448 bytes"},
+		{"load NaN", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\nbackground: [{name: web, type: arrivals, cc: cubic, sizes: websearch, load: .nan}]\n", "background[0].load: must be in [0, 1), got NaN"},
 		{"interval and load", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno}]\nbackground: [{name: web, type: arrivals, cc: cubic, sizes: websearch, load: 0.5, interval: 10ms}]\n", "background[0].interval: give interval or load, not both"},
 		{"count 2.7", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, count: 2.7}]\n", "x.yaml:3:30: flows[0].count: must be a whole number, got 2.7"},
 		{"loss_hops 2.5", "name: x\nbottleneck: {rate: 1Mbps}\nflows: [{cc: newreno, loss: {model: bernoulli, p: 0.01}, loss_hops: 2.5}]\n", "flows[0].loss_hops: must be a whole number, got 2.5"},

@@ -275,7 +275,9 @@ func (r Randomization) validate() error {
 		return fmt.Errorf("datacenter: path delay range %v must be positive, ordered and at most 1s", r.PathDelay)
 	case !ok(float64(r.Rate[0]), float64(r.Rate[1])):
 		return fmt.Errorf("datacenter: rate range %v must be positive and ordered", r.Rate)
-	case r.Load[1] != 0 && (r.Load[0] < 0 || r.Load[0] > r.Load[1] || r.Load[1] >= 1):
+	// Written so that a NaN fails: with it every comparison is false, and
+	// a NaN load drew arrival gaps that filled memory with events.
+	case r.Load[1] != 0 && !(r.Load[0] >= 0 && r.Load[0] <= r.Load[1] && r.Load[1] < 1):
 		return fmt.Errorf("datacenter: load range %v must be ordered within [0, 1)", r.Load)
 	case !(r.Churn >= 0 && r.Churn <= 1):
 		return fmt.Errorf("datacenter: churn %g must be in [0, 1]", r.Churn)

@@ -292,3 +292,22 @@ func TestConditionDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFiniteRandomizationRefused: a NaN load passed every ordering
+// test (all comparisons with NaN are false), and its arrivals' gaps
+// filled memory with events until the process was killed.
+func TestNonFiniteRandomizationRefused(t *testing.T) {
+	for _, r := range []Randomization{
+		{Load: [2]float64{math.NaN(), 0.2}},
+		{Load: [2]float64{0.1, math.NaN()}},
+		{Load: [2]float64{0.1, math.Inf(1)}},
+		{Churn: math.NaN()},
+	} {
+		if err := r.validate(); err == nil {
+			t.Errorf("%+v accepted", r)
+		}
+	}
+	if err := (Randomization{Load: [2]float64{0.1, 0.4}}).validate(); err != nil {
+		t.Errorf("an ordered load range refused: %v", err)
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/cclab/cclab/internal/progress"
 	"github.com/cclab/cclab/learn/rl"
+	"github.com/cclab/cclab/learn/rl/bench"
+	"github.com/cclab/cclab/learn/rl/checkpoint"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
 	"github.com/cclab/cclab/papers/datacenter"
@@ -75,7 +77,7 @@ type dcTrainFlags struct {
 	seed                                      uint64
 	interval, tau, ckEvery                    time.Duration
 	alpha, lr, gamma, lambda                  float64
-	resume                                    bool
+	resume, force                             bool
 	sets                                      stringList
 	wl                                        *dcWorkloadFlags
 	shareEvery                                int
@@ -87,7 +89,7 @@ func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.agents, "agents", 1, "number of agents K; the controlled flows are split into K contiguous subsets")
 	fs.StringVar(&f.mode, "mode", datacenter.Shared, "multi-agent learning: shared (one policy, parameter sharing) or independent (K learners, team reward)")
 	fs.StringVar(&f.action, "action", "discrete", "action space: discrete (12-setting grid: 4 RTprop x 3 BtlBw windows) or continuous (ppo, a2c)")
-	fs.Int64Var(&f.steps, "steps", 60_000, "training budget in simulated intervals (summed over parallel environments)")
+	fs.Int64Var(&f.steps, "steps", 60_000, "training budget in simulated intervals (summed over parallel environments; rounded up to the algorithm's whole iterations, such as PPO's rollouts)")
 	fs.IntVar(&f.envs, "envs", 4, "parallel simulations")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines stepping them (default: one per simulation; results do not depend on it)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of networks, exploration and episodes")
@@ -107,6 +109,7 @@ func (f *dcTrainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ck, "checkpoint", "", "checkpoint file (single learner only)")
 	fs.DurationVar(&f.ckEvery, "checkpoint-every", 5*time.Minute, "wall time between checkpoints")
 	fs.BoolVar(&f.resume, "resume", false, "continue from --checkpoint")
+	fs.BoolVar(&f.force, "force", false, "start afresh even if --checkpoint exists (overwrites it and the learning curve)")
 	f.wl = addDCWorkloadFlags(fs)
 	fs.IntVar(&f.shareEvery, "share-every", 0, "independent agents: average their actors and critics every this many joint iterations (the paper's T1 sharing; 0: never)")
 	fs.Float64Var(&f.consensus, "consensus", 0, "ppo, 2+ agents: coefficient c of the paper's consensus penalty c·mean_b mean_j (V_i(s_b) − V_j(s_b))², the disagreement between an agent's value estimates and its neighbours', added to its loss (the paper gives no value; 0: off)")
@@ -166,6 +169,18 @@ func runDCTrain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		k = f.agents
 	}
 	paths := datacenter.PolicyPaths(f.out, k)
+	if f.ck != "" {
+		if err := checkpoint.CheckFresh(f.ck, f.resume, f.force); err != nil {
+			return err
+		}
+	}
+	// The policies are saved after training: a path that cannot take one
+	// fails now, not hours later.
+	for _, p := range paths {
+		if err := bench.CheckSavePath(p); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
 	if f.csvPath == "" {
 		f.csvPath = strings.TrimSuffix(f.out, filepath.Ext(f.out)) + ".csv"
 	}

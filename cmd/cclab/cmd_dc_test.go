@@ -50,6 +50,17 @@ func TestDCUsageErrors(t *testing.T) {
 	if code, _, errs := runCmd(t, "dc", "train", "--agents", "2", "--fairness", "11"); code != 1 || !strings.Contains(errs, "fairness weight 11 must be in [0, 10]") {
 		t.Errorf("fairness weight out of range: exit %d, stderr %q", code, errs)
 	}
+	// A run without --resume overwrote an earlier run's checkpoint, curve
+	// and policy; a policy path that cannot be written failed only after
+	// training. Both now fail before it.
+	ck := filepath.Join(dir, "old.ckpt")
+	os.WriteFile(ck, []byte("x"), 0o644)
+	if code, _, errs := runCmd(t, "dc", "train", "--checkpoint", ck, "--out", filepath.Join(dir, "p.policy")); code != 1 || !strings.Contains(errs, "left by an earlier training run") {
+		t.Errorf("existing checkpoint: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "dc", "train", "--out", dir); code != 1 || !strings.Contains(errs, "--out: cannot save the policy to "+dir+": it is a folder") {
+		t.Errorf("--out a folder: exit %d, stderr %q", code, errs)
+	}
 }
 
 // TestDCTrainEval trains tiny policies (one agent; two independent agents)

@@ -127,7 +127,7 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	decision := fs.Float64("decision-rtts", 1, "decision interval, minimum RTTs (the shipped policy was trained at 1)")
 	tune := fs.Float64("tune-rtts", deepcc.TuneEvery, "tuning interval, RTTs (rounded to whole decision intervals)")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
-	profile := fs.String("profile", "", "scenario profile of every run: linux turns on Linux's optional behaviours for the classic controllers' and the agent's transport, linux-host also Linux's RTT sample and 250 Hz timer wheel (docs/fidelity.md); default none")
+	profile := fs.String("profile", "", "scenario profile of every run: linux turns on Linux's optional behaviours for the classic controllers' and the agent's transport, linux-host also Linux's RTT sample and 250 Hz timer wheel (docs/fidelity.md); default (or empty): none of them")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	out := fs.String("out", "", "write deepcc.json, plots and report.html to this directory")
 	pos, err := parseFlags(fs, args)
@@ -192,12 +192,8 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		Seed: *seed, Jobs: *jobs, DecisionRTTs: *decision, TuneRTTs: *tune, Profile: *profile,
 	}
 	if len(pols) > 1 {
-		seen := map[uint64]string{}
-		for i, p := range pols {
-			if prev, dup := seen[p.Meta.Seed]; dup {
-				return usagef("--policy: %s and %s were both trained with seed %d; independently trained policies need distinct training seeds", prev, files[i], p.Meta.Seed)
-			}
-			seen[p.Meta.Seed] = files[i]
+		if err := distinctSeeds("--policy", files, pols); err != nil {
+			return err
 		}
 		return deepccEvalSeeds(ctx, cfg, pols, files, deepcc.TracePaths(*traceDir, splitList(*valTraces)), *valRuns, *out, *asJSON, stdout, stderr)
 	}

@@ -319,6 +319,11 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		pols = append(pols, p)
 	}
+	if len(files) > 1 {
+		if err := distinctSeeds("--policy", files, pols); err != nil {
+			return err
+		}
+	}
 	cfg := marlin.EvalConfig{Base: base, Runs: *runs, Policies: pols, Seed: *seed, Jobs: *jobs, Timeline: tl, HeldOut: *heldOut}
 	var sel *rl.Selection
 	if len(pols) > 1 && *valRuns > 0 {

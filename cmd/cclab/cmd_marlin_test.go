@@ -45,6 +45,28 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "ensemble", "--out", "e.policy", "a.policy"},
 	})
 	expectJunkPolicy(t, "marlin", "eval")
+	// --out a folder failed only after training ("rename ...: file exists");
+	// under a regular file, the failed stat read as an existing checkpoint.
+	dir := t.TempDir()
+	if code, _, errs := runCmd(t, "marlin", "train", "--steps", "10", "--out", dir); code != 1 || !strings.Contains(errs, "--out: cannot save the policy to "+dir+": it is a folder") {
+		t.Errorf("--out a folder: exit %d, stderr %q", code, errs)
+	}
+	// The same file twice was evaluated as two seeds, with a spread of 0.
+	shipped := filepath.Join("..", "..", "papers", "marlin", "policy", "marlin.policy")
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", shipped+","+shipped, "--runs", "1"); code != 2 || !strings.Contains(errs, "were both trained with seed") {
+		t.Errorf("one policy twice: exit %d, stderr %q", code, errs)
+	}
+	// Another paper's policy failed on a symptom ("policy of unknown
+	// action \"discrete\"").
+	dcPolicy := filepath.Join("..", "..", "papers", "datacenter", "policy", "ppo.policy")
+	if code, _, errs := runCmd(t, "marlin", "eval", "--policy", dcPolicy, "--runs", "1"); code != 1 || !strings.Contains(errs, `trained in environment "dcrl-datacenter", not MARLIN's`) {
+		t.Errorf("a data-centre policy: exit %d, stderr %q", code, errs)
+	}
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	if code, _, errs := runCmd(t, "marlin", "train", "--steps", "10", "--out", filepath.Join(file, "x.policy")); code != 1 || strings.Contains(errs, "earlier training run") || !strings.Contains(errs, "not a directory") {
+		t.Errorf("--out under a file: exit %d, stderr %q", code, errs)
+	}
 }
 
 // TestMarlinTrainResumeEval trains a few hundred steps, continues the run

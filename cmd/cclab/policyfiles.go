@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/cclab/cclab/learn/rl/policy"
 )
 
 // policyFiles expands a --policy value: comma-separated entries, each a
@@ -31,4 +33,18 @@ func policyFiles(spec string) ([]string, error) {
 		out = append(out, m...)
 	}
 	return out, nil
+}
+
+// distinctSeeds refuses two policies (files[i] holds pols[i]) trained with
+// the same seed where they stand for independent seeds: the same file
+// given twice would be counted as two seeds, its spread as zero.
+func distinctSeeds(flag string, files []string, pols []*policy.Policy) error {
+	seen := map[uint64]string{}
+	for i, p := range pols {
+		if prev, dup := seen[p.Meta.Seed]; dup {
+			return usagef("%s: %s and %s were both trained with seed %d; independently trained policies need distinct training seeds", flag, prev, files[i], p.Meta.Seed)
+		}
+		seen[p.Meta.Seed] = files[i]
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cclab/cclab/analysis/plot"
+	"github.com/cclab/cclab/learn/rl/bench"
 	"github.com/cclab/cclab/learn/rl/checkpoint"
 	"github.com/cclab/cclab/learn/rl/policy"
 	"github.com/cclab/cclab/learn/rl/trainlog"
@@ -33,6 +34,11 @@ func startTraining(out, ck, csvPath string, resume, force bool, stderr io.Writer
 	}
 	if err := checkpoint.CheckFresh(t.ck, resume, force); err != nil {
 		return nil, err
+	}
+	// The policy is saved after training, which can take hours: a path it
+	// cannot be written to (a folder, a missing or read-only one) fails now.
+	if err := bench.CheckSavePath(out); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	if t.csvPath == "" {
 		t.csvPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".csv"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 
@@ -20,12 +21,18 @@ var shipped embed.FS
 // the copy built into cclab, so evaluation works from any directory.
 func LoadPolicy(file string) (*policy.Policy, error) {
 	p, err := policy.Load(file)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return p, err
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		data, rerr := shipped.ReadFile("policy/" + path.Base(file))
+		if rerr != nil {
+			return nil, err
+		}
+		p, err = policy.Read(bytes.NewReader(data))
 	}
-	data, rerr := shipped.ReadFile("policy/" + path.Base(file))
-	if rerr != nil {
+	if err != nil {
 		return nil, err
 	}
-	return policy.Read(bytes.NewReader(data))
+	if err := p.Meta.CheckEnv("dcrl-", "the data-centre paper"); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 
@@ -24,8 +25,14 @@ const ShippedPolicyPath = "papers/deepcc/policy/deepcc.policy"
 // evaluation works from any directory.
 func LoadPolicy(file string) (*policy.Policy, error) {
 	p, err := policy.Load(file)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) || path.Clean(file) != ShippedPolicyPath {
-		return p, err
+	if err != nil && errors.Is(err, fs.ErrNotExist) && path.Clean(file) == ShippedPolicyPath {
+		p, err = policy.Read(bytes.NewReader(shipped))
 	}
-	return policy.Read(bytes.NewReader(shipped))
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Meta.CheckEnv("deepcc", "DeepCC"); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return p, nil
 }

@@ -40,6 +40,9 @@ func PolicySpacesRTT() (obs, act space.Space) {
 // CheckPolicy checks that a policy fits the environment of the variant it
 // records (PolicyVariant) and that the variant and action are known.
 func CheckPolicy(p *policy.Policy) error {
+	if err := p.Meta.CheckEnv("marlin-", "MARLIN"); err != nil {
+		return fmt.Errorf("marlin: %w", err)
+	}
 	v := PolicyVariant(p)
 	switch v {
 	case VariantPaper, VariantCompact:

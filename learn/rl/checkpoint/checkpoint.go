@@ -387,7 +387,13 @@ func RemoveStaleTemps(path string) {
 // It also removes the temporary files of a killed earlier write.
 func CheckFresh(path string, resume, force bool) error {
 	RemoveStaleTemps(path)
-	if resume || force || !Exists(path) {
+	_, err := os.Stat(path)
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		// Not "exists": a folder in the path that is a file (ENOTDIR), or
+		// one that cannot be read, would fail the first checkpoint.
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	case resume || force || err != nil:
 		return nil
 	}
 	return fmt.Errorf("%s exists (left by an earlier training run): continue that run with --resume, or start over with --force", path)

@@ -211,4 +211,12 @@ func TestCheckFresh(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("stale temporary file kept at start")
 	}
+	// A path under a regular file was taken for an existing checkpoint
+	// (its stat fails with ENOTDIR, not "does not exist").
+	under := filepath.Join(path, "x.ckpt")
+	for _, force := range []bool{false, true} {
+		if err := CheckFresh(under, false, force); err == nil || strings.Contains(err.Error(), "earlier training run") || !strings.Contains(err.Error(), "not a directory") {
+			t.Errorf("checkpoint under a file (force %v): %v", force, err)
+		}
+	}
 }

@@ -112,6 +112,18 @@ type Meta struct {
 	Extra map[string]string `json:"extra,omitempty"`
 }
 
+// CheckEnv refuses a policy trained in another environment than those
+// whose name starts with prefix (what names them for the message): given
+// to another paper's evaluation, it failed on a symptom (an unknown
+// action, an observation size) instead. A policy without an Env (written
+// before it was recorded) passes.
+func (m Meta) CheckEnv(prefix, what string) error {
+	if m.Env == "" || strings.HasPrefix(m.Env, prefix) {
+		return nil
+	}
+	return fmt.Errorf("the policy was trained in environment %q, not %s's (%s...)", m.Env, what, prefix)
+}
+
 // Policy is a deterministic actor. Act is not safe for concurrent use; use
 // Clone for one Policy per goroutine.
 type Policy struct {

@@ -283,3 +283,18 @@ func TestCommandPathsCleaned(t *testing.T) {
 		t.Errorf("saved command %q (%v)", q.Meta.Command, err)
 	}
 }
+
+// TestCheckEnv: a policy is refused by another paper's evaluation with the
+// environment it was trained in named.
+func TestCheckEnv(t *testing.T) {
+	if err := (Meta{Env: "marlin-satcom-uhf"}).CheckEnv("marlin-", "MARLIN"); err != nil {
+		t.Error(err)
+	}
+	if err := (Meta{}).CheckEnv("marlin-", "MARLIN"); err != nil {
+		t.Errorf("a policy without an env: %v", err)
+	}
+	err := (Meta{Env: "deepcc"}).CheckEnv("dcrl-", "the data-centre paper")
+	if err == nil || !strings.Contains(err.Error(), `environment "deepcc", not the data-centre paper's (dcrl-...)`) {
+		t.Errorf("a DeepCC policy for the data-centre paper: %v", err)
+	}
+}

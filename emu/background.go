@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
@@ -56,6 +58,9 @@ type spawner struct {
 	mu      sync.Mutex
 	senders []*endpoint.TCPSender
 	wg      sync.WaitGroup
+	// sent is the payload bytes its stopped connections sent,
+	// retransmissions included (tcpi_bytes_sent at their stop).
+	sent atomic.Int64
 }
 
 func (e *emulation) addBackground() error { return e.s.BackgroundSources(e.addSource) }
@@ -65,7 +70,7 @@ func (e *emulation) addSource(src scenario.Source) error {
 	switch b.Type {
 	case "tcp", "arrivals":
 		if len(e.spawners) >= maxPerKind {
-			return fmt.Errorf("the emulator runs at most %d background TCP sources", maxPerKind)
+			return fmt.Errorf("background %s: the emulator runs at most %d background TCP sources (with each count): the forwarder tells them apart by their receiver ports, %d-%d", name, maxPerKind, tcpBGPort, tcpBGPort+maxPerKind-1)
 		}
 		kcc, err := endpoint.KernelCC(b.CC.Name)
 		if err != nil {
@@ -92,7 +97,7 @@ func (e *emulation) addSource(src scenario.Source) error {
 		}
 	default:
 		if len(e.sources) >= maxPerKind {
-			return fmt.Errorf("the emulator runs at most %d background UDP sources", maxPerKind)
+			return fmt.Errorf("background %s: the emulator runs at most %d background UDP sources (with each count): the forwarder tells them apart by their receiver ports, %d-%d", name, maxPerKind, udpBGPort, udpBGPort+maxPerKind-1)
 		}
 		p := b.Process(w)
 		port := uint16(udpBGPort + len(e.sources))
@@ -174,7 +179,19 @@ func (sp *spawner) fire(now clock.Time) {
 	sp.senders = append(sp.senders, snd)
 	sp.mu.Unlock()
 	if stopAt != clock.Never {
-		e.f.S.Timer(func(clock.Time) { sp.stopSender(snd) }).Reset(stopAt)
+		e.f.S.Timer(func(clock.Time) {
+			// Taken out of the list, so stopAll does not stop (and
+			// count) it again.
+			sp.mu.Lock()
+			i := slices.Index(sp.senders, snd)
+			if i >= 0 {
+				sp.senders = slices.Delete(sp.senders, i, i+1)
+			}
+			sp.mu.Unlock()
+			if i >= 0 {
+				sp.stopSender(snd)
+			}
+		}).Reset(stopAt)
 	}
 	if next != clock.Never && next < e.end {
 		sp.timer.Reset(next)
@@ -186,7 +203,8 @@ func (sp *spawner) stopSender(snd *endpoint.TCPSender) {
 	sp.wg.Add(1)
 	go func() {
 		defer sp.wg.Done()
-		snd.Stop()
+		final, _ := snd.Stop()
+		sp.sent.Add(int64(final.BytesSent))
 	}()
 }
 

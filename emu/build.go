@@ -178,3 +178,25 @@ func (e *emulation) apply(now clock.Time, i int) {
 		e.segIdx++
 	}
 }
+
+// lossHops is a flow's lossy hops in series (scenario loss_hops): a packet
+// is lost on the first hop that loses it, and the later hops draw nothing
+// for it, as the simulator's (experiment/network's moreHops) do.
+type lossHops []loss.Model
+
+func (h lossHops) Lose() bool {
+	for _, m := range h {
+		if m.Lose() {
+			return true
+		}
+	}
+	return false
+}
+
+func (h lossHops) Rate() float64 {
+	keep := 1.0
+	for _, m := range h {
+		keep *= 1 - m.Rate()
+	}
+	return 1 - keep
+}

@@ -9,7 +9,8 @@
 // The scenario is validated by experiment/scenario exactly as for the
 // simulator; Supported then refuses what real endpoints cannot do (Mockets,
 // TCP/NC, the fixed and external controllers, controllers the kernel
-// lacks, kernel-TCP flows that disagree on transport.ecn).
+// lacks, kernel-TCP flows that disagree on transport.ecn); Unapplied lists
+// the fields the kernel path runs without applying them, for warnings.
 package emu
 
 import (
@@ -18,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,8 +153,17 @@ func backgroundTCP(bs []scenario.Background, prefix string, fn func(path string,
 func Supported(s *scenario.Scenario, custom bool) error {
 	var errs []error
 	check := func(where string, c scenario.CC) {
+		if cclabOnly(c.Name) {
+			hint := "background TCP sources run on kernel TCP only: give them a kernel controller"
+			if strings.HasPrefix(where, "flows[") {
+				set := strings.NewReplacer("[", ".", "]", "").Replace(where)
+				hint = fmt.Sprintf("run the flow on cclab's own transport over UDP, which takes every cclab controller, with stack: cclab (--set %s.stack=cclab)", set)
+			}
+			errs = append(errs, fmt.Errorf("%s.cc: %s is one of cclab's own controllers, not the kernel's (no module or BPF program provides it); %s", where, c.Name, hint))
+			return
+		}
 		if len(c.Params) > 0 {
-			errs = append(errs, fmt.Errorf("%s.cc: kernel controllers take no parameters, got %s", where, c))
+			errs = append(errs, fmt.Errorf("%s.cc: kernel controllers take no parameters, got %s; --cc %s runs the kernel's %s with its own defaults (cclab compare's --sim-set gives the simulator's side parameters)", where, c, c.Name, c.Name))
 			return
 		}
 		if _, err := endpoint.KernelCC(c.Name); err != nil {
@@ -176,6 +188,13 @@ func Supported(s *scenario.Scenario, custom bool) error {
 		if !custom {
 			check(p, f.CC)
 		}
+	}
+	total := 0
+	for _, f := range s.Flows {
+		total += max(f.Count, 1)
+	}
+	if total > maxPerKind {
+		errs = append(errs, tooManyFlows(s))
 	}
 	backgroundTCP(s.Background, "background", func(p string, b *scenario.Background) { check(p, b.CC) })
 	if _, err := kernelECN(s); err != nil {
@@ -447,7 +466,7 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 			start += time.Duration(spread.Int64N(int64(sf.StartSpread.V) + 1))
 		}
 		if len(e.flows) >= maxPerKind {
-			return fmt.Errorf("the emulator runs at most %d measured flows", maxPerKind)
+			return tooManyFlows(e.s)
 		}
 		spec := FlowSpec{Name: name, CC: sf.CC.Name, Bytes: int64(sf.Bytes.V), Flow: sf, LinkRate: e.s.Bottleneck.Rate.V, ECN: e.s.FlowECN(sf), Nagle: e.s.FlowNagle(sf)}
 		var ep Endpoints
@@ -480,6 +499,19 @@ func (e *emulation) addFlows(sf *scenario.Flow) error {
 		if sf.Loss != nil {
 			if path.LastHop, err = buildLoss(e.rnd, *sf.Loss, "flow/"+name+"/lasthop"); err != nil {
 				return fmt.Errorf("flow %s: %w", name, err)
+			}
+			// Further lossy hops in series (loss_hops), with the
+			// simulator's stream names.
+			if sf.LossHops > 1 {
+				hops := lossHops{path.LastHop}
+				for h := 2; h <= sf.LossHops; h++ {
+					m, err := buildLoss(e.rnd, *sf.Loss, fmt.Sprintf("flow/%s/lasthop/%d", name, h))
+					if err != nil {
+						return fmt.Errorf("flow %s: %w", name, err)
+					}
+					hops = append(hops, m)
+				}
+				path.LastHop = hops
 			}
 		}
 		fl := &flow{
@@ -576,4 +608,45 @@ func (e *emulation) closeAll() {
 		sp.close()
 	}
 	e.stopWG.Wait()
+}
+
+// cclabOnly reports whether a controller is cclab's own, one no kernel
+// has: fixed and external take their window from cclab (a schedule, an
+// agent).
+func cclabOnly(name string) bool { return name == "fixed" || name == "external" }
+
+// tooManyFlows is the error for a scenario with more measured flows than
+// the emulator has receiver ports for, naming the flows' count fields.
+func tooManyFlows(s *scenario.Scenario) error {
+	total := 0
+	var fields []string
+	for i, f := range s.Flows {
+		n := max(f.Count, 1)
+		total += n
+		if f.Count > 1 {
+			fields = append(fields, fmt.Sprintf("flows[%d].count (%d)", i, f.Count))
+		} else {
+			fields = append(fields, fmt.Sprintf("flows[%d] (1)", i))
+		}
+	}
+	if len(fields) > 4 {
+		fields = append(fields[:4], "...")
+	}
+	return fmt.Errorf("%s: the emulator runs at most %d measured flows, got %d: the forwarder tells flows apart by their receiver ports, %d-%d", strings.Join(fields, ", "), maxPerKind, total, flowPort, flowPort+maxPerKind-1)
+}
+
+// OwnNamespaces returns the cclab namespaces this process made that still
+// exist: none once Run has returned, unless removing them failed.
+func OwnNamespaces() ([]string, error) {
+	names, err := netns.List()
+	if err != nil {
+		return nil, err
+	}
+	var own []string
+	for _, n := range names {
+		if pid, ok := netns.Owner(n); ok && pid == os.Getpid() {
+			own = append(own, n)
+		}
+	}
+	return own, nil
 }

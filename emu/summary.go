@@ -7,6 +7,7 @@ import (
 	"github.com/cclab/cclab/core/clock"
 	"github.com/cclab/cclab/experiment"
 	"github.com/cclab/cclab/experiment/metrics"
+	"github.com/cclab/cclab/netsim/traffic"
 )
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -182,7 +183,16 @@ func (e *emulation) backgroundResults(now clock.Time) []experiment.BackgroundRes
 	for _, sp := range e.spawners {
 		b := get(sp.group)
 		b.Flows += sp.count
+		// What the connections sent, as the simulator's senders count
+		// it: payload, retransmissions included (tcpi_bytes_sent). A
+		// connection whose TCP_INFO could not be read at its stop
+		// counts nothing there, so never less than what was received.
+		sent := max(sp.sent.Load(), sp.sink.Received())
+		b.SentMbps += float64(sent) * 8 / secs / 1e6
 		b.DeliveredMbps += float64(sp.sink.Received()) * 8 / secs / 1e6
+		// Flow arrivals offer their mean size per mean gap, as the
+		// simulator computes it (network.ArrivalsOffered).
+		b.OfferedMbps += arrivalsOffered(sp.b.Type, float64(sp.b.Size.V), sp.sizes, sp.gap)
 		b.Drops += sp.path.Dropped
 		b.BottleneckBytes += sp.path.BottleneckBytes
 	}
@@ -192,4 +202,19 @@ func (e *emulation) backgroundResults(now clock.Time) []experiment.BackgroundRes
 		out[i].DeliveredMbps = round(out[i].DeliveredMbps, 6)
 	}
 	return out
+}
+
+// arrivalsOffered is the offered rate in Mbit/s of a background entry of
+// type arrivals with mean flow size from sizes (or size without one) and
+// mean gap: what network.ArrivalsOffered reports for the simulator; 0
+// for other types.
+func arrivalsOffered(typ string, size float64, sizes *traffic.SizeDist, gap time.Duration) float64 {
+	if typ != "arrivals" || gap <= 0 {
+		return 0
+	}
+	mean := size
+	if sizes != nil {
+		mean = sizes.Mean()
+	}
+	return mean * 8 / gap.Seconds() / 1e6
 }

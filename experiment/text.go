@@ -14,8 +14,15 @@ const maxTableFlows = 50
 
 // WriteText writes the run as the tables cclab run prints.
 func (r *Result) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "scenario %s  seed %d  simulated %.3f s in %.3f s wall (%d events, %.1f M events/s)\n\n",
-		r.Scenario, r.Seed, r.SimSeconds, r.WallSeconds, r.Events, float64(r.Events)/max(r.WallSeconds, 1e-9)/1e6)
+	r.WriteTextHeaded(w, fmt.Sprintf("scenario %s  seed %d  simulated %.3f s in %.3f s wall (%d events, %.1f M events/s)",
+		r.Scenario, r.Seed, r.SimSeconds, r.WallSeconds, r.Events, float64(r.Events)/max(r.WallSeconds, 1e-9)/1e6))
+}
+
+// WriteTextHeaded writes the run's tables under header, the first line,
+// which says how the run was made (the emulator's: emulated in real time,
+// where the simulator's counts its events).
+func (r *Result) WriteTextHeaded(w io.Writer, header string) {
+	fmt.Fprintf(w, "%s\n\n", header)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flow\tcc\tdelivered\tgoodput Mbit/s\tFCT s\tretx\tRTOs\tRTT mean ms\tRTT p95 ms\tRTT max ms\tqdelay mean ms\tqdelay p95 ms\tRTI\t")
 	more := 0

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "compare", summary: compareSummary, args: "SCENARIO", run: runCompare})
+	register(&command{name: "compare", summary: compareSummary, args: "SCENARIO", help: "The difference column is (simulator - emulator) / emulator: the simulator's relative difference from the kernel (- where only the emulator's value is 0). Scenario fields the emulator's kernel TCP does not apply (transport.recv_window, min_rto, ...) are printed as warnings before the run and listed under the table.", run: runCompare})
 }
 
 // comparison is `cclab compare --json`'s output.
@@ -37,6 +37,10 @@ type comparison struct {
 	// Notes say what about the comparison's set-up is known to separate
 	// the two sides (timingNote).
 	Notes []string `json:"notes,omitempty"`
+	// Unapplied lists, as "path: why", the scenario's fields that the
+	// simulator follows and the emulator's kernel path does not apply
+	// (emu.Unapplied): differences by construction.
+	Unapplied []string `json:"unapplied,omitempty"`
 }
 
 type flowDiff struct {
@@ -94,7 +98,7 @@ var compareMetrics = []struct {
 
 func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", stderr)
-	ccName := fs.String("cc", "", "override every flow's congestion controller (one the kernel has)")
+	ccName := fs.String("cc", "", "override every flow's congestion controller (one the kernel has; reno is newreno)")
 	seed := fs.Int64("seed", -1, "override the scenario's seed")
 	var sets stringList
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
@@ -109,7 +113,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) != 1 {
 		return usagef("want exactly one scenario file, got %d arguments (usage: cclab compare SCENARIO.yaml [flags])", len(pos))
 	}
-	s, err := loadScenario(pos[0], *ccName, *seed, sets)
+	s, err := loadScenario(pos[0], emuCC(*ccName), *seed, sets)
 	if err != nil {
 		return err
 	}
@@ -129,6 +133,9 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return scenario.LocateOverrides(err, nil, pos[0], ovs)
 		}
 	}
+	// The simulator's scenario, --sim-set included: what it follows that
+	// the kernel does not.
+	unapplied := warnUnapplied(stderr, ss)
 	simRes, n, err := experiment.RunCaptured(ctx, ss, experiment.Capture{})
 	if err != nil {
 		return err
@@ -138,9 +145,10 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted after %.1f s of emulation", emuRes.SimSeconds)
+		return interrupted(emuRes.SimSeconds)
 	}
 	c := compareResults(simRes, emuRes)
+	c.Unapplied = unapplied
 	if note := timingNote(ss, simRes); note != "" {
 		c.Notes = append(c.Notes, note)
 	}
@@ -326,6 +334,9 @@ func compareResults(sim *experiment.Result, em *emu.Result) *comparison {
 	return c
 }
 
+// differenceLegend says what compare's difference column is.
+const differenceLegend = "difference: (simulator - emulator) / emulator, the simulator's relative difference from the kernel; - where only the emulator's value is 0"
+
 func printComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "scenario %s: simulator vs emulator (Linux %s, kernel TCP)\n\n", c.Scenario, c.Emu.Kernel)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -346,6 +357,13 @@ func printComparison(w io.Writer, c *comparison) {
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, differenceLegend)
+	if len(c.Unapplied) > 0 {
+		fmt.Fprintln(w, "not applied by the emulator (the simulator's side follows them, the kernel does not):")
+		for _, u := range c.Unapplied {
+			fmt.Fprintf(w, "  %s\n", u)
+		}
+	}
 	if c.Sim.RTI != nil && c.Emu.RTI != nil {
 		fmt.Fprintf(w, "\nRTT Transition Impact: simulator %.4f, emulator %.4f (%+.1f%%)\n", *c.Sim.RTI, *c.Emu.RTI, 100**c.RTIDiff)
 	}

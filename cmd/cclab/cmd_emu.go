@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/cclab/cclab/analysis/plot"
 	"github.com/cclab/cclab/analysis/report"
@@ -26,7 +27,7 @@ func init() {
 
 func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("emu", stderr)
-	ccName := fs.String("cc", "", "override every flow's congestion controller (a kernel one: see /proc/sys/net/ipv4/tcp_available_congestion_control)")
+	ccName := fs.String("cc", "", "override every flow's congestion controller (a kernel one: see /proc/sys/net/ipv4/tcp_available_congestion_control; reno is newreno)")
 	seed := fs.Int64("seed", -1, "override the scenario's seed")
 	var sets stringList
 	fs.Var(&sets, "set", "override a field: dotted.path=value (repeatable)")
@@ -53,18 +54,19 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		for _, n := range live {
 			fmt.Fprintf(stdout, "kept namespace %s (its process is alive)\n", n)
 		}
-		if len(removed) == 0 && len(live) == 0 {
+		if len(removed) == 0 && len(live) == 0 && err == nil {
 			fmt.Fprintln(stdout, "no cclab namespaces")
 		}
-		return err
+		return cleanError(os.Geteuid(), err)
 	}
 	if len(pos) != 1 {
 		return usagef("want exactly one scenario file, got %d arguments (usage: cclab emu SCENARIO.yaml [flags])", len(pos))
 	}
-	s, err := loadScenario(pos[0], *ccName, *seed, sets)
+	s, err := loadScenario(pos[0], emuCC(*ccName), *seed, sets)
 	if err != nil {
 		return err
 	}
+	warnUnapplied(stderr, s)
 	if *sample > 0 {
 		s.Sample = scenario.Dur(*sample)
 	} else if *out != "" && s.Sample.V == 0 {
@@ -106,7 +108,7 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted after %.1f s of emulation", res.SimSeconds)
+		return interrupted(res.SimSeconds)
 	}
 	if *out != "" {
 		if err := writeEmuOutputs(*out, s, res, det); err != nil {
@@ -116,8 +118,56 @@ func runEmu(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return emit(stdout, *asJSON, res, func(w io.Writer) { printEmuResult(w, res) })
 }
 
+// emuHeader is the first line of the emulator's table: its time is the
+// wall clock's, so the simulator's events and their rate mean nothing.
+func emuHeader(r *emu.Result) string {
+	return fmt.Sprintf("scenario %s  seed %d  emulated %.3f s in real time (Linux %s)", r.Scenario, r.Seed, r.SimSeconds, r.Kernel)
+}
+
+// emuCC is the emulator's --cc: the kernel's name reno is accepted for
+// cclab's newreno, which the emulator runs as the kernel's reno.
+func emuCC(name string) string {
+	if name == "reno" {
+		return "newreno"
+	}
+	return name
+}
+
+// warnUnapplied prints, before a run, the scenario's fields the emulator's
+// kernel path does not apply (emu.Unapplied).
+func warnUnapplied(w io.Writer, s *scenario.Scenario) []string {
+	u := emu.Unapplied(s)
+	for _, msg := range u {
+		fmt.Fprintf(w, "warning (emulator): %s\n", msg)
+	}
+	return u
+}
+
+// interrupted is the error of a run ended by SIGINT or SIGTERM after secs
+// of emulation, saying whether its namespaces are gone (emu.Run removes
+// them in every case, unless ip failed).
+func interrupted(secs float64) error {
+	left, err := emu.OwnNamespaces()
+	switch {
+	case err == nil && len(left) == 0:
+		return fmt.Errorf("interrupted after %.1f s of emulation; its network namespaces, with their TUN devices and sockets, were removed", secs)
+	case err == nil:
+		return fmt.Errorf("interrupted after %.1f s of emulation; its network namespaces %s remain: cclab emu --clean removes them once this process has exited", secs, strings.Join(left, ", "))
+	}
+	return fmt.Errorf("interrupted after %.1f s of emulation", secs)
+}
+
+// cleanError is --clean's error: without root, ip netns del fails with a
+// bare "Permission denied", which is said as what it means.
+func cleanError(euid int, err error) error {
+	if err != nil && euid != 0 {
+		return fmt.Errorf("cclab emu --clean needs root privileges (or CAP_NET_ADMIN) to remove namespaces: run it as root (%w)", err)
+	}
+	return err
+}
+
 func printEmuResult(w io.Writer, r *emu.Result) {
-	r.Result.WriteText(w)
+	r.Result.WriteTextHeaded(w, emuHeader(r))
 	a := r.Emulator
 	fmt.Fprintf(w, "emulator (Linux %s): %d packets at the bottleneck: %d delivered, %d queue drops, %d lost, %d in flight; forwarding lateness p50 %.0f µs, p99 %.0f µs, max %.0f µs (realtime %v)\n",
 		r.Kernel, a.Packets, a.Delivered, a.QueueDrops, a.Lost, a.InFlight, a.LatenessP50Us, a.LatenessP99Us, a.LatenessMaxUs, a.Realtime)

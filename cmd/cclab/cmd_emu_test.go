@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -386,5 +387,104 @@ func TestCompareTimingNote(t *testing.T) {
 	printComparison(&out, c)
 	if !strings.Contains(out.String(), "note: a note") {
 		t.Errorf("note not printed:\n%s", out.String())
+	}
+}
+
+// TestEmuWarnsUnapplied: fields the kernel path does not apply are
+// warned about on stderr before the run (here a capture that cannot be
+// created ends the command before any namespace is made).
+func TestEmuWarnsUnapplied(t *testing.T) {
+	var out, errb bytes.Buffer
+	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.pcap")
+	code := Main(context.Background(), []string{"emu", "dumbbell", "--cc", "cubic", "--set", "transport.recv_window=16KB", "--pcap", bad}, &out, &errb)
+	if code == 0 {
+		t.Fatal("accepted an uncreatable capture")
+	}
+	if !strings.Contains(errb.String(), "warning (emulator): transport.recv_window: simulator-only (the kernel autotunes its receive window)") {
+		t.Errorf("stderr lacks the recv_window warning:\n%s", errb.String())
+	}
+	// The datacenter scenario's min_rto is warned about, not refused.
+	errb.Reset()
+	Main(context.Background(), []string{"emu", "datacenter", "--cc", "bbr", "--pcap", bad}, &out, &errb)
+	if !strings.Contains(errb.String(), "warning (emulator): transport.min_rto") || strings.Contains(errb.String(), "parameters") {
+		t.Errorf("datacenter --cc bbr:\n%s", errb.String())
+	}
+}
+
+// TestEmuCCReno: the emulator's --cc takes the kernel's name reno for
+// newreno, which it runs as the kernel's reno.
+func TestEmuCCReno(t *testing.T) {
+	if got := emuCC("reno"); got != "newreno" {
+		t.Errorf("emuCC(reno) = %q", got)
+	}
+	if got := emuCC("cubic"); got != "cubic" {
+		t.Errorf("emuCC(cubic) = %q", got)
+	}
+	s, err := loadScenario("dumbbell", emuCC("reno"), -1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := emu.Supported(s, false); err != nil {
+		t.Errorf("--cc reno refused: %v", err)
+	}
+}
+
+// TestEmuHeader: the emulator's table says it ran in real time on which
+// kernel, not the simulator's events.
+func TestEmuHeader(t *testing.T) {
+	r := &emu.Result{Result: experiment.Result{Scenario: "dumbbell", Seed: 1, SimSeconds: 5, WallSeconds: 5.002, Events: 10475}, Mode: "emu", Kernel: "6.18.0"}
+	var out bytes.Buffer
+	printEmuResult(&out, r)
+	first, _, _ := strings.Cut(out.String(), "\n")
+	if first != "scenario dumbbell  seed 1  emulated 5.000 s in real time (Linux 6.18.0)" {
+		t.Errorf("header %q", first)
+	}
+}
+
+// TestCompareLegendAndUnapplied: the table says what its difference is
+// and lists the fields the emulator did not apply; the JSON carries them.
+func TestCompareLegendAndUnapplied(t *testing.T) {
+	sim := &experiment.Result{Scenario: "s", Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 11}}}
+	em := &emu.Result{Result: experiment.Result{Flows: []experiment.FlowResult{{Name: "a", GoodputMbps: 10}}}}
+	c := compareResults(sim, em)
+	c.Unapplied = []string{"transport.recv_window: simulator-only (the kernel autotunes its receive window)"}
+	var out bytes.Buffer
+	printComparison(&out, c)
+	for _, want := range []string{"difference: (simulator - emulator) / emulator", "not applied by the emulator", "  transport.recv_window: simulator-only"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := emit(&out, true, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"unapplied": [`) {
+		t.Errorf("JSON lacks unapplied:\n%s", out.String())
+	}
+	var help bytes.Buffer
+	Main(context.Background(), []string{"help", "compare"}, &help, &help)
+	if !strings.Contains(help.String(), "(simulator - emulator) / emulator") {
+		t.Errorf("help lacks the difference's definition:\n%s", help.String())
+	}
+}
+
+// TestEmuMessages: an interrupted run says its namespaces are gone, a
+// non-root --clean says it needs root, and too many flows name the field.
+func TestEmuMessages(t *testing.T) {
+	if msg := interrupted(2).Error(); !strings.Contains(msg, "interrupted after 2.0 s of emulation; its network namespaces, with their TUN devices and sockets, were removed") {
+		t.Errorf("interrupted: %q", msg)
+	}
+	perm := errors.New("ip netns del cclab-1-snd: Permission denied")
+	if msg := cleanError(1000, perm).Error(); !strings.Contains(msg, "needs root") {
+		t.Errorf("non-root --clean: %q", msg)
+	}
+	if err := cleanError(0, nil); err != nil {
+		t.Errorf("root --clean: %v", err)
+	}
+	var out, errb bytes.Buffer
+	Main(context.Background(), []string{"emu", "dumbbell", "--cc", "cubic", "--set", "flows.0.count=100000"}, &out, &errb)
+	if !strings.Contains(errb.String(), "flows[0].count (100000)") || !strings.Contains(errb.String(), "5001-5499") {
+		t.Errorf("count refusal:\n%s", errb.String())
 	}
 }

@@ -81,8 +81,9 @@ type Sample struct {
 	DeliveryRate float64
 	// Retrans is tcpi_total_retrans, RTOs tcpi_total_rto so far.
 	Retrans, RTOs uint32
-	// BytesAcked is tcpi_bytes_acked.
-	BytesAcked uint64
+	// BytesAcked is tcpi_bytes_acked; BytesSent tcpi_bytes_sent, the
+	// payload bytes sent, retransmissions included.
+	BytesAcked, BytesSent uint64
 	// RwndLimited and SndbufLimited are the time so far the sender was
 	// held back by the receiver's window or its own send buffer
 	// (tcpi_rwnd_limited, tcpi_sndbuf_limited). A simulated sender has no
@@ -145,7 +146,7 @@ func sampleOf(at clock.Time, ti *unix.TCPInfo) Sample {
 	return Sample{
 		At: at, RTT: time.Duration(ti.Rtt) * time.Microsecond, MinRTT: time.Duration(ti.Min_rtt) * time.Microsecond,
 		Cwnd: ti.Snd_cwnd, DeliveryRate: float64(ti.Delivery_rate) * 8,
-		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked,
+		Retrans: ti.Total_retrans, RTOs: uint32(ti.Total_rto), BytesAcked: ti.Bytes_acked, BytesSent: ti.Bytes_sent,
 		RwndLimited: time.Duration(ti.Rwnd_limited) * time.Microsecond, SndbufLimited: time.Duration(ti.Sndbuf_limited) * time.Microsecond,
 		Ssthresh: ti.Snd_ssthresh, Unacked: ti.Unacked, NotSent: ti.Notsent_bytes, SndWnd: ti.Snd_wnd,
 		Sacked: ti.Sacked, Lost: ti.Lost, RetransOut: ti.Retrans,

@@ -139,9 +139,19 @@ func TestMarlinTrainResumeEval(t *testing.T) {
 		t.Errorf("policy %q, training wall %g s: want both recorded", rep.Policy, rep.TrainingWallS)
 	}
 
-	// Two policies (here the same file twice): marlin rows over policies,
-	// each policy's rows, and the median-seed choice on validation runs.
-	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol+","+pol, "--runs", "1", "--validation-runs", "1", "--unseen=false", "--json")
+	// Two policies (here the same weights under another training seed:
+	// the same seed twice is refused): marlin rows over policies, each
+	// policy's rows, and the median-seed choice on validation runs.
+	twin, err := policy.Load(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin.Meta.Seed++
+	pol2 := filepath.Join(dir, "m2.policy")
+	if err := twin.Save(pol2); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "marlin", "eval", "--policy", pol+","+pol2, "--runs", "1", "--validation-runs", "1", "--unseen=false", "--json")
 	if code != 0 {
 		t.Fatalf("eval of two policies exit %d: %s", code, errs)
 	}

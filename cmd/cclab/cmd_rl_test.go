@@ -27,6 +27,23 @@ func expectUsageErrors(t *testing.T, cases [][]string) {
 	}
 }
 
+// expectUsageError requires args to fail as a usage error (exit 2) whose
+// message holds every one of want, and returns the message.
+func expectUsageError(t *testing.T, args []string, want ...string) string {
+	t.Helper()
+	code, _, errs := runCmd(t, args...)
+	if code != 2 {
+		t.Errorf("%v: exit %d (stderr %q), want 2", args, code, errs)
+		return errs
+	}
+	for _, w := range want {
+		if !strings.Contains(errs, w) {
+			t.Errorf("%v: stderr %q lacks %q", args, errs, w)
+		}
+	}
+	return errs
+}
+
 // expectJunkPolicy requires a command given a file that is not a policy to
 // fail (exit 1) with an error naming --policy.
 func expectJunkPolicy(t *testing.T, args ...string) {
@@ -103,17 +120,7 @@ func TestRLSpeedSizeBounds(t *testing.T) {
 		{[]string{"--obs", "1000000", "--hidden", "400,300"}, []string{"--obs 1000000", "parameters", "limit of 2 GiB"}},
 		{[]string{"--algo", "mlp", "--obs", "1048576", "--hidden", "65536"}, []string{"--hidden 65536", "limit of 2 GiB"}},
 	} {
-		args := append([]string{"rl", "speed", "--seconds", "0.01"}, tc.args...)
-		code, _, errs := runCmd(t, args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d (stderr %q), want 2", tc.args, code, errs)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(errs, w) {
-				t.Errorf("%v: stderr %q lacks %q", tc.args, errs, w)
-			}
-		}
+		expectUsageError(t, append([]string{"rl", "speed", "--seconds", "0.01"}, tc.args...), tc.want...)
 	}
 }
 

@@ -223,22 +223,10 @@ func TestRefusalReported(t *testing.T) {
 		why  string
 	}
 	var got []refusal
-	l, err := Listen("127.0.0.1:0", ListenConfig{MaxWindow: 1 << 20, OnRefuse: func(p netip.AddrPort, id uint64, why string) {
-		got = append(got, refusal{p, id, why})
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	done := make(chan struct{})
-	go func() { _, _ = l.Accept(ctx); close(done) }()
-	c, err := net.DialUDP("udp", nil, l.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	p := newHandPeer(t, ListenConfig{MaxWindow: 1 << 20, OnRefuse: func(peer netip.AddrPort, id uint64, why string) {
+		got = append(got, refusal{peer, id, why})
+	}}, 300*time.Millisecond)
+	c := p.c
 	h := Header{Type: TypeSyn, ConnID: 42, Syn: SynParams{MSS: 1448, Window: 2 << 20}}
 	buf := make([]byte, MaxDatagram)
 	for range 3 {
@@ -250,7 +238,7 @@ func TestRefusalReported(t *testing.T) {
 			t.Fatalf("no refusal: %v %+v", err, r)
 		}
 	}
-	<-done
+	p.wait()
 	if len(got) != 1 || got[0].id != 42 || got[0].peer.String() != c.LocalAddr().String() ||
 		!strings.Contains(got[0].why, "receive window 2097152 above the limit 1048576") {
 		t.Errorf("reported %+v", got)
@@ -298,21 +286,8 @@ func TestReceiverStopResets(t *testing.T) {
 // wait for the 40 ms delayed-ACK timer, which added to the sender's FCT.
 func TestLastSegmentAckedAtOnce(t *testing.T) {
 	const mss, segs = 1000, 101 // past the initial quick ACKs, odd
-	l, err := Listen("127.0.0.1:0", ListenConfig{Linger: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	var res ReceiverResult
-	done := make(chan struct{})
-	go func() { res, _ = l.Accept(ctx); close(done) }()
-	c, err := net.DialUDP("udp", nil, l.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	p := newHandPeer(t, ListenConfig{Linger: 50 * time.Millisecond}, 2*time.Second)
+	c := p.c
 	h := Header{Type: TypeSyn, ConnID: 42, Syn: SynParams{MSS: mss, Bytes: mss * segs, Window: 1 << 20}}
 	_, _ = c.Write(Encode(nil, &h))
 	payload := make([]byte, mss)
@@ -340,7 +315,7 @@ func TestLastSegmentAckedAtOnce(t *testing.T) {
 	}
 	fin := Header{Type: TypeFin, ConnID: 42, Seq: mss * segs}
 	_, _ = c.Write(Encode(nil, &fin))
-	<-done
+	res := p.wait()
 	if res.Delivered != mss*segs || res.Segments != segs || res.Duplicates != 0 {
 		t.Errorf("delivered %d, %d segments, %d duplicates; want %d, %d, 0", res.Delivered, res.Segments, res.Duplicates, mss*segs, segs)
 	}

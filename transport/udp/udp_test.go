@@ -299,21 +299,8 @@ func TestHostileDatagrams(t *testing.T) {
 // receiver hold more than its window: out-of-window data is dropped.
 func TestWindowBound(t *testing.T) {
 	const window = 16 * 1448
-	l, err := Listen("127.0.0.1:0", ListenConfig{Idle: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var res ReceiverResult
-	done := make(chan struct{})
-	go func() { res, _ = l.Accept(ctx); close(done) }()
-	c, err := net.DialUDP("udp", nil, l.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	p := newHandPeer(t, ListenConfig{Idle: 300 * time.Millisecond}, 5*time.Second)
+	c := p.c
 	h := Header{Type: TypeSyn, ConnID: 42, Syn: SynParams{MSS: 1448, Window: window}}
 	_, _ = c.Write(Encode(nil, &h))
 	payload := make([]byte, 1448)
@@ -326,9 +313,44 @@ func TestWindowBound(t *testing.T) {
 		h = Header{Type: TypeData, ConnID: 42, Seq: uint64(seq), Payload: payload}
 		_, _ = c.Write(Encode(nil, &h))
 	}
-	<-done
+	res := p.wait()
 	inWindow := int64(window/1448) / 2
 	if res.Drops.OutOfWindow < sent-inWindow-1 || res.Segments > inWindow+1 {
 		t.Errorf("window %d: %d segments kept, %d dropped out of window", window, res.Segments, res.Drops.OutOfWindow)
 	}
+}
+
+// handPeer is a receiver listening with a ListenConfig and a plain UDP
+// socket dialled to it, for tests that write the sender's datagrams by
+// hand.
+type handPeer struct {
+	c    *net.UDPConn
+	done chan struct{}
+	res  ReceiverResult
+}
+
+// newHandPeer starts the receiver's Accept, which gives up after timeout;
+// the test's cleanup closes the socket and the listener.
+func newHandPeer(t *testing.T, cfg ListenConfig, timeout time.Duration) *handPeer {
+	t.Helper()
+	l, err := Listen("127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	p := &handPeer{done: make(chan struct{})}
+	go func() { p.res, _ = l.Accept(ctx); close(p.done) }()
+	if p.c, err = net.DialUDP("udp", nil, l.Addr().(*net.UDPAddr)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.c.Close() })
+	return p
+}
+
+// wait returns the receiver's result once Accept has returned.
+func (p *handPeer) wait() ReceiverResult {
+	<-p.done
+	return p.res
 }

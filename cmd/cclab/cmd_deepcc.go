@@ -174,6 +174,9 @@ func runDeepCCEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *valRuns < 0 {
 		return usagef("--validation-runs must be non-negative, got %d", *valRuns)
 	}
+	if *jobs < 0 {
+		return usagef("--jobs must be 0 (all cores) or more, got %d", *jobs)
+	}
 	var pols []*policy.Policy
 	for _, f := range files {
 		p, err := deepcc.LoadPolicy(f)

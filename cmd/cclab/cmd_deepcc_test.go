@@ -74,6 +74,7 @@ func TestDeepCCUsageErrors(t *testing.T) {
 		{"deepcc", "train", "--train-traces", ""},
 		{"deepcc", "train", "extra"},
 		{"deepcc", "eval", "--runs", "0"},
+		{"deepcc", "eval", "--jobs", "-1"},
 		{"deepcc", "eval", "--tuner-start", "1,2"},
 		{"deepcc", "eval", "--tuner-start", "0,0,0"},
 		{"deepcc", "eval", "--tuner-margin", "1.5"},

@@ -252,7 +252,7 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("marlin eval", stderr)
 	pol := fs.String("policy", "", "trained policy file, or comma-separated files of independently trained seeds of one configuration, or a directory of them (its *.policy files) (default: the policy built into cclab for --variant)")
 	variant := fs.String("variant", "paper", "without --policy: which built-in policy, paper (the paper's agent) or compact (our variant); with --policy the files' own")
-	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed")
+	valRuns := fs.Int("validation-runs", 20, "with several policies: validation transfers per policy for choosing the median seed (0: skip the choice)")
 	runs := fs.Int("runs", 100, "transfers per scheme and loss level")
 	seed := fs.Uint64("seed", 0, "seed offset of the runs")
 	jobs := fs.Int("jobs", 0, "parallel runs (default: all cores)")
@@ -273,6 +273,12 @@ func runMarlinEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *runs < 1 {
 		return usagef("--runs must be at least 1")
+	}
+	if *jobs < 0 {
+		return usagef("--jobs must be 0 (all cores) or more, got %d", *jobs)
+	}
+	if *valRuns < 0 {
+		return usagef("--validation-runs must be non-negative (0: skip the choice of the median seed), got %d", *valRuns)
 	}
 	var tl marlin.Timeline
 	switch *timeline {

@@ -38,6 +38,8 @@ func TestMarlinUsageErrors(t *testing.T) {
 		{"marlin", "train", "--delay-range", "0.5"},
 		{"marlin", "train", "--delay-range", "0.5,x"},
 		{"marlin", "eval", "--runs", "0"},
+		{"marlin", "eval", "--jobs", "-1"},
+		{"marlin", "eval", "--validation-runs", "-1"},
 		{"marlin", "eval", "extra"},
 		{"marlin", "eval", "--variant", "tiny"},
 		{"marlin", "eval", "--timeline", "uhf"},

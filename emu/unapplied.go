@@ -100,8 +100,6 @@ const (
 // transportUnapplied lists a transport section's fields (at path p) that
 // kernel TCP does not apply.
 func transportUnapplied(t *scenario.Transport, p string, add func(path, why string)) {
-	isFalse := func(b *bool) bool { return b != nil && !*b }
-	isTrue := func(b *bool) bool { return b != nil && *b }
 	if t.MSS.IsSet() && t.MSS.V != kernelMSS {
 		add(p+".mss", fmt.Sprintf("not applied (the kernel's MSS follows the TUN devices' 1500-byte MTU: %d bytes with timestamps)", kernelMSS))
 	}
@@ -110,9 +108,6 @@ func transportUnapplied(t *scenario.Transport, p string, add func(path, why stri
 	}
 	if t.SynOptions.IsSet() && t.SynOptions.V != kernelSynOptions {
 		add(p+".syn_options", "simulator-only (the kernel's SYNs carry its own options)")
-	}
-	if isFalse(t.DelayedAck) {
-		add(p+".delayed_ack", "not applied (the kernel's receivers delay ACKs as Linux does)")
 	}
 	if t.DelAckTimeout.IsSet() {
 		add(p+".delack_timeout", "not applied (the kernel's delayed-ACK timeout is its own, adapted to the RTT)")
@@ -132,9 +127,6 @@ func transportUnapplied(t *scenario.Transport, p string, add func(path, why stri
 	if t.KernelHZ != nil && *t.KernelHZ == 0 {
 		add(p+".kernel_hz", "simulator-only (0: exact timer deadlines; the kernel's timers run on its own timer wheel)")
 	}
-	if isFalse(t.SACKCompression) {
-		add(p+".sack_compression", "not applied (the kernel's receivers compress SACKs, net.ipv4.tcp_comp_sack_*)")
-	}
 	if t.DupThresh != 0 && t.DupThresh != kernelDupThresh {
 		add(p+".dupthresh", "not applied (the kernel's reordering threshold is net.ipv4.tcp_reordering, 3, and adapts)")
 	}
@@ -150,29 +142,29 @@ func transportUnapplied(t *scenario.Transport, p string, add func(path, why stri
 	if t.SendBuffer == "none" {
 		add(p+".send_buffer", "simulator-only (none: no bound; the kernel autotunes its send buffer, which send_buffer: linux models)")
 	}
-	if isFalse(t.QuickAck) {
-		add(p+".quick_ack", "not applied (the kernel's receivers use Linux's quick-ACK mode)")
-	}
-	if isTrue(t.AckFirst) {
-		add(p+".ack_first", "simulator-only (ns-3's receiver; the kernel's quick-ACK mode acknowledges a connection's start)")
-	}
-	if isFalse(t.HandshakeAck) {
-		add(p+".handshake_ack", "simulator-only (the kernel's client sends the handshake's final ACK)")
-	}
-	if isFalse(t.TLP) {
-		add(p+".tlp", "not applied (the kernel sends tail loss probes)")
-	}
 	if t.RTO == "rfc6298" {
 		add(p+".rto", "simulator-only (the kernel's RTO is SRTT + max(4 RTTVAR, min RTO): linux)")
 	}
-	if isFalse(t.FRTO) {
-		add(p+".frto", "not applied (the kernel's F-RTO, net.ipv4.tcp_frto, is on)")
-	}
-	if isFalse(t.RACK) {
-		add(p+".rack", "not applied (the kernel's RACK loss detection is on)")
-	}
-	if isTrue(t.PacketTimers) {
-		add(p+".packet_timers", "simulator-only (Mockets' per-packet timers; the kernel keeps one retransmission timer)")
+	// Booleans whose set value (on: true) the kernel does not follow.
+	for _, b := range []struct {
+		name string
+		v    *bool
+		on   bool
+		why  string
+	}{
+		{"delayed_ack", t.DelayedAck, false, "not applied (the kernel's receivers delay ACKs as Linux does)"},
+		{"sack_compression", t.SACKCompression, false, "not applied (the kernel's receivers compress SACKs, net.ipv4.tcp_comp_sack_*)"},
+		{"quick_ack", t.QuickAck, false, "not applied (the kernel's receivers use Linux's quick-ACK mode)"},
+		{"ack_first", t.AckFirst, true, "simulator-only (ns-3's receiver; the kernel's quick-ACK mode acknowledges a connection's start)"},
+		{"handshake_ack", t.HandshakeAck, false, "simulator-only (the kernel's client sends the handshake's final ACK)"},
+		{"tlp", t.TLP, false, "not applied (the kernel sends tail loss probes)"},
+		{"frto", t.FRTO, false, "not applied (the kernel's F-RTO, net.ipv4.tcp_frto, is on)"},
+		{"rack", t.RACK, false, "not applied (the kernel's RACK loss detection is on)"},
+		{"packet_timers", t.PacketTimers, true, "simulator-only (Mockets' per-packet timers; the kernel keeps one retransmission timer)"},
+	} {
+		if b.v != nil && *b.v == b.on {
+			add(p+"."+b.name, b.why)
+		}
 	}
 	for _, c := range []struct{ name, v, linux string }{
 		{"lost_retransmissions", t.LostRetransmissions, "rack"},

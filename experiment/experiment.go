@@ -328,6 +328,21 @@ func backgroundResults(n *network.Network, now clock.Time) []BackgroundResult {
 
 // JainOrZero is Jain's index, or 0 when it is undefined (no measured flow
 // delivered a byte): 0 is below every defined index (at least 1/n), so
+// TotalGoodputMbps is the measured flows' delivered bytes over the whole
+// run, Mbit/s: at most the link's rate, where a sum of the flows' own
+// goodputs (each over its flow's active time) is not when flows start
+// late. A run of no simulated time delivered nothing (0).
+func (r *Result) TotalGoodputMbps() float64 {
+	if r.SimSeconds <= 0 {
+		return 0
+	}
+	var b int64
+	for _, f := range r.Flows {
+		b += f.BytesDelivered
+	}
+	return float64(b) * 8 / r.SimSeconds / 1e6
+}
+
 // tables and figures that need a number show the case apart.
 func (r *Result) JainOrZero() float64 {
 	if r.Jain == nil {

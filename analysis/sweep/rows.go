@@ -55,15 +55,7 @@ var scalarColumns = []Column{
 		return float64(n)
 	}},
 	{"goodput_mbps", true, flowMean(func(f *experiment.FlowResult) float64 { return f.GoodputMbps })},
-	// Not the sum of the flows' goodputs: each is over the flow's own
-	// active time, so flows that start late add rates over different
-	// intervals, and the sum can pass the link's rate.
-	{"total_goodput_mbps", true, func(r *experiment.Result) float64 {
-		if r.SimSeconds <= 0 {
-			return math.NaN()
-		}
-		return flowSum(func(f *experiment.FlowResult) float64 { return float64(f.BytesDelivered) })(r) * 8 / r.SimSeconds / 1e6
-	}},
+	{"total_goodput_mbps", true, (*experiment.Result).TotalGoodputMbps},
 	{"fct_s", true, flowMean(func(f *experiment.FlowResult) float64 { return optional(f.FCT) })},
 	{"retransmissions", true, flowSum(func(f *experiment.FlowResult) float64 { return float64(f.Retransmissions) })},
 	{"rtos", true, flowSum(func(f *experiment.FlowResult) float64 { return float64(f.RTOs) })},

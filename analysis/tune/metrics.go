@@ -68,14 +68,7 @@ var runMetrics = []runMetric{
 		return *r.Jain, true
 	}},
 	{"total_goodput_mbps", "the measured flows' delivered bytes over the whole run, Mbit/s (at most the link's rate; sum_goodput_mbps adds each flow's goodput over its own active time)", func(r *experiment.Result) (float64, bool) {
-		if r.SimSeconds <= 0 {
-			return 0, true // no simulated time, nothing delivered
-		}
-		var b int64
-		for _, f := range r.Flows {
-			b += f.BytesDelivered
-		}
-		return float64(b) * 8 / r.SimSeconds / 1e6, true
+		return r.TotalGoodputMbps(), true
 	}},
 	{"utilization", "bottleneck bytes sent / bytes it could have sent", func(r *experiment.Result) (float64, bool) {
 		return link0(r, func(l experiment.LinkResult) float64 { return l.Utilization })

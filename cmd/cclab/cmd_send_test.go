@@ -41,10 +41,7 @@ func sendRecv(t *testing.T, ecn bool) {
 	addr := freeUDPAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var rout, rerr bytes.Buffer
-	rcode := make(chan int)
-	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--json"}, &rout, &rerr) }()
-	time.Sleep(100 * time.Millisecond)
+	rout, rerr, rcode := startRecv(ctx, "--listen", addr, "--once", "--json")
 	var sout, serr bytes.Buffer
 	args := []string{"send", addr, "--cc", "cubic", "--bytes", "2MB", "--json"}
 	if ecn {
@@ -222,10 +219,7 @@ func TestRecvInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	rctx, interrupt := context.WithCancel(ctx)
-	var rout, rerr bytes.Buffer
-	rcode := make(chan int)
-	go func() { rcode <- Main(rctx, []string{"recv", "--listen", addr, "--once"}, &rout, &rerr) }()
-	time.Sleep(100 * time.Millisecond)
+	rout, rerr, rcode := startRecv(rctx, "--listen", addr, "--once")
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		interrupt()
@@ -254,12 +248,7 @@ func TestRecvReportsRefusal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	rctx, stop := context.WithCancel(ctx)
-	var rout, rerr bytes.Buffer
-	rcode := make(chan int)
-	go func() {
-		rcode <- Main(rctx, []string{"recv", "--listen", addr, "--once", "--max-window", "1500"}, &rout, &rerr)
-	}()
-	time.Sleep(100 * time.Millisecond)
+	_, rerr, rcode := startRecv(rctx, "--listen", addr, "--once", "--max-window", "1500")
 	var sout, serr bytes.Buffer
 	if code := Main(ctx, []string{"send", addr, "--bytes", "1MB"}, &sout, &serr); code == 0 || !strings.Contains(serr.String(), "parameters refused") {
 		t.Errorf("send: exit %d, stderr %q", code, serr.String())
@@ -277,10 +266,7 @@ func TestRecvErrorOnce(t *testing.T) {
 	addr := freeUDPAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var rout, rerr bytes.Buffer
-	rcode := make(chan int)
-	go func() { rcode <- Main(ctx, []string{"recv", "--listen", addr, "--once", "--idle", "1s"}, &rout, &rerr) }()
-	time.Sleep(100 * time.Millisecond)
+	_, rerr, rcode := startRecv(ctx, "--listen", addr, "--once", "--idle", "1s")
 	c, err := net.Dial("udp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -308,4 +294,14 @@ func TestPrintLiveReceiverNoRTT(t *testing.T) {
 	if !strings.Contains(b.String(), "1.50") {
 		t.Errorf("sender table lost its RTT: %q", b.String())
 	}
+}
+
+// startRecv runs cclab recv with args in the background and gives it 100
+// ms to listen; its exit code arrives on code when it returns, after
+// which out and errb hold what it printed.
+func startRecv(ctx context.Context, args ...string) (out, errb *bytes.Buffer, code chan int) {
+	out, errb, code = new(bytes.Buffer), new(bytes.Buffer), make(chan int)
+	go func() { code <- Main(ctx, append([]string{"recv"}, args...), out, errb) }()
+	time.Sleep(100 * time.Millisecond)
+	return out, errb, code
 }

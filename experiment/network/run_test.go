@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cclab/cclab/core/clock"
+	"github.com/cclab/cclab/experiment/scenario"
+	"github.com/cclab/cclab/transport/tcp"
 )
 
 // TestCancelActsWithinASecond: hardening 5. Cancellation was checked every
@@ -96,5 +98,15 @@ func BenchmarkSteadyStateInterruptible(b *testing.B) {
 	for b.Loop() {
 		t = t.Add(10 * time.Millisecond)
 		n.Sched.RunUntilOr(t, checkEvery, stop)
+	}
+}
+
+// TestScenarioDefaultsAreTheTransports: validation's bounds (a byte queue
+// holds a full packet, recv_window holds an MSS) use the scenario's
+// defaults, which must be the transport's.
+func TestScenarioDefaultsAreTheTransports(t *testing.T) {
+	c := tcp.Config{}.WithDefaults()
+	if c.MSS != scenario.DefaultMSS || c.Header != scenario.DefaultHeader {
+		t.Errorf("transport defaults MSS %d, header %d; scenario's %d, %d", c.MSS, c.Header, scenario.DefaultMSS, scenario.DefaultHeader)
 	}
 }

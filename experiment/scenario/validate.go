@@ -52,6 +52,11 @@ const (
 	DefaultDuration    = 60 * time.Second
 	DefaultQueueLimit  = 100
 	DefaultTraceWindow = 100 * time.Millisecond
+	// DefaultMSS and DefaultHeader are the transport's segment payload and
+	// per-packet overhead when transport.mss and header are absent (the
+	// transport's own defaults, transport/tcp's Config.WithDefaults).
+	DefaultMSS    units.Bytes = 1448
+	DefaultHeader units.Bytes = 52
 )
 
 // Validate parses every unit-bearing field, fills in defaults and checks
@@ -123,7 +128,7 @@ func (s *Scenario) Validate() error {
 // (its own transport's mss and header, or the scenario's) is the bound.
 func (s *Scenario) checkQueueBytes() error {
 	packet := func(t *Transport) units.Bytes {
-		mss, hdr := units.Bytes(1448), units.Bytes(52)
+		mss, hdr := DefaultMSS, DefaultHeader
 		if s.Transport.MSS.IsSet() {
 			mss = s.Transport.MSS.V
 		}
@@ -534,9 +539,8 @@ func validateTransport(t *Transport, p string) error {
 	if err := parseSize(&t.PendingQueue, p+".pending_queue", false); err != nil {
 		return err
 	}
-	// One MSS at least, or no new segment would ever fit; an unset mss is
-	// the transport's 1448 bytes.
-	mss := units.Bytes(1448)
+	// One MSS at least, or no new segment would ever fit.
+	mss := DefaultMSS
 	if t.MSS.IsSet() {
 		mss = t.MSS.V
 	}
